@@ -1,0 +1,43 @@
+# dpagg — PGXS build.  The C++17 core (src/core) and the C glue (src/pg) link into one module.
+EXTENSION = dpagg
+MODULE_big = dpagg
+DATA = dpagg--0.1.0.sql
+PGFILEDESC = "dpagg - differentially private aggregates"
+
+CORE_SRCS := $(sort $(wildcard src/core/*.cpp src/core/mechanisms/*.cpp))
+GLUE_SRCS := $(sort $(wildcard src/pg/*.c))
+CORE_OBJS := $(CORE_SRCS:.cpp=.o)
+OBJS = $(CORE_OBJS) $(GLUE_SRCS:.c=.o)
+
+PG_CPPFLAGS = -I$(srcdir)/src/core
+PG_CXXFLAGS = -std=c++17 -fPIC -O2 -Wextra -Wno-unused-parameter -fno-fast-math
+PG_CFLAGS = -fno-fast-math
+SHLIB_LINK = -lstdc++ -lm
+
+REGRESS = $(patsubst sql/%.sql,%,$(sort $(wildcard sql/*.sql)))
+REGRESS_OPTS = --inputdir=. --outputdir=build/regress
+
+# No LLVM bitcode for JIT inlining: it would need clang, and the hot paths are C anyway.
+override with_llvm = no
+
+PG_CONFIG ?= pg_config
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)
+
+# ---- C++ unit tests of the core (GoogleTest; no PostgreSQL involved) ----
+UNIT_SRCS := $(sort $(wildcard tests/unit/*.cpp))
+UNIT_BIN := build/unit_tests
+
+$(UNIT_BIN): $(UNIT_SRCS) $(CORE_OBJS) $(wildcard src/core/*.h tests/unit/*.h)
+	@mkdir -p build
+	$(CXX) -std=c++17 -O2 -Wall -Isrc/core -o $@ $(UNIT_SRCS) $(CORE_OBJS) -lgtest -lgtest_main -pthread -lm
+
+.PHONY: unit
+unit: $(UNIT_BIN)
+	$(UNIT_BIN)
+
+installcheck: build/regress
+build/regress:
+	@mkdir -p build/regress
+
+EXTRA_CLEAN = build

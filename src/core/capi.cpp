@@ -1,0 +1,142 @@
+// capi.cpp — the C boundary of the core.  Every entry point catches everything: nothing thrown
+// in the core crosses into the (C) PostgreSQL glue.
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <new>
+#include <sstream>
+#include <string>
+
+#include "dpagg_core.h"
+#include "errors.h"
+#include "registry.h"
+#include "release.h"
+
+namespace {
+
+void set_error(dpagg_error* err, int status, const char* message, const char* hint) {
+  if (err == nullptr) return;
+  err->status = status;
+  std::snprintf(err->message, sizeof(err->message), "%s", message);
+  std::snprintf(err->hint, sizeof(err->hint), "%s", hint);
+}
+
+template <typename F>
+int guarded(dpagg_error* err, F&& body) {
+  try {
+    body();
+    if (err) err->status = DPAGG_OK;
+    return DPAGG_OK;
+  } catch (const dpagg::Error& e) {
+    set_error(err, e.status(), e.what(), e.hint().c_str());
+    return e.status();
+  } catch (const std::bad_alloc&) {
+    set_error(err, DPAGG_INTERNAL, "dpagg: out of memory", "");
+  } catch (const std::exception& e) {
+    set_error(err, DPAGG_INTERNAL, (std::string("dpagg internal error: ") + e.what()).c_str(), "");
+  } catch (...) {
+    set_error(err, DPAGG_INTERNAL, "dpagg internal error: unknown exception", "");
+  }
+  return DPAGG_INTERNAL;
+}
+
+std::string json_number(double v) {
+  if (!std::isfinite(v)) return "null";
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%.17g", v);
+  return buf;
+}
+
+std::string json_string(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (static_cast<unsigned char>(c) < 0x20) continue;
+    out += c;
+  }
+  return out + "\"";
+}
+
+}  // namespace
+
+extern "C" {
+
+int dpagg_mechanism_count(void) {
+  int n = 0;
+  guarded(nullptr, [&] { n = static_cast<int>(dpagg::all_mechanisms().size()); });
+  return n;
+}
+
+int dpagg_mechanism_get(int index, dpagg_mechanism_info* out) {
+  return guarded(nullptr, [&] {
+    const auto& list = dpagg::all_mechanisms();
+    if (index < 0 || static_cast<size_t>(index) >= list.size())
+      throw dpagg::Error(DPAGG_INTERNAL, "no such mechanism index");
+    const dpagg::Mechanism* m = list[static_cast<size_t>(index)];
+    out->name = m->name();
+    out->summary = m->summary();
+    out->guarantee = m->guarantee();
+    out->accepts_zero_delta = m->accepts_zero_delta() ? 1 : 0;
+  });
+}
+
+int dpagg_validate_spec(const char* spec, char* canonical, size_t canonical_len, dpagg_error* err) {
+  return guarded(err, [&] {
+    dpagg::ParsedSpec ps = dpagg::parse_spec(spec ? spec : "");
+    if (canonical && canonical_len > 0)
+      std::snprintf(canonical, canonical_len, "%s", ps.canonical.c_str());
+  });
+}
+
+int dpagg_calibrate(const char* spec, double epsilon, double delta, double sensitivity,
+                    dpagg_calibration* out, dpagg_error* err) {
+  return guarded(err, [&] {
+    *out = dpagg::calibrate(spec ? spec : "", dpagg::PrivacyRequest{epsilon, delta, sensitivity});
+  });
+}
+
+int dpagg_describe(const dpagg_calibration* cal, char* buf, size_t buflen, dpagg_error* err) {
+  return guarded(err, [&] {
+    const auto& list = dpagg::all_mechanisms();
+    if (cal->mechanism < 0 || static_cast<size_t>(cal->mechanism) >= list.size())
+      throw dpagg::Error(DPAGG_INTERNAL, "calibration names no known mechanism");
+    const dpagg::Mechanism* m = list[static_cast<size_t>(cal->mechanism)];
+    std::ostringstream js;
+    js << "{\"mechanism\": " << json_string(cal->spec)
+       << ", \"guarantee\": " << json_string(cal->delta == 0 ? "epsilon-DP" : "(epsilon, delta)-DP")
+       << ", \"epsilon\": " << json_number(cal->epsilon)
+       << ", \"delta\": " << json_number(cal->delta)
+       << ", \"sensitivity\": " << json_number(cal->sensitivity)
+       << ", \"parameters\": {";
+    std::vector<std::string> names = m->param_names();
+    for (int i = 0; i < cal->nparams && i < DPAGG_MAX_PARAMS; ++i) {
+      if (i) js << ", ";
+      js << json_string(i < static_cast<int>(names.size()) ? names[static_cast<size_t>(i)]
+                                                           : "p" + std::to_string(i))
+         << ": " << json_number(cal->params[i]);
+    }
+    js << "}, \"l1\": " << json_number(cal->l1) << ", \"l2\": " << json_number(cal->l2)
+       << ", \"delta_certified\": " << json_number(cal->delta_bound)
+       << ", \"release_grid\": " << json_number(dpagg::release_grid(*cal)) << "}";
+    std::snprintf(buf, buflen, "%s", js.str().c_str());
+  });
+}
+
+int dpagg_release(const dpagg_calibration* cal, __int128 quanta, double quantum, double* out,
+                  dpagg_error* err) {
+  return guarded(err, [&] {
+    dpagg::SecureRandom rng;
+    *out = dpagg::release(*cal, quanta, quantum, rng);
+  });
+}
+
+double dpagg_release_sensitivity(double sensitivity) {
+  return dpagg::release_sensitivity(sensitivity);
+}
+
+int dpagg_secure_bytes(void* buf, size_t n, dpagg_error* err) {
+  return guarded(err, [&] { dpagg::secure_bytes(buf, n); });
+}
+
+}  // extern "C"

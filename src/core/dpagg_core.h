@@ -1,0 +1,110 @@
+/*
+ * dpagg_core.h — the C interface of the dpagg mechanism core.
+ *
+ * This header is the only thing the PostgreSQL glue (src/pg/, written in C) sees of the core
+ * (src/core/, written in C++17).  Every function here is implemented in C++ behind a
+ * try/catch: no C++ exception ever leaves it, and it never calls PostgreSQL, so no
+ * ereport/elog long jump can cross a live C++ object.  Errors come back as a status plus a
+ * dpagg_error the caller turns into ereport(ERROR) once it is back in C.
+ *
+ * All structs are plain data (no pointers), so the glue can cache them in PostgreSQL memory.
+ */
+#ifndef DPAGG_CORE_H
+#define DPAGG_CORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Error classes; the glue maps each to a SQLSTATE. */
+typedef enum dpagg_status
+{
+	DPAGG_OK = 0,
+	DPAGG_INVALID_PARAMETER = 1,	/* 22023 invalid_parameter_value */
+	DPAGG_NOT_SUPPORTED = 2,		/* 0A000 feature_not_supported */
+	DPAGG_INTERNAL = 3				/* XX000 internal_error */
+} dpagg_status;
+
+typedef struct dpagg_error
+{
+	int			status;			/* a dpagg_status */
+	char		message[512];
+	char		hint[512];
+} dpagg_error;
+
+#define DPAGG_MECH_SPEC_LEN 64	/* longest mechanism spec, NUL included */
+#define DPAGG_MAX_PARAMS 8
+
+/*
+ * A calibrated mechanism: everything needed to sample its noise and to describe it.
+ * Produced only by dpagg_calibrate(); the calibration is certified: delta_bound is a
+ * rigorous upper bound on the mechanism's privacy profile at epsilon, and delta_bound <= delta.
+ */
+typedef struct dpagg_calibration
+{
+	char		spec[DPAGG_MECH_SPEC_LEN];	/* canonical mechanism spec, e.g. "laplace" */
+	int32_t		mechanism;		/* index in the registry (valid only within this build) */
+	int32_t		nparams;
+	double		epsilon;
+	double		delta;
+	double		sensitivity;
+	double		scale;			/* the main scale parameter (sigma, b, ...) */
+	double		params[DPAGG_MAX_PARAMS];	/* mechanism-specific, named by the mechanism */
+	double		l1;				/* E|X| of the noise */
+	double		l2;				/* E[X^2] of the noise */
+	double		delta_bound;	/* certified upper bound on delta at epsilon */
+} dpagg_calibration;
+
+/* One mechanism's entry for listings. */
+typedef struct dpagg_mechanism_info
+{
+	const char *name;
+	const char *summary;
+	const char *guarantee;		/* e.g. "(epsilon, delta)-DP" */
+	int			accepts_zero_delta;
+} dpagg_mechanism_info;
+
+int			dpagg_mechanism_count(void);
+int			dpagg_mechanism_get(int index, dpagg_mechanism_info *out);
+
+/*
+ * Check that a mechanism spec names a mechanism with valid options; writes the canonical form.
+ */
+int			dpagg_validate_spec(const char *spec, char *canonical, size_t canonical_len,
+								dpagg_error *err);
+
+/*
+ * Validate (epsilon, delta, sensitivity) and calibrate the named mechanism.
+ * Returns DPAGG_OK or an error status with err filled in.
+ */
+int			dpagg_calibrate(const char *spec, double epsilon, double delta, double sensitivity,
+							dpagg_calibration *out, dpagg_error *err);
+
+/* Details of a calibration as a JSON object (NUL-terminated, truncated to buflen). */
+int			dpagg_describe(const dpagg_calibration *cal, char *buf, size_t buflen, dpagg_error *err);
+
+/*
+ * Release a value: quanta * quantum is the exact true answer (an integer number of quanta, as
+ * accumulated by dpagg_accum.h).  The noise of `cal` is drawn from the secure generator, the
+ * answer and the noise are both snapped to a power-of-two grid chosen from public values only
+ * (see release.cpp), and their exact sum is returned rounded to a double.
+ * The caller must have calibrated `cal` with dpagg_release_sensitivity(), which accounts for
+ * the snapping.
+ */
+int			dpagg_release(const dpagg_calibration *cal, __int128 quanta, double quantum,
+						  double *out, dpagg_error *err);
+
+/* The sensitivity to calibrate with so that snapping to the release grid stays private. */
+double		dpagg_release_sensitivity(double sensitivity);
+
+/* Fill buf with n bytes from the operating system's cryptographically secure generator. */
+int			dpagg_secure_bytes(void *buf, size_t n, dpagg_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif							/* DPAGG_CORE_H */

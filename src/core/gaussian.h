@@ -1,0 +1,29 @@
+// gaussian.h — the Gaussian privacy profile, shared by every Gaussian calibration rule.
+//
+// For N(0, sigma^2) noise and sensitivity D, the privacy profile (Balle & Wang 2018, Thm 8;
+// seed 001, Thm 2, eq. (Z-4) of docs) is
+//     delta_G(sigma) = Q(A) - e^eps Q(B),   A = eps*sigma/D - D/(2 sigma),  B = A + D/sigma,
+// with Q the standard normal upper tail.  It is strictly decreasing in sigma, and the mechanism
+// is (eps, delta)-DP iff delta_G(sigma) <= delta.
+#pragma once
+
+namespace dpagg {
+
+// Q(x) = P(N(0,1) > x), accurate in relative terms for every x (Boost erfc).
+double normal_upper_tail(double x);
+// log Q(x), finite for every finite x (asymptotic erfcx for large x).
+double log_normal_upper_tail(double x);
+// exp(z^2) erfc(z) for z >= 0 (Boost 1.74 has no erfcx).
+double erfcx_nonneg(double z);
+
+struct ProfileBound {
+  double value;  // the floating-point evaluation of delta_G
+  double upper;  // value + a bound on its rounding error: a rigorous upper bound
+};
+ProfileBound gaussian_profile(double sigma, double epsilon, double sensitivity);
+
+// The analytic (exact) calibration: the smallest sigma (to a relative 1e-12) whose certified
+// profile bound is <= delta.  Returns the feasible side of the final bracket.
+double analytic_gaussian_sigma(double epsilon, double delta, double sensitivity);
+
+}  // namespace dpagg

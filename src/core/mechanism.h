@@ -1,0 +1,54 @@
+// mechanism.h — what every noise mechanism implements.
+//
+// A mechanism lives in one file under mechanisms/, with its privacy argument in the comment at
+// the top, and is registered by one line in registry.cpp.  It turns a privacy request into a
+// certified dpagg_calibration (plain data, cacheable by the glue) and samples its noise.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "dpagg_core.h"
+#include "random.h"
+
+namespace dpagg {
+
+// (epsilon, delta) and the sensitivity of the query; validated before a mechanism sees it
+// (epsilon finite > 0, 0 <= delta < 1, sensitivity finite > 0).
+struct PrivacyRequest {
+  double epsilon;
+  double delta;
+  double sensitivity;
+};
+
+// Options of a mechanism spec such as "multi_gaussian(k=12)": key -> value text.
+using Options = std::map<std::string, std::string>;
+
+class Mechanism {
+ public:
+  virtual ~Mechanism() = default;
+  virtual const char* name() const = 0;
+  virtual const char* summary() const = 0;
+  virtual const char* guarantee() const { return "(epsilon, delta)-DP"; }
+  // Whether delta = 0 is acceptable (pure epsilon-DP).
+  virtual bool accepts_zero_delta() const { return false; }
+  // Option names this mechanism understands (the spec parser rejects any other).
+  virtual std::vector<std::string> option_names() const { return {}; }
+  // Names of cal.params[0..nparams-1], for descriptions.
+  virtual std::vector<std::string> param_names() const = 0;
+
+  // Calibrate: fill scale, params, l1, l2 and delta_bound (a certified upper bound on the
+  // privacy profile at epsilon, which must be <= req.delta).  Throws dpagg::Error.
+  virtual void calibrate(const PrivacyRequest& req, const Options& options,
+                         dpagg_calibration& cal) const = 0;
+
+  // One draw of the noise.
+  virtual double sample(const dpagg_calibration& cal, RandomSource& rng) const = 0;
+};
+
+// Shared samplers.
+double sample_standard_normal(RandomSource& rng);
+double sample_laplace(double b, RandomSource& rng);
+
+}  // namespace dpagg

@@ -1,0 +1,144 @@
+#include "registry.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+
+#include "errors.h"
+
+namespace dpagg {
+
+// Each mechanism file defines one of these.
+const Mechanism& laplace_mechanism();
+const Mechanism& classic_gaussian_mechanism();
+const Mechanism& analytic_gaussian_mechanism();
+
+const std::vector<const Mechanism*>& all_mechanisms() {
+  static const std::vector<const Mechanism*> list = {
+      // One line per mechanism.
+      &analytic_gaussian_mechanism(),
+      &classic_gaussian_mechanism(),
+      &laplace_mechanism(),
+  };
+  return list;
+}
+
+namespace {
+
+std::string trim_lower(const std::string& s) {
+  size_t b = 0, e = s.size();
+  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
+  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
+  std::string out = s.substr(b, e - b);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::string names_list() {
+  std::string out;
+  for (const Mechanism* m : all_mechanisms()) {
+    if (!out.empty()) out += ", ";
+    out += m->name();
+  }
+  return out;
+}
+
+}  // namespace
+
+ParsedSpec parse_spec(const std::string& raw) {
+  std::string spec = trim_lower(raw);
+  std::string name = spec, args;
+  size_t open = spec.find('(');
+  if (open != std::string::npos) {
+    if (spec.back() != ')')
+      invalid("malformed mechanism \"" + raw + "\"",
+              "Write a mechanism as name or name(option=value, ...).");
+    name = trim_lower(spec.substr(0, open));
+    args = spec.substr(open + 1, spec.size() - open - 2);
+  }
+  ParsedSpec out{nullptr, -1, {}, {}};
+  const auto& list = all_mechanisms();
+  for (size_t i = 0; i < list.size(); ++i) {
+    if (name == list[i]->name()) {
+      out.mechanism = list[i];
+      out.index = static_cast<int>(i);
+    }
+  }
+  if (out.mechanism == nullptr)
+    invalid("unknown mechanism \"" + raw + "\"",
+            "Valid mechanisms are: " + names_list() + " (see dp_mechanisms()).");
+  const std::vector<std::string> allowed = out.mechanism->option_names();
+  size_t pos = 0;
+  while (!trim_lower(args).empty() && pos <= args.size()) {
+    size_t comma = args.find(',', pos);
+    std::string item = args.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    size_t eq = item.find('=');
+    if (eq == std::string::npos)
+      invalid("malformed option \"" + trim_lower(item) + "\" in mechanism \"" + raw + "\"",
+              "Options are written key=value.");
+    std::string key = trim_lower(item.substr(0, eq));
+    std::string value = trim_lower(item.substr(eq + 1));
+    if (std::find(allowed.begin(), allowed.end(), key) == allowed.end())
+      invalid("mechanism " + name + " has no option \"" + key + "\"",
+              allowed.empty() ? "This mechanism takes no options."
+                              : "See dp_mechanisms() for its options.");
+    if (value.empty() || out.options.count(key))
+      invalid("option \"" + key + "\" of mechanism " + name + " is empty or repeated",
+              "Give each option once, as key=value.");
+    out.options[key] = value;
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  out.canonical = name;
+  if (!out.options.empty()) {
+    out.canonical += "(";
+    bool first = true;
+    for (const auto& [k, v] : out.options) {
+      if (!first) out.canonical += ",";
+      out.canonical += k + "=" + v;
+      first = false;
+    }
+    out.canonical += ")";
+  }
+  if (out.canonical.size() >= DPAGG_MECH_SPEC_LEN)
+    invalid("mechanism spec \"" + raw + "\" is too long",
+            "A mechanism spec has at most " + std::to_string(DPAGG_MECH_SPEC_LEN - 1) +
+                " characters.");
+  return out;
+}
+
+void validate_request(const Mechanism& m, const PrivacyRequest& req) {
+  if (!(std::isfinite(req.epsilon) && req.epsilon > 0))
+    invalid("epsilon must be a finite number greater than 0",
+            "Pass epsilon in (0, infinity), for example 1.0.");
+  if (!(req.delta >= 0 && req.delta < 1))  // also rejects NaN
+    invalid("delta must be in [0, 1)", "Pass delta in (0, 1), typically well below 1/n, e.g. 1e-6.");
+  if (req.delta == 0 && !m.accepts_zero_delta())
+    invalid(std::string("mechanism ") + m.name() + " needs delta > 0",
+            "Pass delta in (0, 1), or use the laplace mechanism for delta = 0.");
+  if (!(std::isfinite(req.sensitivity) && req.sensitivity > 0))
+    invalid("sensitivity must be a finite number greater than 0",
+            "Pass the largest absolute value one row can contribute, in (0, infinity).");
+}
+
+dpagg_calibration calibrate(const std::string& spec, const PrivacyRequest& req) {
+  ParsedSpec ps = parse_spec(spec);
+  validate_request(*ps.mechanism, req);
+  dpagg_calibration cal;
+  std::memset(&cal, 0, sizeof(cal));
+  std::snprintf(cal.spec, sizeof(cal.spec), "%s", ps.canonical.c_str());
+  cal.mechanism = ps.index;
+  cal.epsilon = req.epsilon;
+  cal.delta = req.delta;
+  cal.sensitivity = req.sensitivity;
+  ps.mechanism->calibrate(req, ps.options, cal);
+  if (!(std::isfinite(cal.scale) && cal.scale > 0 && cal.delta_bound >= 0 &&
+        cal.delta_bound <= req.delta && std::isfinite(cal.l1) && std::isfinite(cal.l2)))
+    throw Error(DPAGG_INTERNAL, std::string("calibration of ") + ps.mechanism->name() +
+                                    " failed its certificate check");
+  return cal;
+}
+
+}  // namespace dpagg

@@ -1,0 +1,80 @@
+// release.cpp — the one place where noise meets the true answer.
+//
+// Defence against floating-point attacks (Mironov 2012, "On significance of the least significant
+// bits for differential privacy"): adding a continuous sample to a double leaks through which
+// doubles can come out.  dpagg never lets the raw sum reach the client.  It picks a grid g, a
+// power of two chosen from public values only (the calibration): about 2^-40 of the noise scale,
+// and never more than 2^-31 of the sensitivity.  Then
+//     k = round_g(true answer)   (exact, in 128-bit integers of the accumulation quantum),
+//     j = round_g(noise),
+//     released = the double nearest to (k + j) g.
+// (k + j) g = round_g(k g + X), so the release is post-processing of the mechanism applied to the
+// query k g, whose sensitivity is at most D + g (rounding moves each neighbour by at most g/2).
+// Calibrating with release_sensitivity(D) = D (1 + 2^-29) >= D + g covers that.  The set of
+// possible outputs is the fixed grid, the same for every database, so the low-order bits carry
+// nothing.  What remains is the sampler's own approximation of the ideal continuous law, which
+// with full-resolution uniforms (random.h) is at the 2^-52 relative level inside the grid cells
+// and cuts the tails only beyond probability 2^-1000.
+#include "release.h"
+
+#include <cmath>
+
+#include "errors.h"
+#include "registry.h"
+
+namespace dpagg {
+
+namespace {
+double pow2_floor(double x) { return std::ldexp(1.0, std::ilogb(x)); }
+double pow2_ceil(double x) {
+  double f = pow2_floor(x);
+  return f == x ? f : 2.0 * f;
+}
+__int128 round_half_even_div(__int128 n, __int128 d) {  // d > 0, a power of two
+  __int128 q = n / d, r = n % d;
+  if (r < 0) { r += d; --q; }  // floor division
+  __int128 twice = 2 * r;
+  if (twice > d || (twice == d && (q & 1) != 0)) ++q;
+  return q;
+}
+}  // namespace
+
+double release_sensitivity(double sensitivity) { return sensitivity * (1.0 + 0x1p-29); }
+
+double release_grid(const dpagg_calibration& cal) {
+  double cap = pow2_floor(cal.sensitivity * 0x1p-31);
+  double floor = pow2_floor(cal.sensitivity * 0x1p-92);
+  double g = std::min(cap, pow2_ceil(cal.scale) * 0x1p-40);
+  return std::max(g, floor);
+}
+
+double release(const dpagg_calibration& cal, __int128 quanta, double quantum, RandomSource& rng) {
+  const auto& mechs = all_mechanisms();
+  if (cal.mechanism < 0 || static_cast<size_t>(cal.mechanism) >= mechs.size())
+    throw Error(DPAGG_INTERNAL, "release: calibration names no known mechanism");
+  if (!(quantum > 0) || std::ldexp(1.0, std::ilogb(quantum)) != quantum)
+    throw Error(DPAGG_INTERNAL, "release: the quantum must be a power of two");
+  const double g = release_grid(cal);
+  const int log2g = std::ilogb(g);
+  const int log2q = std::ilogb(quantum);
+
+  __int128 k;
+  if (log2g >= log2q) {
+    k = round_half_even_div(quanta, static_cast<__int128>(1) << (log2g - log2q));
+  } else {
+    int shift = log2q - log2g;
+    __int128 limit = (static_cast<__int128>(1) << (125 - shift));
+    if (shift > 120 || quanta >= limit || quanta <= -limit)
+      throw Error(DPAGG_INTERNAL, "release: the true answer is out of the representable range");
+    k = quanta * (static_cast<__int128>(1) << shift);
+  }
+
+  double x = mechs[static_cast<size_t>(cal.mechanism)]->sample(cal, rng);
+  double jd = std::nearbyint(x / g);
+  if (!std::isfinite(jd) || std::fabs(jd) > 0x1p62)
+    throw Error(DPAGG_INTERNAL, "release: noise sample out of range");
+  __int128 total = k + static_cast<__int128>(static_cast<long long>(jd));
+  return std::ldexp(static_cast<double>(total), log2g);
+}
+
+}  // namespace dpagg

@@ -1,0 +1,778 @@
+/*
+ * aggregates.c — dp_sum, dp_avg and dp_count: transition, combine and final functions, and the
+ * dpagg_state type.
+ *
+ * The state is exact: clamped values are summed as 128-bit integers of a power-of-two quantum
+ * (src/core/dpagg_accum.h), so the total does not depend on row order or on how parallel
+ * partial states are combined.  Noise is added once per group, in the final function, by the
+ * core (dpagg_release).  The privacy parameters (epsilon, delta, sensitivity or bounds,
+ * mechanism) must be the same for every row: they are checked to be free of column references
+ * and volatile functions, and compared row by row.
+ */
+#include "dpagg_pg.h"
+
+#include <math.h>
+
+#include "catalog/pg_aggregate.h"
+#include "catalog/pg_type.h"
+#include "executor/executor.h"
+#include "libpq/pqformat.h"
+#include "nodes/execnodes.h"
+#include "nodes/primnodes.h"
+#include "optimizer/optimizer.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/syscache.h"
+
+#include "../core/dpagg_accum.h"
+
+#define DPAGG_STATE_VERSION 1
+
+typedef enum DpKind
+{
+	DP_SUM = 1,
+	DP_COUNT = 2,
+	DP_AVG = 3
+} DpKind;
+
+/* The transition state.  Fixed size, no pointers, no OIDs. */
+typedef struct DpState
+{
+	int32		vl_len_;		/* varlena header */
+	uint8		version;
+	uint8		kind;			/* DpKind */
+	uint8		pad[2];
+	int64		count;			/* non-NULL values (or rows for dp_count(epsilon, delta)) */
+	uint64		sum_lo;			/* 128-bit sum of quanta, as two halves */
+	int64		sum_hi;
+	double		epsilon;
+	double		delta;
+	double		lower;			/* clamping bounds; for dp_avg the values are centred */
+	double		upper;
+	double		inv_quantum;	/* 1 / quantum of the accumulation (derived from the bounds) */
+	char		mechanism[DPAGG_MECH_SPEC_LEN];
+} DpState;
+
+static inline __int128
+state_sum(const DpState *s)
+{
+	return (__int128) (((unsigned __int128) (uint64) s->sum_hi << 64) | s->sum_lo);
+}
+
+static inline void
+state_set_sum(DpState *s, __int128 v)
+{
+	s->sum_lo = (uint64) v;
+	s->sum_hi = (int64) (v >> 64);
+}
+
+/* Bound B of the accumulated values: the sensitivity of the sum. */
+static double
+state_bound(const DpState *s)
+{
+	if (s->kind == DP_AVG)
+		return (s->upper - s->lower) / 2.0;
+	return fmax(fabs(s->lower), fabs(s->upper));
+}
+
+static const char *
+kind_name(int kind)
+{
+	return kind == DP_SUM ? "dp_sum" : kind == DP_COUNT ? "dp_count" : "dp_avg";
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Argument layout of each aggregate signature, deduced from the Aggref's argument types.
+ * Positions are 0-based indexes into the aggregate's arguments (the transition function sees
+ * them shifted by one, after the state).
+ */
+typedef enum ValueType
+{
+	VT_NONE, VT_INT2, VT_INT4, VT_INT8, VT_FLOAT4, VT_FLOAT8, VT_NUMERIC, VT_ANY
+} ValueType;
+
+typedef struct Layout
+{
+	int			kind;
+	int			nargs;
+	int			value;			/* -1 for dp_count(epsilon, delta) */
+	int			epsilon;
+	int			delta;
+	int			sensitivity;	/* -1 unless the sensitivity form */
+	int			lower;			/* -1 unless the bounds form */
+	int			upper;
+	int			mechanism;		/* -1 when absent (GUC default) */
+	ValueType	vtype;
+	Oid			verified_aggfnoid;	/* aggregate already checked to be one of ours */
+} Layout;
+
+static ValueType
+value_type_of(Oid t)
+{
+	switch (t)
+	{
+		case INT2OID:
+			return VT_INT2;
+		case INT4OID:
+			return VT_INT4;
+		case INT8OID:
+			return VT_INT8;
+		case FLOAT4OID:
+			return VT_FLOAT4;
+		case FLOAT8OID:
+			return VT_FLOAT8;
+		case NUMERICOID:
+			return VT_NUMERIC;
+		default:
+			return VT_ANY;
+	}
+}
+
+/* The Aggref whose arguments hold the privacy parameters (the partial one when combining). */
+static Aggref *
+argument_aggref(FunctionCallInfo fcinfo)
+{
+	Aggref	   *aggref = AggGetAggref(fcinfo);
+
+	if (aggref == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("dpagg support functions can only be called by dpagg's aggregates")));
+	/* A combining Aggref's single argument is the partial Aggref, which has the real ones. */
+	while (DO_AGGSPLIT_COMBINE(aggref->aggsplit) && list_length(aggref->args) == 1 &&
+		   IsA(((TargetEntry *) linitial(aggref->args))->expr, Aggref))
+		aggref = (Aggref *) ((TargetEntry *) linitial(aggref->args))->expr;
+	return aggref;
+}
+
+static void
+layout_from_aggref(Aggref *aggref, int kind, Layout *lo)
+{
+	int			n = list_length(aggref->aggargtypes);
+	Oid			last = n > 0 ? llast_oid(aggref->aggargtypes) : InvalidOid;
+	bool		has_mech = (last == TEXTOID);
+	int			p = 0;
+
+	memset(lo, -1, sizeof(*lo));
+	lo->kind = kind;
+	lo->nargs = n;
+	lo->verified_aggfnoid = InvalidOid;
+	lo->vtype = VT_NONE;
+	if (kind == DP_COUNT)
+	{
+		/* dp_count(value, eps, delta [, mech]) or dp_count(eps, delta [, mech]) */
+		int			params = has_mech ? 3 : 2;
+
+		if (n > params)
+		{
+			lo->value = p++;
+			lo->vtype = VT_ANY;
+		}
+		/* (float8 value, float8, float8) has no text: n == 3 without mechanism */
+	}
+	else
+	{
+		lo->value = p++;
+		lo->vtype = value_type_of(linitial_oid(aggref->aggargtypes));
+	}
+	lo->epsilon = p++;
+	lo->delta = p++;
+	if (kind == DP_SUM)
+	{
+		int			rest = n - p - (has_mech ? 1 : 0);
+
+		if (rest == 1)
+			lo->sensitivity = p++;
+		else
+		{
+			lo->lower = p++;
+			lo->upper = p++;
+		}
+	}
+	else if (kind == DP_AVG)
+	{
+		lo->lower = p++;
+		lo->upper = p++;
+	}
+	if (has_mech)
+		lo->mechanism = p++;
+	if (p != n)
+		elog(ERROR, "dpagg: unexpected argument list for %s", kind_name(kind));
+}
+
+/*
+ * The privacy parameters must not vary from row to row: refuse arguments that reference the
+ * rows' columns or call volatile functions.  (Constants, query parameters, stable functions
+ * and outer references of a correlated subquery are fixed for one aggregation.)
+ */
+static void
+check_parameters_fixed(Aggref *aggref, const Layout *lo)
+{
+	ListCell   *lc;
+	int			i = 0;
+
+	foreach(lc, aggref->args)
+	{
+		TargetEntry *tle = lfirst_node(TargetEntry, lc);
+		Node	   *expr = (Node *) tle->expr;
+
+		if (i != lo->value &&
+			(contain_var_clause(expr) || contain_volatile_functions(expr)))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("the privacy parameters of %s must be the same for every row",
+							kind_name(lo->kind)),
+					 errdetail("Argument %d refers to the rows' columns or calls a volatile function.",
+							   i + 1),
+					 errhint("Pass epsilon, delta, sensitivity, bounds and mechanism as constants or query parameters.")));
+		i++;
+	}
+}
+
+/* Only dpagg's own aggregates may drive its transition functions (else a user-defined
+ * aggregate could return the exact state). */
+extern Datum dpagg_sum_final(PG_FUNCTION_ARGS);
+extern Datum dpagg_count_final(PG_FUNCTION_ARGS);
+extern Datum dpagg_avg_final(PG_FUNCTION_ARGS);
+
+static void
+check_own_aggregate(Oid aggfnoid, int kind)
+{
+	HeapTuple	tup;
+	Oid			finalfn;
+	FmgrInfo	finfo;
+	PGFunction	expected;
+
+	tup = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(aggfnoid));
+	if (!HeapTupleIsValid(tup))
+		elog(ERROR, "cache lookup failed for aggregate %u", aggfnoid);
+	finalfn = ((Form_pg_aggregate) GETSTRUCT(tup))->aggfinalfn;
+	ReleaseSysCache(tup);
+	expected = kind == DP_SUM ? dpagg_sum_final : kind == DP_COUNT ? dpagg_count_final : dpagg_avg_final;
+	if (OidIsValid(finalfn))
+		fmgr_info(finalfn, &finfo);
+	if (!OidIsValid(finalfn) || finfo.fn_addr != expected)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("dpagg support functions can only be used by dpagg's own aggregates")));
+}
+
+/* The layout cached in the transition function's fn_extra. */
+static Layout *
+get_layout(FunctionCallInfo fcinfo, int kind)
+{
+	Layout	   *lo = (Layout *) fcinfo->flinfo->fn_extra;
+	Aggref	   *aggref;
+
+	if (lo != NULL && lo->kind == kind)
+		return lo;
+	aggref = argument_aggref(fcinfo);
+	lo = MemoryContextAlloc(fcinfo->flinfo->fn_mcxt, sizeof(Layout));
+	layout_from_aggref(aggref, kind, lo);
+	check_parameters_fixed(aggref, lo);
+	check_own_aggregate(AggGetAggref(fcinfo)->aggfnoid, kind);
+	lo->verified_aggfnoid = aggref->aggfnoid;
+	fcinfo->flinfo->fn_extra = lo;
+	return lo;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Reading the parameters, either from the transition function's arguments or (for an empty
+ * group, where the transition function never ran) by evaluating the Aggref's expressions.
+ */
+#define PG_ARGISNULL_FROM(fc, n) ((fc)->args[(n)].isnull)
+
+typedef struct ParamSource
+{
+	FunctionCallInfo fcinfo;
+	bool		from_args;		/* transition function: argument i is at fcinfo i + 1 */
+	Aggref	   *aggref;
+} ParamSource;
+
+static Datum
+param_datum(ParamSource *src, int i, bool *isnull)
+{
+	if (src->from_args)
+	{
+		*isnull = PG_ARGISNULL_FROM(src->fcinfo, i + 1);
+		return src->fcinfo->args[i + 1].value;
+	}
+	else
+	{
+		AggState   *aggstate = (AggState *) src->fcinfo->context;
+		TargetEntry *tle = list_nth_node(TargetEntry, src->aggref->args, i);
+		ExprState  *es = ExecInitExpr(tle->expr, &aggstate->ss.ps);
+
+		return ExecEvalExprSwitchContext(es, aggstate->ss.ps.ps_ExprContext, isnull);
+	}
+}
+
+static double
+param_float8(ParamSource *src, int i, const char *name, int kind)
+{
+	bool		isnull;
+	Datum		d = param_datum(src, i, &isnull);
+
+	if (isnull)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s of %s must not be NULL", name, kind_name(kind)),
+				 errhint("Pass a number.")));
+	return DatumGetFloat8(d);
+}
+
+static void
+bad_bounds(const char *msg, const char *hint)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("%s", msg),
+			 errhint("%s", hint)));
+}
+
+/* Fill a fresh state's parameters (validated) from the source. */
+static void
+init_parameters(DpState *st, const Layout *lo, ParamSource *src)
+{
+	dpagg_calibration cal;
+	text	   *mech = NULL;
+
+	st->version = DPAGG_STATE_VERSION;
+	st->kind = (uint8) lo->kind;
+	st->epsilon = param_float8(src, lo->epsilon, "epsilon", lo->kind);
+	st->delta = param_float8(src, lo->delta, "delta", lo->kind);
+	if (lo->sensitivity >= 0)
+	{
+		double		s = param_float8(src, lo->sensitivity, "sensitivity", lo->kind);
+
+		if (!(isfinite(s) && s > 0))
+			bad_bounds("sensitivity must be a finite number greater than 0",
+					   "Pass the largest absolute value one row can contribute, in (0, infinity).");
+		st->lower = -s;
+		st->upper = s;
+	}
+	else if (lo->lower >= 0)
+	{
+		st->lower = param_float8(src, lo->lower, "lower", lo->kind);
+		st->upper = param_float8(src, lo->upper, "upper", lo->kind);
+		if (!isfinite(st->lower) || !isfinite(st->upper))
+			bad_bounds("lower and upper must be finite",
+					   "Pass finite bounds with lower <= upper.");
+		if (st->lower > st->upper)
+			bad_bounds("lower must not be greater than upper",
+					   "Pass finite bounds with lower <= upper.");
+		if (lo->kind == DP_AVG && !(st->lower < st->upper))
+			bad_bounds("dp_avg needs lower < upper",
+					   "With lower = upper the average is known: it is lower.");
+		if (!(state_bound(st) > 0))
+			bad_bounds("the bounds give a sensitivity of 0",
+					   "Pass bounds with max(|lower|, |upper|) > 0.");
+	}
+	else
+	{
+		st->lower = 0;
+		st->upper = 1;			/* dp_count: each row adds 1 */
+	}
+	if (lo->mechanism >= 0)
+	{
+		bool		isnull;
+		Datum		d = param_datum(src, lo->mechanism, &isnull);
+
+		if (isnull)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("mechanism of %s must not be NULL", kind_name(lo->kind)),
+					 errhint("Name a mechanism listed by dp_mechanisms(), or omit the argument to use dpagg.default_mechanism.")));
+		mech = DatumGetTextPP(d);
+	}
+	dpagg_mechanism_spec(mech, st->mechanism, sizeof(st->mechanism));
+	st->inv_quantum = 1.0 / dpagg_quantum_for_bound(state_bound(st));
+
+	/* Validate everything now, so that bad input fails before any row is read. */
+	if (lo->kind == DP_AVG)
+		dpagg_calibrate_cached(st->mechanism, st->epsilon / 2, st->delta / 2,
+							   dpagg_release_sensitivity(state_bound(st)), &cal);
+	else
+		dpagg_calibrate_cached(st->mechanism, st->epsilon, st->delta,
+							   dpagg_release_sensitivity(state_bound(st)), &cal);
+}
+
+static DpState *
+new_state(MemoryContext cxt)
+{
+	DpState    *st = MemoryContextAllocZero(cxt, sizeof(DpState));
+
+	SET_VARSIZE(st, sizeof(DpState));
+	return st;
+}
+
+/* Refuse window use and direct calls; return the aggregate memory context. */
+static MemoryContext
+aggregate_context(FunctionCallInfo fcinfo, int kind)
+{
+	MemoryContext cxt;
+	int			how = AggCheckCallContext(fcinfo, &cxt);
+
+	if (how == AGG_CONTEXT_WINDOW)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("%s cannot be used as a window function", kind_name(kind)),
+				 errdetail("Each window frame would be a separate release of the same rows."),
+				 errhint("Aggregate with GROUP BY instead.")));
+	if (how != AGG_CONTEXT_AGGREGATE)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("dpagg support functions can only be called by dpagg's aggregates")));
+	return cxt;
+}
+
+/* Row-by-row check that the parameters did not change (cheap: a few comparisons). */
+static inline void
+check_same_row_parameters(FunctionCallInfo fcinfo, const Layout *lo, const DpState *st)
+{
+	bool		same = true;
+
+#define ARG_IS(i, v) (!PG_ARGISNULL((i) + 1) && PG_GETARG_FLOAT8((i) + 1) == (v))
+	same = ARG_IS(lo->epsilon, st->epsilon) && ARG_IS(lo->delta, st->delta);
+	if (lo->sensitivity >= 0)
+		same = same && ARG_IS(lo->sensitivity, st->upper);
+	else if (lo->lower >= 0)
+		same = same && ARG_IS(lo->lower, st->lower) && ARG_IS(lo->upper, st->upper);
+#undef ARG_IS
+	if (!same)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("the privacy parameters of %s must be the same for every row",
+						kind_name(lo->kind)),
+				 errhint("Pass epsilon, delta, sensitivity, bounds and mechanism as constants or query parameters.")));
+}
+
+static DpState *
+transition_state(FunctionCallInfo fcinfo, int kind, Layout **lo_out)
+{
+	MemoryContext cxt = aggregate_context(fcinfo, kind);
+	Layout	   *lo = get_layout(fcinfo, kind);
+	DpState    *st;
+
+	*lo_out = lo;
+	if (PG_ARGISNULL(0))
+	{
+		ParamSource src = {fcinfo, true, NULL};
+
+		st = new_state(cxt);
+		init_parameters(st, lo, &src);
+		return st;
+	}
+	st = (DpState *) PG_GETARG_POINTER(0);
+	check_same_row_parameters(fcinfo, lo, st);
+	return st;
+}
+
+static inline double
+value_as_double(FunctionCallInfo fcinfo, int argno, ValueType vt)
+{
+	Datum		d = PG_GETARG_DATUM(argno);
+
+	switch (vt)
+	{
+		case VT_INT2:
+			return (double) DatumGetInt16(d);
+		case VT_INT4:
+			return (double) DatumGetInt32(d);
+		case VT_INT8:
+			return (double) DatumGetInt64(d);
+		case VT_FLOAT4:
+			return (double) DatumGetFloat4(d);
+		case VT_FLOAT8:
+			return DatumGetFloat8(d);
+		case VT_NUMERIC:
+			return DatumGetFloat8(DirectFunctionCall1(numeric_float8_no_overflow, d));
+		default:
+			elog(ERROR, "dpagg: unexpected value type");
+	}
+	return 0;					/* not reached */
+}
+
+static inline void
+accumulate(DpState *st, double x, double lower, double upper)
+{
+	state_set_sum(st, state_sum(st) + dpagg_quantize(x, lower, upper, st->inv_quantum));
+}
+
+PG_FUNCTION_INFO_V1(dpagg_sum_trans);
+Datum
+dpagg_sum_trans(PG_FUNCTION_ARGS)
+{
+	Layout	   *lo;
+	DpState    *st = transition_state(fcinfo, DP_SUM, &lo);
+
+	if (!PG_ARGISNULL(lo->value + 1))
+	{
+		st->count++;
+		accumulate(st, value_as_double(fcinfo, lo->value + 1, lo->vtype), st->lower, st->upper);
+	}
+	PG_RETURN_POINTER(st);
+}
+
+PG_FUNCTION_INFO_V1(dpagg_avg_trans);
+Datum
+dpagg_avg_trans(PG_FUNCTION_ARGS)
+{
+	Layout	   *lo;
+	DpState    *st = transition_state(fcinfo, DP_AVG, &lo);
+
+	if (!PG_ARGISNULL(lo->value + 1))
+	{
+		/* Centre on the midpoint m: the sum of (x - m) has sensitivity (upper - lower)/2. */
+		double		mid = st->lower / 2 + st->upper / 2;
+		double		half = state_bound(st);
+		double		x = dpagg_clamp(value_as_double(fcinfo, lo->value + 1, lo->vtype),
+									st->lower, st->upper);
+
+		st->count++;
+		accumulate(st, x - mid, -half, half);
+	}
+	PG_RETURN_POINTER(st);
+}
+
+PG_FUNCTION_INFO_V1(dpagg_count_trans);
+Datum
+dpagg_count_trans(PG_FUNCTION_ARGS)
+{
+	Layout	   *lo;
+	DpState    *st = transition_state(fcinfo, DP_COUNT, &lo);
+
+	if (!PG_ARGISNULL(lo->value + 1))
+		st->count++;
+	PG_RETURN_POINTER(st);
+}
+
+PG_FUNCTION_INFO_V1(dpagg_count_rows_trans);
+Datum
+dpagg_count_rows_trans(PG_FUNCTION_ARGS)
+{
+	Layout	   *lo;
+	DpState    *st = transition_state(fcinfo, DP_COUNT, &lo);
+
+	st->count++;
+	PG_RETURN_POINTER(st);
+}
+
+/* Combine two partial states of the same group (strict: PostgreSQL handles NULL states). */
+PG_FUNCTION_INFO_V1(dpagg_combine);
+Datum
+dpagg_combine(PG_FUNCTION_ARGS)
+{
+	DpState    *a = (DpState *) PG_GETARG_POINTER(0);
+	DpState    *b = (DpState *) PG_GETARG_POINTER(1);
+
+	(void) aggregate_context(fcinfo, a->kind);
+	if (a->kind != b->kind || a->epsilon != b->epsilon || a->delta != b->delta ||
+		a->lower != b->lower || a->upper != b->upper ||
+		strncmp(a->mechanism, b->mechanism, sizeof(a->mechanism)) != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("the privacy parameters of %s must be the same for every row",
+						kind_name(a->kind))));
+	a->count += b->count;
+	state_set_sum(a, state_sum(a) + state_sum(b));
+	PG_RETURN_POINTER(a);
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Final functions: the only places where noise is added.
+ */
+static DpState *
+final_state(FunctionCallInfo fcinfo, int kind, DpState *empty)
+{
+	(void) aggregate_context(fcinfo, kind);
+	if (!PG_ARGISNULL(0))
+	{
+		DpState    *st = (DpState *) PG_GETARG_POINTER(0);
+
+		if (st->version != DPAGG_STATE_VERSION || st->kind != kind)
+			elog(ERROR, "dpagg: state of the wrong kind");
+		return st;
+	}
+	else
+	{
+		/* An empty group: the transition function never ran.  Read the parameters from the
+		 * aggregate call itself; the answer is then a noisy 0. */
+		Aggref	   *aggref = argument_aggref(fcinfo);
+		Layout		lo;
+		ParamSource src = {fcinfo, false, aggref};
+
+		memset(empty, 0, sizeof(*empty));
+		SET_VARSIZE(empty, sizeof(DpState));
+		layout_from_aggref(aggref, kind, &lo);
+		check_parameters_fixed(aggref, &lo);
+		init_parameters(empty, &lo, &src);
+		return empty;
+	}
+}
+
+static double
+release(const DpState *st, double epsilon, double delta, double sensitivity,
+		__int128 quanta, double quantum)
+{
+	dpagg_calibration cal;
+	dpagg_error err;
+	double		out;
+
+	dpagg_calibrate_cached(st->mechanism, epsilon, delta, dpagg_release_sensitivity(sensitivity),
+						   &cal);
+	if (dpagg_release(&cal, quanta, quantum, &out, &err) != DPAGG_OK)
+		dpagg_report(&err);
+	return out;
+}
+
+PG_FUNCTION_INFO_V1(dpagg_sum_final);
+Datum
+dpagg_sum_final(PG_FUNCTION_ARGS)
+{
+	DpState		empty;
+	DpState    *st = final_state(fcinfo, DP_SUM, &empty);
+	double		bound = state_bound(st);
+
+	PG_RETURN_FLOAT8(release(st, st->epsilon, st->delta, bound, state_sum(st),
+							 dpagg_quantum_for_bound(bound)));
+}
+
+/* A noisy count, rounded and never negative (post-processing). */
+static double
+noisy_count(const DpState *st, double epsilon, double delta)
+{
+	double		c = rint(release(st, epsilon, delta, 1.0, (__int128) st->count, 1.0));
+
+	return c < 0 ? 0 : c;
+}
+
+PG_FUNCTION_INFO_V1(dpagg_count_final);
+Datum
+dpagg_count_final(PG_FUNCTION_ARGS)
+{
+	DpState		empty;
+	DpState    *st = final_state(fcinfo, DP_COUNT, &empty);
+	double		c = noisy_count(st, st->epsilon, st->delta);
+
+	PG_RETURN_INT64(c >= 9.2e18 ? PG_INT64_MAX : (int64) c);
+}
+
+/*
+ * dp_avg: half of epsilon and of delta for the sum of the centred values, half for the count
+ * (basic composition: the two releases together are (epsilon, delta)-DP).  The answer is
+ * m + S / max(C, 1), clamped to [lower, upper]; all of it is post-processing.
+ */
+PG_FUNCTION_INFO_V1(dpagg_avg_final);
+Datum
+dpagg_avg_final(PG_FUNCTION_ARGS)
+{
+	DpState		empty;
+	DpState    *st = final_state(fcinfo, DP_AVG, &empty);
+	double		half = state_bound(st);
+	double		mid = st->lower / 2 + st->upper / 2;
+	double		s = release(st, st->epsilon / 2, st->delta / 2, half, state_sum(st),
+							dpagg_quantum_for_bound(half));
+	double		c = noisy_count(st, st->epsilon / 2, st->delta / 2);
+	double		avg = mid + s / (c < 1 ? 1 : c);
+
+	PG_RETURN_FLOAT8(fmin(st->upper, fmax(st->lower, avg)));
+}
+
+/* ------------------------------------------------------------------------------------------
+ * dpagg_state I/O.  Text form: kind:version:count:sum_hi:sum_lo:eps:delta:lower:upper:mechanism
+ * with hexadecimal floats, so that it round-trips exactly.
+ */
+PG_FUNCTION_INFO_V1(dpagg_state_out);
+Datum
+dpagg_state_out(PG_FUNCTION_ARGS)
+{
+	DpState    *st = (DpState *) PG_DETOAST_DATUM(PG_GETARG_DATUM(0));
+
+	PG_RETURN_CSTRING(psprintf("%d:%d:" INT64_FORMAT ":" INT64_FORMAT ":" UINT64_FORMAT ":%a:%a:%a:%a:%s",
+							   st->kind, st->version, st->count, st->sum_hi, st->sum_lo,
+							   st->epsilon, st->delta, st->lower, st->upper, st->mechanism));
+}
+
+/* Validate a state read from outside and derive its quantum. */
+static void
+check_state(DpState *st)
+{
+	if (st->version != DPAGG_STATE_VERSION || st->kind < DP_SUM || st->kind > DP_AVG ||
+		memchr(st->mechanism, '\0', sizeof(st->mechanism)) == NULL ||
+		!isfinite(st->lower) || !isfinite(st->upper) || !(state_bound(st) > 0))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+				 errmsg("invalid dpagg_state")));
+	st->inv_quantum = 1.0 / dpagg_quantum_for_bound(state_bound(st));
+}
+
+PG_FUNCTION_INFO_V1(dpagg_state_in);
+Datum
+dpagg_state_in(PG_FUNCTION_ARGS)
+{
+	char	   *s = PG_GETARG_CSTRING(0);
+	DpState    *st = new_state(CurrentMemoryContext);
+	int			kind,
+				version,
+				consumed = 0;
+	long long	count,
+				hi;
+	unsigned long long lo;
+
+	if (sscanf(s, "%d:%d:%lld:%lld:%llu:%la:%la:%la:%la:%n", &kind, &version, &count, &hi, &lo,
+			   &st->epsilon, &st->delta, &st->lower, &st->upper, &consumed) < 9 || consumed == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+				 errmsg("invalid input syntax for type dpagg_state: \"%s\"", s)));
+	st->kind = (uint8) kind;
+	st->version = (uint8) version;
+	st->count = count;
+	st->sum_hi = hi;
+	st->sum_lo = lo;
+	strlcpy(st->mechanism, s + consumed, sizeof(st->mechanism));
+	check_state(st);
+	PG_RETURN_POINTER(st);
+}
+
+PG_FUNCTION_INFO_V1(dpagg_state_send);
+Datum
+dpagg_state_send(PG_FUNCTION_ARGS)
+{
+	DpState    *st = (DpState *) PG_DETOAST_DATUM(PG_GETARG_DATUM(0));
+	StringInfoData buf;
+
+	pq_begintypsend(&buf);
+	pq_sendbyte(&buf, st->version);
+	pq_sendbyte(&buf, st->kind);
+	pq_sendint64(&buf, st->count);
+	pq_sendint64(&buf, st->sum_hi);
+	pq_sendint64(&buf, (int64) st->sum_lo);
+	pq_sendfloat8(&buf, st->epsilon);
+	pq_sendfloat8(&buf, st->delta);
+	pq_sendfloat8(&buf, st->lower);
+	pq_sendfloat8(&buf, st->upper);
+	pq_sendbytes(&buf, st->mechanism, sizeof(st->mechanism));
+	PG_RETURN_BYTEA_P(pq_endtypsend(&buf));
+}
+
+PG_FUNCTION_INFO_V1(dpagg_state_recv);
+Datum
+dpagg_state_recv(PG_FUNCTION_ARGS)
+{
+	StringInfo	buf = (StringInfo) PG_GETARG_POINTER(0);
+	DpState    *st = new_state(CurrentMemoryContext);
+
+	st->version = (uint8) pq_getmsgbyte(buf);
+	st->kind = (uint8) pq_getmsgbyte(buf);
+	st->count = pq_getmsgint64(buf);
+	st->sum_hi = pq_getmsgint64(buf);
+	st->sum_lo = (uint64) pq_getmsgint64(buf);
+	st->epsilon = pq_getmsgfloat8(buf);
+	st->delta = pq_getmsgfloat8(buf);
+	st->lower = pq_getmsgfloat8(buf);
+	st->upper = pq_getmsgfloat8(buf);
+	pq_copymsgbytes(buf, st->mechanism, sizeof(st->mechanism));
+	check_state(st);
+	PG_RETURN_POINTER(st);
+}

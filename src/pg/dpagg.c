@@ -1,0 +1,229 @@
+/*
+ * dpagg.c — module load, GUCs, error reporting, the calibration cache, dp_calibrate() and
+ * dp_mechanisms().  C only: the C++ core is called through dpagg_core.h, whose functions never
+ * throw and never call PostgreSQL, so an ereport long jump here never crosses a C++ frame.
+ */
+#include "dpagg_pg.h"
+
+#include <math.h>
+
+#include "funcapi.h"
+#include "utils/builtins.h"
+#include "utils/guc.h"
+#include "utils/jsonb.h"
+
+PG_MODULE_MAGIC;
+
+char	   *dpagg_default_mechanism = NULL;
+
+void		_PG_init(void);
+
+static bool
+check_default_mechanism(char **newval, void **extra, GucSource source)
+{
+	dpagg_error err;
+	char		canonical[DPAGG_MECH_SPEC_LEN];
+
+	if (*newval == NULL)
+		return true;
+	if (dpagg_validate_spec(*newval, canonical, sizeof(canonical), &err) != DPAGG_OK)
+	{
+		GUC_check_errmsg("%s", err.message);
+		if (err.hint[0])
+			GUC_check_errhint("%s", err.hint);
+		return false;
+	}
+	return true;
+}
+
+void
+_PG_init(void)
+{
+	DefineCustomStringVariable("dpagg.default_mechanism",
+							   "Noise mechanism used when a dpagg aggregate names none.",
+							   "Any name listed by dp_mechanisms(), optionally with options, e.g. laplace.",
+							   &dpagg_default_mechanism,
+							   "analytic_gaussian",
+							   PGC_USERSET,
+							   0,
+							   check_default_mechanism,
+							   NULL,
+							   NULL);
+	MarkGUCPrefixReserved("dpagg");
+}
+
+void
+dpagg_report(const dpagg_error *err)
+{
+	int			code;
+
+	switch (err->status)
+	{
+		case DPAGG_INVALID_PARAMETER:
+			code = ERRCODE_INVALID_PARAMETER_VALUE;
+			break;
+		case DPAGG_NOT_SUPPORTED:
+			code = ERRCODE_FEATURE_NOT_SUPPORTED;
+			break;
+		default:
+			code = ERRCODE_INTERNAL_ERROR;
+			break;
+	}
+	ereport(ERROR,
+			(errcode(code),
+			 errmsg("%s", err->message),
+			 err->hint[0] ? errhint("%s", err->hint) : 0));
+	pg_unreachable();
+}
+
+void
+dpagg_mechanism_spec(text *arg, char *buf, size_t buflen)
+{
+	const char *src = dpagg_default_mechanism ? dpagg_default_mechanism : "analytic_gaussian";
+	char	   *tmp = NULL;
+
+	if (arg != NULL)
+		src = tmp = text_to_cstring(arg);
+	if (strlen(src) >= buflen)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("mechanism \"%s\" is too long", src),
+				 errhint("A mechanism spec has at most %d characters; see dp_mechanisms().",
+						 (int) buflen - 1)));
+	strlcpy(buf, src, buflen);
+	if (tmp)
+		pfree(tmp);
+}
+
+/*
+ * Per-backend calibration cache: a small direct-mapped table in static memory.  Calibration is
+ * deterministic, so a hit returns exactly what a fresh calibration would.
+ */
+#define CACHE_SLOTS 64
+typedef struct CacheEntry
+{
+	bool		valid;
+	char		spec[DPAGG_MECH_SPEC_LEN];
+	double		epsilon,
+				delta,
+				sensitivity;
+	dpagg_calibration cal;
+} CacheEntry;
+static CacheEntry cache[CACHE_SLOTS];
+
+static uint32
+cache_slot(const char *spec, double e, double d, double s)
+{
+	uint32		h = 2166136261u;
+	const unsigned char *p;
+	double		v[3] = {e, d, s};
+
+	for (p = (const unsigned char *) spec; *p; p++)
+		h = (h ^ *p) * 16777619u;
+	for (p = (const unsigned char *) v; p < (const unsigned char *) (v + 3); p++)
+		h = (h ^ *p) * 16777619u;
+	return h % CACHE_SLOTS;
+}
+
+void
+dpagg_calibrate_cached(const char *spec, double epsilon, double delta, double sensitivity,
+					   dpagg_calibration *out)
+{
+	uint32		slot = cache_slot(spec, epsilon, delta, sensitivity);
+	CacheEntry *e = &cache[slot];
+	dpagg_error err;
+
+	if (e->valid && strcmp(e->spec, spec) == 0 && e->epsilon == epsilon &&
+		e->delta == delta && e->sensitivity == sensitivity)
+	{
+		*out = e->cal;
+		return;
+	}
+	if (dpagg_calibrate(spec, epsilon, delta, sensitivity, out, &err) != DPAGG_OK)
+		dpagg_report(&err);
+	e->valid = true;
+	strlcpy(e->spec, spec, sizeof(e->spec));
+	e->epsilon = epsilon;
+	e->delta = delta;
+	e->sensitivity = sensitivity;
+	e->cal = *out;
+}
+
+static double
+arg_float8(FunctionCallInfo fcinfo, int i, const char *name)
+{
+	if (PG_ARGISNULL(i))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s must not be NULL", name)));
+	return PG_GETARG_FLOAT8(i);
+}
+
+/*
+ * dp_calibrate(mechanism, epsilon, delta, sensitivity): the calibration an aggregate with these
+ * parameters would use (at the release sensitivity, see release.cpp), without releasing anything.
+ */
+PG_FUNCTION_INFO_V1(dpagg_calibrate_sql);
+Datum
+dpagg_calibrate_sql(PG_FUNCTION_ARGS)
+{
+	char		spec[DPAGG_MECH_SPEC_LEN];
+	double		epsilon = arg_float8(fcinfo, 1, "epsilon");
+	double		delta = arg_float8(fcinfo, 2, "delta");
+	double		sensitivity = arg_float8(fcinfo, 3, "sensitivity");
+	dpagg_calibration cal;
+	dpagg_error err;
+	char		json[4096];
+	TupleDesc	tupdesc;
+	Datum		values[5];
+	bool		nulls[5] = {false, false, false, false, false};
+	char	   *full;
+
+	dpagg_mechanism_spec(PG_ARGISNULL(0) ? NULL : PG_GETARG_TEXT_PP(0), spec, sizeof(spec));
+	if (!(isfinite(sensitivity) && sensitivity > 0))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("sensitivity must be a finite number greater than 0"),
+				 errhint("Pass the largest absolute value one row can contribute, in (0, infinity).")));
+	dpagg_calibrate_cached(spec, epsilon, delta, dpagg_release_sensitivity(sensitivity), &cal);
+	if (dpagg_describe(&cal, json, sizeof(json), &err) != DPAGG_OK)
+		dpagg_report(&err);
+	/* The core describes the calibration; say which sensitivity the caller asked for. */
+	full = psprintf("{\"requested_sensitivity\": %.17g, %s", sensitivity, json + 1);
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	tupdesc = BlessTupleDesc(tupdesc);
+	values[0] = CStringGetTextDatum(cal.spec);
+	values[1] = Float8GetDatum(cal.scale);
+	values[2] = Float8GetDatum(cal.l1);
+	values[3] = Float8GetDatum(cal.l2);
+	values[4] = DirectFunctionCall1(jsonb_in, CStringGetDatum(full));
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}
+
+PG_FUNCTION_INFO_V1(dpagg_mechanisms_sql);
+Datum
+dpagg_mechanisms_sql(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	int			n = dpagg_mechanism_count();
+	int			i;
+
+	InitMaterializedSRF(fcinfo, 0);
+	for (i = 0; i < n; i++)
+	{
+		dpagg_mechanism_info info;
+		Datum		values[4];
+		bool		nulls[4] = {false, false, false, false};
+
+		if (dpagg_mechanism_get(i, &info) != DPAGG_OK)
+			elog(ERROR, "dpagg: could not list mechanism %d", i);
+		values[0] = CStringGetTextDatum(info.name);
+		values[1] = CStringGetTextDatum(info.guarantee);
+		values[2] = BoolGetDatum(info.accepts_zero_delta != 0);
+		values[3] = CStringGetTextDatum(info.summary);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	return (Datum) 0;
+}
