@@ -155,7 +155,8 @@ arg_float8(FunctionCallInfo fcinfo, int i, const char *name)
 	if (PG_ARGISNULL(i))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s must not be NULL", name)));
+				 errmsg("%s must not be NULL", name),
+				 errhint("Pass a number.")));
 	return PG_GETARG_FLOAT8(i);
 }
 

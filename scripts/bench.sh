@@ -1,0 +1,198 @@
+#!/usr/bin/env bash
+# Benchmark: dpagg's aggregates against PostgreSQL's native ones, on the same table in one run.
+#
+#   scripts/bench.sh [ROWS]          ROWS defaults to 5000000
+#
+# A benchmark command, not a test: it prints a table and exits 0 whatever the ratios are.
+# It needs dpagg built and installed in the local PostgreSQL 15 already (scripts/build.sh, or
+# scripts/test.sh, or `make && make install` as root); it installs nothing itself.
+#
+# Unless PGPORT is set, it runs itself inside a throw-away cluster (`pg_virtualenv -t -v 15`; -t
+# gives it a private directory, so it does not collide with a test run's cluster), tuned
+# for a small machine (2 cores, 24 GiB): shared_buffers=1GB, work_mem=64MB, fsync off (the data
+# is throw-away), JIT off.  With PGPORT set it uses that server and database as they are (the
+# table dpagg_bench is created there and dropped at the end; the extension is created if absent).
+#
+# Method: a table of ROWS rows (x bigint, y double precision, g integer with 1000 groups) is
+# filled, VACUUM (FREEZE, ANALYZE)d and read into shared buffers.  Each query is timed on the
+# server with EXPLAIN (ANALYZE, TIMING OFF, SUMMARY ON): its "Execution Time" (no planning, no
+# client transfer, no per-node clock reads).  Every native/dp pair gets one untimed warm-up run of
+# each, then BENCH_REPS timed runs of each, alternating native-dp, dp-native, ... to cancel
+# drift; the table shows the medians.  Everything runs twice: with parallelism off
+# (max_parallel_workers_per_gather = 0) and with BENCH_WORKERS parallel workers.
+#
+# Environment: BENCH_REPS (default 7), BENCH_WORKERS (default 2), BENCH_CSV=file (also write
+# every single measurement there as CSV).
+set -euo pipefail
+
+ROWS=${1:-5000000}
+REPS=${BENCH_REPS:-7}
+WORKERS=${BENCH_WORKERS:-2}
+TARGET=1.10
+if [ -n "${BENCH_CSV:-}" ]; then BENCH_CSV=$(realpath -m "$BENCH_CSV"); export BENCH_CSV; fi
+
+for v in ROWS REPS WORKERS; do
+  if ! [[ ${!v} =~ ^[0-9]+$ ]] || [ "${!v}" -lt 1 ]; then
+    echo "bench.sh: $v must be a positive integer (got '${!v}')" >&2
+    echo "usage: scripts/bench.sh [ROWS]   (env: BENCH_REPS, BENCH_WORKERS, BENCH_CSV)" >&2
+    exit 2
+  fi
+done
+
+# ---- run inside a throw-away cluster unless a server was given --------------------------------
+if [ -z "${DPAGG_BENCH_INSIDE:-}" ] && [ -z "${PGPORT:-}" ]; then
+  if ! command -v pg_virtualenv >/dev/null; then
+    echo "bench.sh: pg_virtualenv not found (package postgresql-common); run scripts/install-deps.sh" >&2
+    exit 1
+  fi
+  export DPAGG_BENCH_INSIDE=1
+  self=$(readlink -f "$0")
+  exec pg_virtualenv -t -v 15 \
+    -o shared_buffers=1GB -o work_mem=64MB -o effective_cache_size=16GB \
+    -o max_worker_processes=8 -o max_parallel_workers=8 \
+    -o fsync=off -o synchronous_commit=off -o full_page_writes=off \
+    -o max_wal_size=8GB -o checkpoint_timeout=1h -o autovacuum=off -o jit=off \
+    "$self" "$@"
+fi
+
+PSQL=(psql -X -q -v ON_ERROR_STOP=1)
+sqlfile=$(mktemp "${TMPDIR:-/tmp}/dpagg-bench.XXXXXX.sql")
+trap 'rm -f "$sqlfile"' EXIT
+
+if ! "${PSQL[@]}" -c "CREATE EXTENSION IF NOT EXISTS dpagg" >/dev/null; then
+  echo "bench.sh: cannot create extension dpagg; build and install it first:" >&2
+  echo "          scripts/build.sh   (or scripts/test.sh, or make && make install as root)" >&2
+  exit 1
+fi
+
+cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -1)
+mem=$(awk '/^MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo 2>/dev/null || true)
+
+# ---- the queries: label | native | dp ---------------------------------------------------------
+# All on the same table; dp parameters are constants (epsilon 1.0, delta 1e-6, bounds [0, 1000]:
+# the data lie inside the bounds, so clamping changes nothing).
+QUERIES=(
+  "sum(bigint)|SELECT sum(x) FROM dpagg_bench|SELECT dp_sum(x, 1.0, 1e-6, 0, 1000) FROM dpagg_bench"
+  "sum(bigint), sensitivity form|SELECT sum(x) FROM dpagg_bench|SELECT dp_sum(x, 1.0, 1e-6, 1000) FROM dpagg_bench"
+  "avg(bigint)|SELECT avg(x) FROM dpagg_bench|SELECT dp_avg(x, 1.0, 1e-6, 0, 1000) FROM dpagg_bench"
+  "count(bigint)|SELECT count(x) FROM dpagg_bench|SELECT dp_count(x, 1.0, 1e-6) FROM dpagg_bench"
+  "sum(double)|SELECT sum(y) FROM dpagg_bench|SELECT dp_sum(y, 1.0, 1e-6, 0, 1000) FROM dpagg_bench"
+  "sum(double), sensitivity form|SELECT sum(y) FROM dpagg_bench|SELECT dp_sum(y, 1.0, 1e-6, 1000) FROM dpagg_bench"
+  "avg(double)|SELECT avg(y) FROM dpagg_bench|SELECT dp_avg(y, 1.0, 1e-6, 0, 1000) FROM dpagg_bench"
+  "count(double)|SELECT count(y) FROM dpagg_bench|SELECT dp_count(y, 1.0, 1e-6) FROM dpagg_bench"
+  "count(*)|SELECT count(*) FROM dpagg_bench|SELECT dp_count(1.0, 1e-6) FROM dpagg_bench"
+  "sum(bigint) GROUP BY g (1000 groups)|SELECT g, sum(x) FROM dpagg_bench GROUP BY g|SELECT g, dp_sum(x, 1.0, 1e-6, 0, 1000) FROM dpagg_bench GROUP BY g"
+)
+
+# ---- generate the SQL script ------------------------------------------------------------------
+{
+  cat <<SQL
+SET client_min_messages = warning;
+SET jit = off;
+SET work_mem = '64MB';
+\\echo == dpagg benchmark: $ROWS rows, $REPS runs per query and mode, median ==
+\\echo machine: $(nproc) cores${cpu:+, $cpu}${mem:+, $mem RAM}; load average at start: $(cut -d' ' -f1-3 /proc/loadavg)
+SELECT format('server: %s; dpagg %s; shared_buffers %s; work_mem %s; max_parallel_workers %s',
+              split_part(version(), ' on ', 1),
+              (SELECT extversion FROM pg_extension WHERE extname = 'dpagg'),
+              current_setting('shared_buffers'), current_setting('work_mem'),
+              current_setting('max_parallel_workers')) AS info \\gset
+\\echo :info
+
+\\echo -- creating the table ($ROWS rows) ...
+DROP TABLE IF EXISTS dpagg_bench;
+CREATE TABLE dpagg_bench (x bigint, y double precision, g integer);
+SELECT setseed(0.25) \\g /dev/null
+INSERT INTO dpagg_bench
+  SELECT floor(random() * 1001)::bigint, random() * 1000, (i % 1000)::integer
+  FROM generate_series(1, $ROWS) AS i;
+ALTER TABLE dpagg_bench SET (parallel_workers = $WORKERS);
+VACUUM (FREEZE, ANALYZE) dpagg_bench;
+CHECKPOINT;
+SELECT pg_size_pretty(pg_relation_size('dpagg_bench')) AS tsize \\gset
+\\echo -- table size :tsize; warming the cache ...
+DO \$\$
+BEGIN
+  CREATE EXTENSION IF NOT EXISTS pg_prewarm;
+  PERFORM pg_prewarm('dpagg_bench');
+EXCEPTION WHEN OTHERS THEN
+  RAISE NOTICE 'pg_prewarm unavailable (%); warming by scans only', SQLERRM;
+END
+\$\$;
+SELECT count(*), sum(x), sum(y) FROM dpagg_bench \\g /dev/null
+SELECT count(*), sum(x), sum(y) FROM dpagg_bench \\g /dev/null
+
+-- Server-side time of one query: EXPLAIN ANALYZE's "Execution Time" without per-node timing,
+-- and the number of parallel workers launched (0 when none).
+CREATE FUNCTION pg_temp.bench_ms(q text, OUT ms double precision, OUT workers integer)
+LANGUAGE plpgsql AS \$f\$
+DECLARE
+  plan jsonb;
+BEGIN
+  EXECUTE 'EXPLAIN (ANALYZE, TIMING OFF, SUMMARY ON, FORMAT JSON) ' || q INTO plan;
+  ms := (plan -> 0 ->> 'Execution Time')::double precision;
+  workers := coalesce((SELECT max(w::text::integer)
+                         FROM jsonb_path_query(plan, 'lax \$.**."Workers Launched"') AS w), 0);
+END
+\$f\$;
+CREATE TEMP TABLE bench_results (
+  mode text, ord integer, query text, variant text, rep integer,
+  ms double precision, workers integer);
+
+SQL
+
+  modes=("serial:0" "parallel:$WORKERS")
+  for m in "${modes[@]}"; do
+    mode=${m%%:*}; wpg=${m#*:}
+    echo "SET max_parallel_workers_per_gather = $wpg;"
+    echo "\\echo -- timing, $mode (max_parallel_workers_per_gather = $wpg) ..."
+    ord=0
+    for entry in "${QUERIES[@]}"; do
+      ord=$((ord + 1))
+      IFS='|' read -r label native dp <<<"$entry"
+      # warm-up: once each, untimed
+      echo "SELECT pg_temp.bench_ms(\$q\$$native\$q\$) \\g /dev/null"
+      echo "SELECT pg_temp.bench_ms(\$q\$$dp\$q\$) \\g /dev/null"
+      for rep in $(seq 1 "$REPS"); do
+        if [ $((rep % 2)) -eq 1 ]; then order="native dp"; else order="dp native"; fi
+        for variant in $order; do
+          if [ "$variant" = native ]; then q=$native; else q=$dp; fi
+          echo "INSERT INTO bench_results SELECT '$mode', $ord, \$l\$$label\$l\$, '$variant', $rep, ms, workers FROM pg_temp.bench_ms(\$q\$$q\$q\$);"
+        done
+      done
+    done
+  done
+
+  cat <<SQL
+
+\\echo
+\\pset border 2
+\\pset footer off
+\\pset null ''
+SELECT r.mode,
+       r.query,
+       round(r.native::numeric, 1) AS "native ms",
+       round(r.dp::numeric, 1)     AS "dp ms",
+       round((r.dp / r.native)::numeric, 3) AS "dp/native",
+       CASE WHEN r.dp / r.native <= $TARGET THEN 'ok' ELSE 'ABOVE' END AS "<= ${TARGET}x",
+       r.workers AS "workers n/dp"
+FROM (
+  SELECT mode, ord, query,
+         percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) FILTER (WHERE variant = 'native') AS native,
+         percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) FILTER (WHERE variant = 'dp') AS dp,
+         max(workers) FILTER (WHERE variant = 'native') || '/' ||
+           max(workers) FILTER (WHERE variant = 'dp') AS workers
+  FROM bench_results
+  GROUP BY mode, ord, query
+) AS r
+ORDER BY r.mode DESC, r.ord;
+\\echo target: <= ${TARGET}x native
+SQL
+
+  if [ -n "${BENCH_CSV:-}" ]; then
+    echo "\\copy (SELECT mode, query, variant, rep, ms, workers FROM bench_results ORDER BY mode DESC, ord, rep, variant) TO '${BENCH_CSV}' WITH (FORMAT csv, HEADER)"
+  fi
+  echo "DROP TABLE dpagg_bench;"
+} >"$sqlfile"
+
+"${PSQL[@]}" -f "$sqlfile"

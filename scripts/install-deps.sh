@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs what dpagg needs to build and test on Debian 12 (bookworm): PostgreSQL 15 with its
+# server headers and pg_virtualenv, g++, Boost.Math and GoogleTest.  Idempotent.
+set -euo pipefail
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+PACKAGES=(postgresql-15 postgresql-server-dev-15 postgresql-common postgresql-client-15
+          g++ make libboost-math-dev libgtest-dev)
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "dpagg: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The whole test suite: installs dependencies, builds, runs the C++ unit tests of the core, then
+# the pg_regress suite in a throwaway PostgreSQL 15 cluster (pg_virtualenv).
+# Ends with one line "N passed, N failed".
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh
+scripts/build.sh
+export PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
+mkdir -p build
+passed=0; failed=0; status=0
+
+echo "== unit tests (GoogleTest) =="
+if make -s unit PG_CONFIG="$PG_CONFIG" 2>&1 | tee build/unit.log; then :; else status=1; fi
+n=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' build/unit.log | tail -1)
+f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' build/unit.log | tail -1)
+passed=$((passed + ${n:-0})); failed=$((failed + ${f:-0}))
+if [ "$status" -ne 0 ] && [ -z "$f" ]; then failed=$((failed + 1)); fi
+
+echo "== SQL tests (pg_regress) =="
+rstatus=0
+pg_virtualenv -v 15 make -s installcheck PG_CONFIG="$PG_CONFIG" 2>&1 | tee build/regress.log || rstatus=1
+if [ "$rstatus" -ne 0 ]; then
+  status=1
+  [ -f build/regress/regression.diffs ] && cat build/regress/regression.diffs
+fi
+# pg_regress prints "ok" / "FAILED" per test
+rp=$(grep -cE '^ok |^test .* \.\.\. ok|^ +[0-9a-z_]+ +\.\.\. ok' build/regress.log || true)
+rf=$(grep -cE 'FAILED|failed \(ignored\)' build/regress.log || true)
+if [ "$rstatus" -ne 0 ] && [ "$rf" -eq 0 ]; then rf=1; fi
+passed=$((passed + rp)); failed=$((failed + rf))
+
+echo "$passed passed, $failed failed"
+exit $status

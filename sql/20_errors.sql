@@ -1,0 +1,63 @@
+-- Bad input: a clear ERROR with SQLSTATE 22023 and a hint, never a crash, a NaN or a default.
+-- Each case is run on a non-empty and on an empty table (where no row ever reaches the
+-- transition function).
+SELECT t AS tbl, q, expect_error(format(q, t)) AS error
+FROM (VALUES
+  -- epsilon
+  ($$SELECT dp_sum(x, 0, 1e-5, 10) FROM %s$$),
+  ($$SELECT dp_sum(x, -1, 1e-5, 10) FROM %s$$),
+  ($$SELECT dp_sum(x, 'NaN', 1e-5, 10) FROM %s$$),
+  ($$SELECT dp_sum(x, 'Infinity', 1e-5, 10) FROM %s$$),
+  ($$SELECT dp_sum(x, NULL, 1e-5, 10) FROM %s$$),
+  -- delta
+  ($$SELECT dp_sum(x, 1, -1e-5, 10) FROM %s$$),
+  ($$SELECT dp_sum(x, 1, 1, 10) FROM %s$$),
+  ($$SELECT dp_sum(x, 1, 'NaN', 10) FROM %s$$),
+  ($$SELECT dp_sum(x, 1, 0, 10) FROM %s$$),
+  ($$SELECT dp_sum(x, 1, 0, 10, 'classic_gaussian') FROM %s$$),
+  -- sensitivity and bounds
+  ($$SELECT dp_sum(x, 1, 1e-5, 0) FROM %s$$),
+  ($$SELECT dp_sum(x, 1, 1e-5, -3) FROM %s$$),
+  ($$SELECT dp_sum(x, 1, 1e-5, 'NaN') FROM %s$$),
+  ($$SELECT dp_sum(x, 1, 1e-5, 'Infinity') FROM %s$$),
+  ($$SELECT dp_sum(x, 1, 1e-5, 10, 5) FROM %s$$),
+  ($$SELECT dp_sum(x, 1, 1e-5, '-Infinity', 5) FROM %s$$),
+  ($$SELECT dp_sum(x, 1, 1e-5, 0, 'NaN'::float8) FROM %s$$),
+  ($$SELECT dp_sum(x, 1, 1e-5, 0, 0) FROM %s$$),
+  ($$SELECT dp_avg(x, 1, 1e-5, 5, 5) FROM %s$$),
+  ($$SELECT dp_avg(x, 1, 1e-5, 10, 0) FROM %s$$),
+  -- mechanisms
+  ($$SELECT dp_sum(x, 1, 1e-5, 10, 'no_such_mechanism') FROM %s$$),
+  ($$SELECT dp_sum(x, 1, 1e-5, 10, 'laplace(k=3)') FROM %s$$),
+  ($$SELECT dp_sum(x, 1, 1e-5, 10, 'laplace(') FROM %s$$),
+  ($$SELECT dp_sum(x, 1, 1e-5, 10, NULL) FROM %s$$),
+  ($$SELECT dp_sum(x, 2, 1e-5, 10, 'classic_gaussian') FROM %s$$),
+  ($$SELECT dp_count(x, 2, 1e-5, 'classic_gaussian') FROM %s$$),
+  ($$SELECT dp_avg(x, 4, 1e-5, 0, 10, 'classic_gaussian') FROM %s$$),
+  -- parameters that vary per row
+  ($$SELECT dp_sum(x, CASE WHEN x > 5 THEN 10 ELSE 0.1 END, 1e-5, 10) FROM %s$$),
+  ($$SELECT dp_sum(x, 1, 1e-5, x) FROM %s$$),
+  ($$SELECT dp_sum(x, 1, 1e-5, 0, x) FROM %s$$),
+  ($$SELECT dp_avg(x, 1, 1e-5, 0, 10, CASE WHEN x > 5 THEN 'laplace' ELSE 'analytic_gaussian' END) FROM %s$$),
+  ($$SELECT dp_count(x, 1, random() * 1e-5) FROM %s$$),
+  ($$SELECT dp_count(1 + x, 1e-5) FROM %s$$),
+  -- window use
+  ($$SELECT dp_sum(x, 1, 1e-5, 10) OVER () FROM %s$$),
+  ($$SELECT dp_count(1, 1e-5) OVER (ORDER BY x) FROM %s$$)
+) AS cases(q), (VALUES ('(SELECT i4 AS x FROM dp_test) s'), ('dp_empty')) AS tables(t)
+ORDER BY q, t;
+
+-- The support functions cannot be called directly or reused by another aggregate: that could
+-- reveal an exact state or release noise outside dpagg's aggregates.
+SELECT expect_error($$SELECT dpagg_sum_final(NULL::dpagg_state)$$);
+SELECT expect_error($$SELECT dpagg_sum_trans_int4_s(NULL, 1, 1.0, 1e-5, 10)$$);
+CREATE AGGREGATE leak_sum(integer, float8, float8, float8) (
+  SFUNC = dpagg_sum_trans_int4_s, STYPE = dpagg_state);
+SELECT expect_error($$SELECT leak_sum(i4, 1.0, 1e-5, 100) FROM dp_test$$);
+DROP AGGREGATE leak_sum(integer, float8, float8, float8);
+
+-- dp_calibrate validates too.
+SELECT expect_error($$SELECT * FROM dp_calibrate('analytic_gaussian', 0, 1e-5, 1)$$);
+SELECT expect_error($$SELECT * FROM dp_calibrate('analytic_gaussian', 1, 1e-5, 0)$$);
+SELECT expect_error($$SELECT * FROM dp_calibrate('nope', 1, 1e-5, 1)$$);
+SELECT expect_error($$SELECT * FROM dp_calibrate('laplace', 1, NULL, 1)$$);
