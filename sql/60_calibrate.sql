@@ -26,3 +26,16 @@ SELECT bool_and(a.scale < c.scale) AS analytic_beats_classic
 FROM generate_series(1, 10) i,
      LATERAL dp_calibrate('analytic_gaussian', i / 10.0, 1e-6, 1) a,
      LATERAL dp_calibrate('classic_gaussian', i / 10.0, 1e-6, 1) c;
+
+-- The quasi-Gaussian (seed 000, Theorem 4.2): sigma = max(sigma1, sigma2) and its losses match the
+-- independent recomputation of the paper's grid (tests/data, docs/mixtures.md §8).
+SELECT eps, delta, round(scale::numeric, 6) AS sigma,
+       round((details->'parameters'->>'sigma1')::numeric, 6) AS sigma1,
+       round((details->'parameters'->>'sigma2')::numeric, 6) AS sigma2,
+       round(l1::numeric, 6) AS l1, round(l2::numeric, 6) AS l2
+FROM (VALUES (1.0::float8, 1e-5::float8), (5, 1e-5), (10, 1e-6), (1, 0.25), (10, 0.1)) v(eps, delta),
+     LATERAL dp_calibrate('quasi_gaussian', eps, delta, 1);
+-- At epsilon >= 5 it beats the analytic Gaussian in both losses.
+SELECT q.l1 < a.l1 AS l1_better, q.l2 < a.l2 AS l2_better
+FROM dp_calibrate('quasi_gaussian', 5, 1e-5) q, dp_calibrate('analytic_gaussian', 5, 1e-5) a;
+SELECT expect_error($$SELECT * FROM dp_calibrate('quasi_gaussian', 1, 0.5, 1)$$);

@@ -14,6 +14,7 @@ namespace dpagg {
 const Mechanism& laplace_mechanism();
 const Mechanism& classic_gaussian_mechanism();
 const Mechanism& analytic_gaussian_mechanism();
+const Mechanism& quasi_gaussian_mechanism();
 
 const std::vector<const Mechanism*>& all_mechanisms() {
   static const std::vector<const Mechanism*> list = {
@@ -21,6 +22,7 @@ const std::vector<const Mechanism*>& all_mechanisms() {
       &analytic_gaussian_mechanism(),
       &classic_gaussian_mechanism(),
       &laplace_mechanism(),
+      &quasi_gaussian_mechanism(),
   };
   return list;
 }
