@@ -24,6 +24,11 @@ PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
+# Header dependencies (PGXS tracks none without --enable-depend): rebuild on any header change.
+CORE_HDRS := $(wildcard src/core/*.h)
+$(CORE_OBJS): $(CORE_HDRS)
+$(GLUE_SRCS:.c=.o): $(CORE_HDRS) $(wildcard src/pg/*.h)
+
 # ---- C++ unit tests of the core (GoogleTest; no PostgreSQL involved) ----
 UNIT_SRCS := $(sort $(wildcard tests/unit/*.cpp))
 UNIT_BIN := build/unit_tests

@@ -13,7 +13,8 @@ FROM (VALUES
   ($$SELECT dp_sum(x, 1, -1e-5, 10) FROM %s$$),
   ($$SELECT dp_sum(x, 1, 1, 10) FROM %s$$),
   ($$SELECT dp_sum(x, 1, 'NaN', 10) FROM %s$$),
-  ($$SELECT dp_sum(x, 1, 0, 10) FROM %s$$),
+  ($$SELECT dp_sum(x, 1, 0, 10, 'analytic_gaussian') FROM %s$$),
+  ($$SELECT dp_sum(x, 1, 1e-5, 10, 'auto(objective=l3)') FROM %s$$),
   ($$SELECT dp_sum(x, 1, 0, 10, 'classic_gaussian') FROM %s$$),
   -- sensitivity and bounds
   ($$SELECT dp_sum(x, 1, 1e-5, 0) FROM %s$$),

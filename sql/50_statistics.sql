@@ -4,10 +4,10 @@
 -- noise scale; each check fails by chance with probability below 1e-6.
 CREATE TEMP TABLE releases AS
 SELECT g,
-       (SELECT dp_sum(i4, 1.0, 1e-5, 100) FROM dp_test WHERE g > 0) AS s_gauss,
+       (SELECT dp_sum(i4, 1.0, 1e-5, 100, 'analytic_gaussian') FROM dp_test WHERE g > 0) AS s_gauss,
        (SELECT dp_sum(i4, 1.0, 0, 100, 'laplace') FROM dp_test WHERE g > 0) AS s_laplace,
-       (SELECT dp_count(1.0, 1e-5) FROM dp_test WHERE g > 0) AS c_gauss,
-       (SELECT dp_avg(i4, 1.0, 1e-5, 0, 100) FROM dp_test WHERE g > 0) AS a_gauss,
+       (SELECT dp_count(1.0, 1e-5, 'analytic_gaussian') FROM dp_test WHERE g > 0) AS c_gauss,
+       (SELECT dp_avg(i4, 1.0, 1e-5, 0, 100, 'analytic_gaussian') FROM dp_test WHERE g > 0) AS a_gauss,
        (SELECT dp_sum(i4, 5.0, 0.1, 100, 'quasi_gaussian') FROM dp_test WHERE g > 0) AS s_quasi
 FROM generate_series(1, 200) g;
 

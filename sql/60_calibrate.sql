@@ -39,3 +39,23 @@ FROM (VALUES (1.0::float8, 1e-5::float8), (5, 1e-5), (10, 1e-6), (1, 0.25), (10,
 SELECT q.l1 < a.l1 AS l1_better, q.l2 < a.l2 AS l2_better
 FROM dp_calibrate('quasi_gaussian', 5, 1e-5) q, dp_calibrate('analytic_gaussian', 5, 1e-5) a;
 SELECT expect_error($$SELECT * FROM dp_calibrate('quasi_gaussian', 1, 0.5, 1)$$);
+
+-- auto: the candidate with the least expected loss (dpagg.objective), with every candidate listed.
+SHOW dpagg.objective;
+SELECT mechanism_name, details->>'requested' AS requested,
+       (SELECT string_agg(c->>'mechanism', ', ' ORDER BY c->>'mechanism')
+          FROM jsonb_array_elements(details->'candidates') c) AS candidates,
+       l2 = (SELECT min((c->>'l2')::float8) FROM jsonb_array_elements(details->'candidates') c) AS least_l2
+FROM dp_calibrate('auto', 1, 1e-5);
+SET dpagg.objective = 'l1';
+SELECT mechanism_name, details->>'requested' AS requested,
+       l1 = (SELECT min((c->>'l1')::float8) FROM jsonb_array_elements(details->'candidates') c) AS least_l1
+FROM dp_calibrate('auto', 1, 1e-5);
+RESET dpagg.objective;
+SELECT mechanism_name, details->>'requested' AS requested FROM dp_calibrate('auto(objective=l1)', 2, 0.2);
+-- delta = 0 leaves only pure-DP candidates.
+SELECT mechanism_name, jsonb_array_length(details->'candidates') AS n FROM dp_calibrate('auto', 1, 0);
+-- zCDP rho where it holds: Gaussian D^2/(2 sigma^2); Laplace (D/b)^2/2; none for the quasi-Gaussian.
+SELECT mechanism_name, round(rho::numeric, 6) AS rho
+FROM (VALUES ('analytic_gaussian'), ('laplace'), ('quasi_gaussian')) m(name),
+     LATERAL dp_calibrate(name, 1, 1e-5) ORDER BY 1;

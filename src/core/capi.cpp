@@ -4,10 +4,12 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <limits>
 #include <new>
 #include <sstream>
 #include <string>
 
+#include "auto.h"
 #include "dpagg_core.h"
 #include "errors.h"
 #include "registry.h"
@@ -117,10 +119,34 @@ int dpagg_describe(const dpagg_calibration* cal, char* buf, size_t buflen, dpagg
          << ": " << json_number(cal->params[i]);
     }
     js << "}, \"l1\": " << json_number(cal->l1) << ", \"l2\": " << json_number(cal->l2)
+       << ", \"rho\": " << json_number(m->zcdp_rho(*cal))
        << ", \"delta_certified\": " << json_number(cal->delta_bound)
-       << ", \"release_grid\": " << json_number(dpagg::release_grid(*cal)) << "}";
+       << ", \"release_grid\": " << json_number(dpagg::release_grid(*cal));
+    if (std::strcmp(cal->requested, cal->spec) != 0) {
+      js << ", \"requested\": " << json_string(cal->requested) << ", \"candidates\": [";
+      auto cands = dpagg::auto_candidates(
+          dpagg::PrivacyRequest{cal->epsilon, cal->delta, cal->sensitivity});
+      for (size_t i = 0; i < cands.size(); ++i) {
+        if (i) js << ", ";
+        js << "{\"mechanism\": " << json_string(cands[i].spec)
+           << ", \"l1\": " << json_number(cands[i].l1) << ", \"l2\": " << json_number(cands[i].l2)
+           << ", \"scale\": " << json_number(cands[i].scale) << "}";
+      }
+      js << "]";
+    }
+    js << "}";
     std::snprintf(buf, buflen, "%s", js.str().c_str());
   });
+}
+
+double dpagg_zcdp_rho(const dpagg_calibration* cal) {
+  double rho = std::numeric_limits<double>::quiet_NaN();
+  guarded(nullptr, [&] {
+    const auto& list = dpagg::all_mechanisms();
+    if (cal->mechanism >= 0 && static_cast<size_t>(cal->mechanism) < list.size())
+      rho = list[static_cast<size_t>(cal->mechanism)]->zcdp_rho(*cal);
+  });
+  return rho;
 }
 
 int dpagg_release(const dpagg_calibration* cal, __int128 quanta, double quantum, double* out,

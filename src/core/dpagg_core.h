@@ -45,7 +45,8 @@ typedef struct dpagg_error
  */
 typedef struct dpagg_calibration
 {
-	char		spec[DPAGG_MECH_SPEC_LEN];	/* canonical mechanism spec, e.g. "laplace" */
+	char		spec[DPAGG_MECH_SPEC_LEN];	/* canonical spec of the mechanism used, e.g. "laplace" */
+	char		requested[DPAGG_MECH_SPEC_LEN];	/* canonical spec asked for, e.g. "auto(objective=l2)" */
 	int32_t		mechanism;		/* index in the registry (valid only within this build) */
 	int32_t		nparams;
 	double		epsilon;
@@ -96,6 +97,9 @@ int			dpagg_describe(const dpagg_calibration *cal, char *buf, size_t buflen, dpa
  */
 int			dpagg_release(const dpagg_calibration *cal, __int128 quanta, double quantum,
 						  double *out, dpagg_error *err);
+
+/* rho of the calibrated noise where the mechanism is rho-zCDP, else NaN. */
+double		dpagg_zcdp_rho(const dpagg_calibration *cal);
 
 /* The sensitivity to calibrate with so that snapping to the release grid stays private. */
 double		dpagg_release_sensitivity(double sensitivity);

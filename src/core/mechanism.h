@@ -45,6 +45,12 @@ class Mechanism {
 
   // One draw of the noise.
   virtual double sample(const dpagg_calibration& cal, RandomSource& rng) const = 0;
+
+  // The zCDP parameter rho of the calibrated noise where the mechanism is rho-zCDP, else NaN.
+  virtual double zcdp_rho(const dpagg_calibration&) const;
+
+  // Whether `auto` may choose this mechanism.
+  virtual bool auto_candidate() const { return true; }
 };
 
 // Shared samplers.

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 
 #include "errors.h"
 
@@ -15,6 +16,7 @@ const Mechanism& laplace_mechanism();
 const Mechanism& classic_gaussian_mechanism();
 const Mechanism& analytic_gaussian_mechanism();
 const Mechanism& quasi_gaussian_mechanism();
+const Mechanism& auto_mechanism();
 
 const std::vector<const Mechanism*>& all_mechanisms() {
   static const std::vector<const Mechanism*> list = {
@@ -23,6 +25,7 @@ const std::vector<const Mechanism*>& all_mechanisms() {
       &classic_gaussian_mechanism(),
       &laplace_mechanism(),
       &quasi_gaussian_mechanism(),
+      &auto_mechanism(),
   };
   return list;
 }
@@ -131,6 +134,7 @@ dpagg_calibration calibrate(const std::string& spec, const PrivacyRequest& req) 
   dpagg_calibration cal;
   std::memset(&cal, 0, sizeof(cal));
   std::snprintf(cal.spec, sizeof(cal.spec), "%s", ps.canonical.c_str());
+  std::snprintf(cal.requested, sizeof(cal.requested), "%s", ps.canonical.c_str());
   cal.mechanism = ps.index;
   cal.epsilon = req.epsilon;
   cal.delta = req.delta;
@@ -141,6 +145,10 @@ dpagg_calibration calibrate(const std::string& spec, const PrivacyRequest& req) 
     throw Error(DPAGG_INTERNAL, std::string("calibration of ") + ps.mechanism->name() +
                                     " failed its certificate check");
   return cal;
+}
+
+double Mechanism::zcdp_rho(const dpagg_calibration&) const {
+  return std::numeric_limits<double>::quiet_NaN();
 }
 
 }  // namespace dpagg

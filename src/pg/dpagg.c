@@ -15,6 +15,13 @@
 PG_MODULE_MAGIC;
 
 char	   *dpagg_default_mechanism = NULL;
+int			dpagg_objective = DPAGG_OBJECTIVE_L2;
+
+static const struct config_enum_entry objective_options[] = {
+	{"l2", DPAGG_OBJECTIVE_L2, false},
+	{"l1", DPAGG_OBJECTIVE_L1, false},
+	{NULL, 0, false}
+};
 
 void		_PG_init(void);
 
@@ -43,12 +50,23 @@ _PG_init(void)
 							   "Noise mechanism used when a dpagg aggregate names none.",
 							   "Any name listed by dp_mechanisms(), optionally with options, e.g. laplace.",
 							   &dpagg_default_mechanism,
-							   "analytic_gaussian",
+							   "auto",
 							   PGC_USERSET,
 							   0,
 							   check_default_mechanism,
 							   NULL,
 							   NULL);
+	DefineCustomEnumVariable("dpagg.objective",
+							 "Expected loss that the auto mechanism minimises.",
+							 "l2: expected squared error (default); l1: expected absolute error.",
+							 &dpagg_objective,
+							 DPAGG_OBJECTIVE_L2,
+							 objective_options,
+							 PGC_USERSET,
+							 0,
+							 NULL,
+							 NULL,
+							 NULL);
 	MarkGUCPrefixReserved("dpagg");
 }
 
@@ -79,8 +97,10 @@ dpagg_report(const dpagg_error *err)
 void
 dpagg_mechanism_spec(text *arg, char *buf, size_t buflen)
 {
-	const char *src = dpagg_default_mechanism ? dpagg_default_mechanism : "analytic_gaussian";
+	const char *src = dpagg_default_mechanism ? dpagg_default_mechanism : "auto";
 	char	   *tmp = NULL;
+	char		canonical[DPAGG_MECH_SPEC_LEN];
+	dpagg_error err;
 
 	if (arg != NULL)
 		src = tmp = text_to_cstring(arg);
@@ -93,6 +113,11 @@ dpagg_mechanism_spec(text *arg, char *buf, size_t buflen)
 	strlcpy(buf, src, buflen);
 	if (tmp)
 		pfree(tmp);
+	/* auto without an objective takes it from dpagg.objective (fixed for the whole group). */
+	if (dpagg_validate_spec(buf, canonical, sizeof(canonical), &err) == DPAGG_OK &&
+		strcmp(canonical, "auto") == 0)
+		snprintf(buf, buflen, "auto(objective=%s)",
+				 dpagg_objective == DPAGG_OBJECTIVE_L1 ? "l1" : "l2");
 }
 
 /*
@@ -176,8 +201,9 @@ dpagg_calibrate_sql(PG_FUNCTION_ARGS)
 	dpagg_error err;
 	char		json[4096];
 	TupleDesc	tupdesc;
-	Datum		values[5];
-	bool		nulls[5] = {false, false, false, false, false};
+	Datum		values[6];
+	bool		nulls[6] = {false, false, false, false, false, false};
+	double		rho;
 	char	   *full;
 
 	dpagg_mechanism_spec(PG_ARGISNULL(0) ? NULL : PG_GETARG_TEXT_PP(0), spec, sizeof(spec));
@@ -199,7 +225,10 @@ dpagg_calibrate_sql(PG_FUNCTION_ARGS)
 	values[1] = Float8GetDatum(cal.scale);
 	values[2] = Float8GetDatum(cal.l1);
 	values[3] = Float8GetDatum(cal.l2);
-	values[4] = DirectFunctionCall1(jsonb_in, CStringGetDatum(full));
+	rho = dpagg_zcdp_rho(&cal);
+	values[4] = Float8GetDatum(rho);
+	nulls[4] = isnan(rho);
+	values[5] = DirectFunctionCall1(jsonb_in, CStringGetDatum(full));
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }
 

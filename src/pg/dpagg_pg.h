@@ -13,6 +13,11 @@
 /* GUC dpagg.default_mechanism */
 extern char *dpagg_default_mechanism;
 
+/* GUC dpagg.objective: what auto minimises */
+#define DPAGG_OBJECTIVE_L2 0
+#define DPAGG_OBJECTIVE_L1 1
+extern int	dpagg_objective;
+
 /* ereport(ERROR) for a core error; never returns. */
 extern void dpagg_report(const dpagg_error *err) pg_attribute_noreturn();
 

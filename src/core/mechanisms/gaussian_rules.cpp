@@ -27,6 +27,10 @@ class GaussianRule : public Mechanism {
   double sample(const dpagg_calibration& cal, RandomSource& rng) const override {
     return cal.scale * sample_standard_normal(rng);
   }
+  // N(0, sigma^2) on sensitivity D is rho-zCDP with rho = D^2/(2 sigma^2) (Bun & Steinke 2016).
+  double zcdp_rho(const dpagg_calibration& cal) const override {
+    return cal.sensitivity * cal.sensitivity / (2 * cal.scale * cal.scale);
+  }
 
  protected:
   static void finish(double sigma, const PrivacyRequest& req, dpagg_calibration& cal) {

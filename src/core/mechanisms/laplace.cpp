@@ -55,6 +55,12 @@ class Laplace final : public Mechanism {
   double sample(const dpagg_calibration& cal, RandomSource& rng) const override {
     return sample_laplace(cal.scale, rng);
   }
+
+  // Laplace(b) is (D/b)-DP, and eps-DP implies (eps^2/2)-zCDP (Bun & Steinke 2016, Prop. 3.3).
+  double zcdp_rho(const dpagg_calibration& cal) const override {
+    double e = cal.sensitivity / cal.scale;
+    return e * e / 2;
+  }
 };
 
 }  // namespace
