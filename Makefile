@@ -31,11 +31,15 @@ $(GLUE_SRCS:.c=.o): $(CORE_HDRS) $(wildcard src/pg/*.h)
 
 # ---- C++ unit tests of the core (GoogleTest; no PostgreSQL involved) ----
 UNIT_SRCS := $(sort $(wildcard tests/unit/*.cpp))
+UNIT_OBJS := $(patsubst tests/unit/%.cpp,build/unit/%.o,$(UNIT_SRCS))
 UNIT_BIN := build/unit_tests
 
-$(UNIT_BIN): $(UNIT_SRCS) $(CORE_OBJS) $(wildcard src/core/*.h tests/unit/*.h)
-	@mkdir -p build
-	$(CXX) -std=c++17 -O2 -Wall -Isrc/core -o $@ $(UNIT_SRCS) $(CORE_OBJS) -lgtest -lgtest_main -pthread -lm
+build/unit/%.o: tests/unit/%.cpp $(CORE_HDRS) $(wildcard tests/unit/*.h)
+	@mkdir -p build/unit
+	$(CXX) -std=c++17 -O2 -Wall -Isrc/core -c -o $@ $<
+
+$(UNIT_BIN): $(UNIT_OBJS) $(CORE_OBJS)
+	$(CXX) -o $@ $(UNIT_OBJS) $(CORE_OBJS) -lgtest -lgtest_main -pthread -lm
 
 .PHONY: unit
 unit: $(UNIT_BIN)

@@ -44,11 +44,11 @@ CREATE FUNCTION dpagg_avg_final(dpagg_state) RETURNS double precision
 FOOTER = """-- Calibration without release.
 CREATE FUNCTION dp_calibrate(
     mechanism text, epsilon double precision, delta double precision,
-    sensitivity double precision DEFAULT 1.0,
+    sensitivity double precision DEFAULT 1.0, integer_valued boolean DEFAULT false,
     OUT mechanism_name text, OUT scale double precision, OUT l1 double precision,
     OUT l2 double precision, OUT rho double precision, OUT details jsonb)
   AS 'MODULE_PATHNAME', 'dpagg_calibrate_sql' LANGUAGE C STABLE PARALLEL SAFE;
-COMMENT ON FUNCTION dp_calibrate(text, double precision, double precision, double precision) IS
+COMMENT ON FUNCTION dp_calibrate(text, double precision, double precision, double precision, boolean) IS
   'calibrate a mechanism (scale, expected absolute and squared error of its noise, zCDP rho where it holds); releases nothing';
 
 CREATE FUNCTION dp_mechanisms(

@@ -11,7 +11,7 @@ mkdir -p build
 passed=0; failed=0; status=0
 
 echo "== unit tests (GoogleTest) =="
-if make -s unit PG_CONFIG="$PG_CONFIG" 2>&1 | tee build/unit.log; then :; else status=1; fi
+if make -s -j"$(nproc)" unit PG_CONFIG="$PG_CONFIG" 2>&1 | tee build/unit.log; then :; else status=1; fi
 n=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' build/unit.log | tail -1)
 f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' build/unit.log | tail -1)
 passed=$((passed + ${n:-0})); failed=$((failed + ${f:-0}))

@@ -16,6 +16,17 @@
 #include "release.h"
 
 namespace {
+int (*g_should_stop)(void) = nullptr;
+}  // namespace
+
+namespace dpagg {
+void check_interrupt() {
+  if (g_should_stop != nullptr && g_should_stop() != 0)
+    throw Error(DPAGG_CANCELED, "canceling calibration on request");
+}
+}  // namespace dpagg
+
+namespace {
 
 void set_error(dpagg_error* err, int status, const char* message, const char* hint) {
   if (err == nullptr) return;
@@ -98,6 +109,14 @@ int dpagg_calibrate(const char* spec, double epsilon, double delta, double sensi
   });
 }
 
+int dpagg_calibrate_ex(const char* spec, double epsilon, double delta, double sensitivity,
+                       int integer_valued, dpagg_calibration* out, dpagg_error* err) {
+  return guarded(err, [&] {
+    *out = dpagg::calibrate(spec ? spec : "",
+                            dpagg::PrivacyRequest{epsilon, delta, sensitivity, integer_valued != 0});
+  });
+}
+
 int dpagg_describe(const dpagg_calibration* cal, char* buf, size_t buflen, dpagg_error* err) {
   return guarded(err, [&] {
     const auto& list = dpagg::all_mechanisms();
@@ -110,6 +129,8 @@ int dpagg_describe(const dpagg_calibration* cal, char* buf, size_t buflen, dpagg
        << ", \"epsilon\": " << json_number(cal->epsilon)
        << ", \"delta\": " << json_number(cal->delta)
        << ", \"sensitivity\": " << json_number(cal->sensitivity)
+       << ", \"K\": " << cal->modality
+       << ", \"integer_valued\": " << (cal->integer_valued ? "true" : "false")
        << ", \"parameters\": {";
     std::vector<std::string> names = m->param_names();
     for (int i = 0; i < cal->nparams && i < DPAGG_MAX_PARAMS; ++i) {
@@ -122,10 +143,12 @@ int dpagg_describe(const dpagg_calibration* cal, char* buf, size_t buflen, dpagg
        << ", \"rho\": " << json_number(m->zcdp_rho(*cal))
        << ", \"delta_certified\": " << json_number(cal->delta_bound)
        << ", \"release_grid\": " << json_number(dpagg::release_grid(*cal));
-    if (std::strcmp(cal->requested, cal->spec) != 0) {
-      js << ", \"requested\": " << json_string(cal->requested) << ", \"candidates\": [";
+    if (std::strcmp(cal->requested, cal->spec) != 0)
+      js << ", \"requested\": " << json_string(cal->requested);
+    if (std::strncmp(cal->requested, "auto", 4) == 0) {
+      js << ", \"candidates\": [";
       auto cands = dpagg::auto_candidates(
-          dpagg::PrivacyRequest{cal->epsilon, cal->delta, cal->sensitivity});
+          dpagg::PrivacyRequest{cal->epsilon, cal->delta, cal->sensitivity, cal->integer_valued != 0});
       for (size_t i = 0; i < cands.size(); ++i) {
         if (i) js << ", ";
         js << "{\"mechanism\": " << json_string(cands[i].spec)
@@ -160,6 +183,8 @@ int dpagg_release(const dpagg_calibration* cal, __int128 quanta, double quantum,
 double dpagg_release_sensitivity(double sensitivity) {
   return dpagg::release_sensitivity(sensitivity);
 }
+
+void dpagg_set_interrupt_check(int (*should_stop)(void)) { g_should_stop = should_stop; }
 
 int dpagg_secure_bytes(void* buf, size_t n, dpagg_error* err) {
   return guarded(err, [&] { dpagg::secure_bytes(buf, n); });

@@ -25,7 +25,8 @@ typedef enum dpagg_status
 	DPAGG_OK = 0,
 	DPAGG_INVALID_PARAMETER = 1,	/* 22023 invalid_parameter_value */
 	DPAGG_NOT_SUPPORTED = 2,		/* 0A000 feature_not_supported */
-	DPAGG_INTERNAL = 3				/* XX000 internal_error */
+	DPAGG_INTERNAL = 3,				/* XX000 internal_error */
+	DPAGG_CANCELED = 4				/* the host asked to stop (query cancel) */
 } dpagg_status;
 
 typedef struct dpagg_error
@@ -57,6 +58,8 @@ typedef struct dpagg_calibration
 	double		l1;				/* E|X| of the noise */
 	double		l2;				/* E[X^2] of the noise */
 	double		delta_bound;	/* certified upper bound on delta at epsilon */
+	int32_t		integer_valued;	/* calibrated for integer shifts 1..sensitivity only */
+	int32_t		modality;		/* K of a multi-Gaussian, else 0 */
 } dpagg_calibration;
 
 /* One mechanism's entry for listings. */
@@ -84,6 +87,11 @@ int			dpagg_validate_spec(const char *spec, char *canonical, size_t canonical_le
 int			dpagg_calibrate(const char *spec, double epsilon, double delta, double sensitivity,
 							dpagg_calibration *out, dpagg_error *err);
 
+/* As dpagg_calibrate, for an integer-valued query when integer_valued != 0 (the sensitivity must
+ * then be a whole number). */
+int			dpagg_calibrate_ex(const char *spec, double epsilon, double delta, double sensitivity,
+							   int integer_valued, dpagg_calibration *out, dpagg_error *err);
+
 /* Details of a calibration as a JSON object (NUL-terminated, truncated to buflen). */
 int			dpagg_describe(const dpagg_calibration *cal, char *buf, size_t buflen, dpagg_error *err);
 
@@ -103,6 +111,10 @@ double		dpagg_zcdp_rho(const dpagg_calibration *cal);
 
 /* The sensitivity to calibrate with so that snapping to the release grid stays private. */
 double		dpagg_release_sensitivity(double sensitivity);
+
+/* Install the function long computations poll; a non-zero answer makes them stop with
+ * DPAGG_CANCELED.  It must not long-jump. */
+void		dpagg_set_interrupt_check(int (*should_stop) (void));
 
 /* Fill buf with n bytes from the operating system's cryptographically secure generator. */
 int			dpagg_secure_bytes(void *buf, size_t n, dpagg_error *err);

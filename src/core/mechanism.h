@@ -20,6 +20,10 @@ struct PrivacyRequest {
   double epsilon;
   double delta;
   double sensitivity;
+  // The query takes integer values and sensitivity is an integer: neighbours differ by an integer
+  // in 1..sensitivity, so only those shifts need to be private.  Mechanisms whose privacy profile
+  // is monotone in the shift (Gaussian, Laplace) are unaffected.
+  bool integer_valued = false;
 };
 
 // Options of a mechanism spec such as "multi_gaussian(k=12)": key -> value text.

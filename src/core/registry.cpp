@@ -16,6 +16,7 @@ const Mechanism& laplace_mechanism();
 const Mechanism& classic_gaussian_mechanism();
 const Mechanism& analytic_gaussian_mechanism();
 const Mechanism& quasi_gaussian_mechanism();
+const Mechanism& multi_gaussian_mechanism();
 const Mechanism& auto_mechanism();
 
 const std::vector<const Mechanism*>& all_mechanisms() {
@@ -25,12 +26,18 @@ const std::vector<const Mechanism*>& all_mechanisms() {
       &classic_gaussian_mechanism(),
       &laplace_mechanism(),
       &quasi_gaussian_mechanism(),
+      &multi_gaussian_mechanism(),
       &auto_mechanism(),
   };
   return list;
 }
 
 namespace {
+
+constexpr double kMaxEpsilon = 1e9;
+constexpr double kMinDelta = 1e-290;
+constexpr double kMinSensitivity = 1e-150;
+constexpr double kMaxSensitivity = 1e150;
 
 std::string trim_lower(const std::string& s) {
   size_t b = 0, e = s.size();
@@ -118,14 +125,26 @@ void validate_request(const Mechanism& m, const PrivacyRequest& req) {
   if (!(std::isfinite(req.epsilon) && req.epsilon > 0))
     invalid("epsilon must be a finite number greater than 0",
             "Pass epsilon in (0, infinity), for example 1.0.");
+  if (req.epsilon > kMaxEpsilon)
+    invalid("epsilon must be at most 1e9",
+            "Pass epsilon in (0, 1e9]; beyond that no noise scale is meaningful.");
   if (!(req.delta >= 0 && req.delta < 1))  // also rejects NaN
     invalid("delta must be in [0, 1)", "Pass delta in (0, 1), typically well below 1/n, e.g. 1e-6.");
+  if (req.delta > 0 && req.delta < kMinDelta)
+    invalid("delta must be 0 or at least 1e-290",
+            "Pass delta = 0 (pure DP, laplace) or delta in [1e-290, 1).");
   if (req.delta == 0 && !m.accepts_zero_delta())
     invalid(std::string("mechanism ") + m.name() + " needs delta > 0",
             "Pass delta in (0, 1), or use the laplace mechanism for delta = 0.");
   if (!(std::isfinite(req.sensitivity) && req.sensitivity > 0))
     invalid("sensitivity must be a finite number greater than 0",
             "Pass the largest absolute value one row can contribute, in (0, infinity).");
+  if (req.sensitivity < kMinSensitivity || req.sensitivity > kMaxSensitivity)
+    invalid("sensitivity must be between 1e-150 and 1e150",
+            "Rescale the values (e.g. to other units) so that one row contributes at most 1e150.");
+  if (req.integer_valued && !(req.sensitivity == std::floor(req.sensitivity) && req.sensitivity <= 1e9))
+    invalid("an integer-valued query needs a whole-number sensitivity",
+            "Pass a sensitivity in 1, 2, 3, ... (at most 1e9), or integer_valued => false.");
 }
 
 dpagg_calibration calibrate(const std::string& spec, const PrivacyRequest& req) {
@@ -139,6 +158,7 @@ dpagg_calibration calibrate(const std::string& spec, const PrivacyRequest& req) 
   cal.epsilon = req.epsilon;
   cal.delta = req.delta;
   cal.sensitivity = req.sensitivity;
+  cal.integer_valued = req.integer_valued ? 1 : 0;
   ps.mechanism->calibrate(req, ps.options, cal);
   if (!(std::isfinite(cal.scale) && cal.scale > 0 && cal.delta_bound >= 0 &&
         cal.delta_bound <= req.delta && std::isfinite(cal.l1) && std::isfinite(cal.l2)))

@@ -52,19 +52,25 @@ double release(const dpagg_calibration& cal, __int128 quanta, double quantum, Ra
   const auto& mechs = all_mechanisms();
   if (cal.mechanism < 0 || static_cast<size_t>(cal.mechanism) >= mechs.size())
     throw Error(DPAGG_INTERNAL, "release: calibration names no known mechanism");
-  if (!(quantum > 0) || std::ldexp(1.0, std::ilogb(quantum)) != quantum)
-    throw Error(DPAGG_INTERNAL, "release: the quantum must be a power of two");
+  if (!(quantum > 0) || !std::isfinite(quantum) || std::ldexp(1.0, std::ilogb(quantum)) != quantum)
+    throw Error(DPAGG_INTERNAL, "release: the quantum must be a finite power of two");
   const double g = release_grid(cal);
   const int log2g = std::ilogb(g);
   const int log2q = std::ilogb(quantum);
 
   __int128 k;
   if (log2g >= log2q) {
-    k = round_half_even_div(quanta, static_cast<__int128>(1) << (log2g - log2q));
+    int shift = log2g - log2q;
+    // quanta / 2^shift rounds to 0 or +-1 once shift exceeds 126; clamp the divisor's exponent.
+    if (shift > 125) shift = 125;
+    k = round_half_even_div(quanta, static_cast<__int128>(1) << shift);
+    if (log2g - log2q > 125) k = 0;  // |quanta| < 2^127 is far below 2^shift: rounds to 0
   } else {
     int shift = log2q - log2g;
+    if (shift > 120)
+      throw Error(DPAGG_INTERNAL, "release: the true answer is out of the representable range");
     __int128 limit = (static_cast<__int128>(1) << (125 - shift));
-    if (shift > 120 || quanta >= limit || quanta <= -limit)
+    if (quanta >= limit || quanta <= -limit)
       throw Error(DPAGG_INTERNAL, "release: the true answer is out of the representable range");
     k = quanta * (static_cast<__int128>(1) << shift);
   }

@@ -41,7 +41,8 @@ typedef struct DpState
 	int32		vl_len_;		/* varlena header */
 	uint8		version;
 	uint8		kind;			/* DpKind */
-	uint8		pad[2];
+	uint8		integer_sum;	/* dp_sum of an integer type with whole-number bounds */
+	uint8		pad;
 	int64		count;			/* non-NULL values (or rows for dp_count(epsilon, delta)) */
 	uint64		sum_lo;			/* 128-bit sum of quanta, as two halves */
 	int64		sum_hi;
@@ -330,6 +331,19 @@ bad_bounds(const char *msg, const char *hint)
 			 errhint("%s", hint)));
 }
 
+/*
+ * The calibration for one release of this state.  Integer-valued answers are multiples of every
+ * release grid (a power of two <= 1/2 here), so they need no grid allowance on the sensitivity.
+ */
+static void
+calibration_for(const DpState *st, double epsilon, double delta, double sensitivity,
+				bool integer_valued, dpagg_calibration *cal)
+{
+	dpagg_calibrate_cached(st->mechanism, epsilon, delta,
+						   integer_valued ? sensitivity : dpagg_release_sensitivity(sensitivity),
+						   integer_valued, cal);
+}
+
 /* Fill a fresh state's parameters (validated) from the source. */
 static void
 init_parameters(DpState *st, const Layout *lo, ParamSource *src)
@@ -387,14 +401,23 @@ init_parameters(DpState *st, const Layout *lo, ParamSource *src)
 	}
 	dpagg_mechanism_spec(mech, st->mechanism, sizeof(st->mechanism));
 	st->inv_quantum = 1.0 / dpagg_quantum_for_bound(state_bound(st));
+	/* A sum of integers clamped to whole-number bounds changes by a whole number 0..D between
+	 * neighbours: mechanisms may calibrate for those shifts only (see dp_calibrate). */
+	st->integer_sum = (lo->kind == DP_SUM &&
+					   (lo->vtype == VT_INT2 || lo->vtype == VT_INT4 || lo->vtype == VT_INT8) &&
+					   st->lower == floor(st->lower) && st->upper == floor(st->upper) &&
+					   state_bound(st) <= 1e9) ? 1 : 0;
 
 	/* Validate everything now, so that bad input fails before any row is read. */
 	if (lo->kind == DP_AVG)
-		dpagg_calibrate_cached(st->mechanism, st->epsilon / 2, st->delta / 2,
-							   dpagg_release_sensitivity(state_bound(st)), &cal);
+	{
+		calibration_for(st, st->epsilon / 2, st->delta / 2, state_bound(st), false, &cal);
+		calibration_for(st, st->epsilon / 2, st->delta / 2, 1.0, true, &cal);
+	}
+	else if (lo->kind == DP_COUNT)
+		calibration_for(st, st->epsilon, st->delta, 1.0, true, &cal);
 	else
-		dpagg_calibrate_cached(st->mechanism, st->epsilon, st->delta,
-							   dpagg_release_sensitivity(state_bound(st)), &cal);
+		calibration_for(st, st->epsilon, st->delta, state_bound(st), st->integer_sum, &cal);
 }
 
 static DpState *
@@ -567,7 +590,8 @@ dpagg_combine(PG_FUNCTION_ARGS)
 	DpState    *b = (DpState *) PG_GETARG_POINTER(1);
 
 	(void) aggregate_context(fcinfo, a->kind);
-	if (a->kind != b->kind || a->epsilon != b->epsilon || a->delta != b->delta ||
+	if (a->kind != b->kind || a->integer_sum != b->integer_sum ||
+		a->epsilon != b->epsilon || a->delta != b->delta ||
 		a->lower != b->lower || a->upper != b->upper ||
 		strncmp(a->mechanism, b->mechanism, sizeof(a->mechanism)) != 0)
 		ereport(ERROR,
@@ -613,14 +637,13 @@ final_state(FunctionCallInfo fcinfo, int kind, DpState *empty)
 
 static double
 release(const DpState *st, double epsilon, double delta, double sensitivity,
-		__int128 quanta, double quantum)
+		bool integer_valued, __int128 quanta, double quantum)
 {
 	dpagg_calibration cal;
 	dpagg_error err;
 	double		out;
 
-	dpagg_calibrate_cached(st->mechanism, epsilon, delta, dpagg_release_sensitivity(sensitivity),
-						   &cal);
+	calibration_for(st, epsilon, delta, sensitivity, integer_valued, &cal);
 	if (dpagg_release(&cal, quanta, quantum, &out, &err) != DPAGG_OK)
 		dpagg_report(&err);
 	return out;
@@ -634,7 +657,7 @@ dpagg_sum_final(PG_FUNCTION_ARGS)
 	DpState    *st = final_state(fcinfo, DP_SUM, &empty);
 	double		bound = state_bound(st);
 
-	PG_RETURN_FLOAT8(release(st, st->epsilon, st->delta, bound, state_sum(st),
+	PG_RETURN_FLOAT8(release(st, st->epsilon, st->delta, bound, st->integer_sum, state_sum(st),
 							 dpagg_quantum_for_bound(bound)));
 }
 
@@ -642,7 +665,7 @@ dpagg_sum_final(PG_FUNCTION_ARGS)
 static double
 noisy_count(const DpState *st, double epsilon, double delta)
 {
-	double		c = rint(release(st, epsilon, delta, 1.0, (__int128) st->count, 1.0));
+	double		c = rint(release(st, epsilon, delta, 1.0, true, (__int128) st->count, 1.0));
 
 	return c < 0 ? 0 : c;
 }
@@ -671,7 +694,7 @@ dpagg_avg_final(PG_FUNCTION_ARGS)
 	DpState    *st = final_state(fcinfo, DP_AVG, &empty);
 	double		half = state_bound(st);
 	double		mid = st->lower / 2 + st->upper / 2;
-	double		s = release(st, st->epsilon / 2, st->delta / 2, half, state_sum(st),
+	double		s = release(st, st->epsilon / 2, st->delta / 2, half, false, state_sum(st),
 							dpagg_quantum_for_bound(half));
 	double		c = noisy_count(st, st->epsilon / 2, st->delta / 2);
 	double		avg = mid + s / (c < 1 ? 1 : c);
@@ -680,7 +703,8 @@ dpagg_avg_final(PG_FUNCTION_ARGS)
 }
 
 /* ------------------------------------------------------------------------------------------
- * dpagg_state I/O.  Text form: kind:version:count:sum_hi:sum_lo:eps:delta:lower:upper:mechanism
+ * dpagg_state I/O.  Text form:
+ * kind:version:integer_sum:count:sum_hi:sum_lo:eps:delta:lower:upper:mechanism
  * with hexadecimal floats, so that it round-trips exactly.
  */
 PG_FUNCTION_INFO_V1(dpagg_state_out);
@@ -689,8 +713,8 @@ dpagg_state_out(PG_FUNCTION_ARGS)
 {
 	DpState    *st = (DpState *) PG_DETOAST_DATUM(PG_GETARG_DATUM(0));
 
-	PG_RETURN_CSTRING(psprintf("%d:%d:" INT64_FORMAT ":" INT64_FORMAT ":" UINT64_FORMAT ":%a:%a:%a:%a:%s",
-							   st->kind, st->version, st->count, st->sum_hi, st->sum_lo,
+	PG_RETURN_CSTRING(psprintf("%d:%d:%d:" INT64_FORMAT ":" INT64_FORMAT ":" UINT64_FORMAT ":%a:%a:%a:%a:%s",
+							   st->kind, st->version, st->integer_sum, st->count, st->sum_hi, st->sum_lo,
 							   st->epsilon, st->delta, st->lower, st->upper, st->mechanism));
 }
 
@@ -715,18 +739,21 @@ dpagg_state_in(PG_FUNCTION_ARGS)
 	DpState    *st = new_state(CurrentMemoryContext);
 	int			kind,
 				version,
+				integer_sum,
 				consumed = 0;
 	long long	count,
 				hi;
 	unsigned long long lo;
 
-	if (sscanf(s, "%d:%d:%lld:%lld:%llu:%la:%la:%la:%la:%n", &kind, &version, &count, &hi, &lo,
-			   &st->epsilon, &st->delta, &st->lower, &st->upper, &consumed) < 9 || consumed == 0)
+	if (sscanf(s, "%d:%d:%d:%lld:%lld:%llu:%la:%la:%la:%la:%n", &kind, &version, &integer_sum,
+			   &count, &hi, &lo, &st->epsilon, &st->delta, &st->lower, &st->upper,
+			   &consumed) < 10 || consumed == 0 || (integer_sum != 0 && integer_sum != 1))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
 				 errmsg("invalid input syntax for type dpagg_state: \"%s\"", s)));
 	st->kind = (uint8) kind;
 	st->version = (uint8) version;
+	st->integer_sum = (uint8) integer_sum;
 	st->count = count;
 	st->sum_hi = hi;
 	st->sum_lo = lo;
@@ -745,6 +772,7 @@ dpagg_state_send(PG_FUNCTION_ARGS)
 	pq_begintypsend(&buf);
 	pq_sendbyte(&buf, st->version);
 	pq_sendbyte(&buf, st->kind);
+	pq_sendbyte(&buf, st->integer_sum);
 	pq_sendint64(&buf, st->count);
 	pq_sendint64(&buf, st->sum_hi);
 	pq_sendint64(&buf, (int64) st->sum_lo);
@@ -765,6 +793,7 @@ dpagg_state_recv(PG_FUNCTION_ARGS)
 
 	st->version = (uint8) pq_getmsgbyte(buf);
 	st->kind = (uint8) pq_getmsgbyte(buf);
+	st->integer_sum = (uint8) pq_getmsgbyte(buf);
 	st->count = pq_getmsgint64(buf);
 	st->sum_hi = pq_getmsgint64(buf);
 	st->sum_lo = (uint64) pq_getmsgint64(buf);

@@ -8,6 +8,7 @@
 #include <math.h>
 
 #include "funcapi.h"
+#include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/jsonb.h"
@@ -24,6 +25,13 @@ static const struct config_enum_entry objective_options[] = {
 };
 
 void		_PG_init(void);
+
+/* Polled by long calibrations; reading the flag never long-jumps. */
+static int
+should_stop(void)
+{
+	return InterruptPending ? 1 : 0;
+}
 
 static bool
 check_default_mechanism(char **newval, void **extra, GucSource source)
@@ -68,12 +76,16 @@ _PG_init(void)
 							 NULL,
 							 NULL);
 	MarkGUCPrefixReserved("dpagg");
+	dpagg_set_interrupt_check(should_stop);
 }
 
 void
 dpagg_report(const dpagg_error *err)
 {
 	int			code;
+
+	if (err->status == DPAGG_CANCELED)
+		CHECK_FOR_INTERRUPTS();	/* processes the cancel; back in C, so the long jump is safe */
 
 	switch (err->status)
 	{
@@ -82,6 +94,9 @@ dpagg_report(const dpagg_error *err)
 			break;
 		case DPAGG_NOT_SUPPORTED:
 			code = ERRCODE_FEATURE_NOT_SUPPORTED;
+			break;
+		case DPAGG_CANCELED:
+			code = ERRCODE_QUERY_CANCELED;
 			break;
 		default:
 			code = ERRCODE_INTERNAL_ERROR;
@@ -115,8 +130,8 @@ dpagg_mechanism_spec(text *arg, char *buf, size_t buflen)
 		pfree(tmp);
 	/* auto without an objective takes it from dpagg.objective (fixed for the whole group). */
 	if (dpagg_validate_spec(buf, canonical, sizeof(canonical), &err) == DPAGG_OK &&
-		strcmp(canonical, "auto") == 0)
-		snprintf(buf, buflen, "auto(objective=%s)",
+		(strcmp(canonical, "auto") == 0 || strcmp(canonical, "multi_gaussian") == 0))
+		snprintf(buf, buflen, "%s(objective=%s)", canonical,
 				 dpagg_objective == DPAGG_OBJECTIVE_L1 ? "l1" : "l2");
 }
 
@@ -132,6 +147,7 @@ typedef struct CacheEntry
 	double		epsilon,
 				delta,
 				sensitivity;
+	bool		integer_valued;
 	dpagg_calibration cal;
 } CacheEntry;
 static CacheEntry cache[CACHE_SLOTS];
@@ -152,21 +168,22 @@ cache_slot(const char *spec, double e, double d, double s)
 
 void
 dpagg_calibrate_cached(const char *spec, double epsilon, double delta, double sensitivity,
-					   dpagg_calibration *out)
+					   bool integer_valued, dpagg_calibration *out)
 {
-	uint32		slot = cache_slot(spec, epsilon, delta, sensitivity);
+	uint32		slot = (cache_slot(spec, epsilon, delta, sensitivity) + (integer_valued ? 1 : 0)) % CACHE_SLOTS;
 	CacheEntry *e = &cache[slot];
 	dpagg_error err;
 
 	if (e->valid && strcmp(e->spec, spec) == 0 && e->epsilon == epsilon &&
-		e->delta == delta && e->sensitivity == sensitivity)
+		e->delta == delta && e->sensitivity == sensitivity && e->integer_valued == integer_valued)
 	{
 		*out = e->cal;
 		return;
 	}
-	if (dpagg_calibrate(spec, epsilon, delta, sensitivity, out, &err) != DPAGG_OK)
+	if (dpagg_calibrate_ex(spec, epsilon, delta, sensitivity, integer_valued ? 1 : 0, out, &err) != DPAGG_OK)
 		dpagg_report(&err);
 	e->valid = true;
+	e->integer_valued = integer_valued;
 	strlcpy(e->spec, spec, sizeof(e->spec));
 	e->epsilon = epsilon;
 	e->delta = delta;
@@ -197,6 +214,7 @@ dpagg_calibrate_sql(PG_FUNCTION_ARGS)
 	double		epsilon = arg_float8(fcinfo, 1, "epsilon");
 	double		delta = arg_float8(fcinfo, 2, "delta");
 	double		sensitivity = arg_float8(fcinfo, 3, "sensitivity");
+	bool		integer_valued = PG_ARGISNULL(4) ? false : PG_GETARG_BOOL(4);
 	dpagg_calibration cal;
 	dpagg_error err;
 	char		json[4096];
@@ -212,7 +230,10 @@ dpagg_calibrate_sql(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("sensitivity must be a finite number greater than 0"),
 				 errhint("Pass the largest absolute value one row can contribute, in (0, infinity).")));
-	dpagg_calibrate_cached(spec, epsilon, delta, dpagg_release_sensitivity(sensitivity), &cal);
+	/* Integer-valued answers are never moved by the release grid: no grid allowance then. */
+	dpagg_calibrate_cached(spec, epsilon, delta,
+						   integer_valued ? sensitivity : dpagg_release_sensitivity(sensitivity),
+						   integer_valued, &cal);
 	if (dpagg_describe(&cal, json, sizeof(json), &err) != DPAGG_OK)
 		dpagg_report(&err);
 	/* The core describes the calibration; say which sensitivity the caller asked for. */

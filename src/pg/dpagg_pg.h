@@ -26,7 +26,8 @@ extern void dpagg_report(const dpagg_error *err) pg_attribute_noreturn();
  * inputs).  Errors are reported with ereport.
  */
 extern void dpagg_calibrate_cached(const char *spec, double epsilon, double delta,
-								   double sensitivity, dpagg_calibration *out);
+								   double sensitivity, bool integer_valued,
+								   dpagg_calibration *out);
 
 /* The text of a mechanism argument, or the GUC default when absent. */
 extern void dpagg_mechanism_spec(text *arg, char *buf, size_t buflen);

@@ -22,10 +22,11 @@ namespace {
 // Upper bound on the Laplace profile at eps for scale b, with rounding margin.
 double laplace_profile_bound(double b, double epsilon, double sensitivity) {
   double exponent = (epsilon - sensitivity / b) / 2.0;
-  // Rounding in the exponent is below a few ulps of (epsilon + D/b); charge 1e-15 of it.
-  double margin = 1e-15 * (epsilon + sensitivity / b);
-  if (exponent >= margin) return 0.0;  // b >= D/eps even after rounding: pure eps-DP
-  return std::max(0.0, -std::expm1(exponent)) + margin;
+  // Rounding in the exponent is below a few ulps of (epsilon + D/b): charge 1e-15 of it, which
+  // moves 1 - e^x by at most that much times e^x.
+  double slack = 1e-15 * (epsilon + sensitivity / b);
+  if (exponent >= slack) return 0.0;  // b >= D/eps even after rounding: pure eps-DP
+  return std::max(0.0, -std::expm1(exponent)) + slack * std::exp(std::min(exponent + slack, 0.0)) + 1e-300;
 }
 
 class Laplace final : public Mechanism {

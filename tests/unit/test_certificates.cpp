@@ -1,0 +1,291 @@
+// test_certificates.cpp — every calibration's privacy certificate re-checked by code paths
+// independent of src/core/gaussian.cpp and mechanisms/laplace.cpp:
+//
+//  (a) formula (Z-4) of the spec evaluated in 50-digit binary floating point
+//      (boost::multiprecision::cpp_bin_float_50, Boost's multiprecision erfc);
+//  (b) numerical quadrature, in long double, of the hockey-stick divergence
+//        delta(eps) = ∫ (p(x − Δ) − e^eps p(x))_+ dx
+//                   = ∫_{ℓ(x) > eps} p(x − Δ) (1 − e^{eps − ℓ(x)}) dx,
+//      ℓ(x) = log p(x − Δ) − log p(x) the privacy-loss function, its threshold located by
+//      bisection (no closed form for the tail probabilities is used).
+//
+// For each calibration: the profile at the returned scale is <= delta (feasible), the core's
+// certified delta_bound really bounds it, and the scale shrunk by 1e-9 relative is infeasible
+// (tight).
+#include <boost/math/quadrature/exp_sinh.hpp>
+#include <boost/math/quadrature/gauss_kronrod.hpp>
+#include <boost/math/special_functions/erf.hpp>
+#include <boost/multiprecision/cpp_bin_float.hpp>
+
+#include <cmath>
+#include <functional>
+#include <limits>
+
+#include "gaussian.h"
+#include "test_support.h"
+
+using dpagg_test::calibrate;
+using dpagg_test::rel_err;
+
+namespace {
+
+using mp = boost::multiprecision::cpp_bin_float_50;
+
+// ---- (a) (Z-4) in 50 digits: Φ(Δ/(2σ) − εσ/Δ) − e^ε Φ(−Δ/(2σ) − εσ/Δ), Φ(x) = erfc(−x/√2)/2.
+mp gaussian_delta_mp(double sigma_d, double eps_d, double sens_d) {
+  const mp sigma = sigma_d, eps = eps_d, sens = sens_d;
+  const mp sqrt2 = boost::multiprecision::sqrt(mp(2));
+  const mp u = sens / (2 * sigma), v = eps * sigma / sens;
+  auto Phi = [&](const mp& x) { return boost::math::erfc(-x / sqrt2) / 2; };
+  return Phi(u - v) - boost::multiprecision::exp(eps) * Phi(-u - v);
+}
+
+mp normal_upper_tail_mp(double x) {
+  return boost::math::erfc(mp(x) / boost::multiprecision::sqrt(mp(2))) / 2;
+}
+
+// ---- (b) hockey-stick quadrature.
+using LD = long double;
+struct LossModel {
+  std::function<LD(LD)> log_p;  // log density of the unshifted noise
+  std::function<LD(LD)> llr;    // ℓ(x) = log p(x − Δ) − log p(x), non-decreasing in x
+  LD shift;                     // Δ
+  LD scale;                     // a length scale of p (for brackets and the variable change)
+  std::vector<LD> kinks;        // points where the integrand is not smooth
+};
+
+struct Quad {
+  LD value;
+  LD err;  // the quadrature routines' own error estimates, summed
+};
+
+Quad hockey_stick(const LossModel& m, LD eps) {
+  // Locate x* = inf { x : ℓ(x) > eps } by bracketing and bisection.
+  LD hi = m.shift;
+  int guard = 0;
+  while (m.llr(hi) <= eps) {
+    hi += m.scale * std::ldexp(1.0L, std::min(guard, 60));
+    if (++guard > 200) return {0.0L, 0.0L};  // ℓ never exceeds eps: pure eps-DP, delta = 0
+  }
+  LD lo = hi - m.scale;
+  for (guard = 0; m.llr(lo) > eps; ++guard) {
+    lo -= m.scale * std::ldexp(1.0L, std::min(guard, 60));
+    if (guard > 200) return {1.0L, 0.0L};
+  }
+  for (int i = 0; i < 200 && hi - lo > 0; ++i) {
+    LD mid = lo + (hi - lo) / 2;
+    if (mid <= lo || mid >= hi) break;
+    (m.llr(mid) > eps ? hi : lo) = mid;
+  }
+  const LD xstar = hi;
+  // Integrand in u = (x − x*)/scale, written so that no cancellation occurs near x*.
+  auto f = [&](LD u) -> LD {
+    LD x = xstar + m.scale * u;
+    LD gap = eps - m.llr(x);  // <= 0 on the domain
+    if (gap >= 0) return 0.0L;
+    return m.scale * std::exp(m.log_p(x - m.shift)) * -std::expm1(gap);
+  };
+  LD total = 0.0L, start = 0.0L, err_total = 0.0L;
+  for (LD k : m.kinks) {
+    LD uk = (k - xstar) / m.scale;
+    if (uk <= start) continue;
+    LD err = 0;
+    total += boost::math::quadrature::gauss_kronrod<LD, 61>::integrate(f, start, uk, 8, 1e-17L, &err);
+    err_total += err;
+    start = uk;
+  }
+  boost::math::quadrature::exp_sinh<LD> tail;
+  LD err = 0, l1 = 0;
+  total += tail.integrate(f, start, std::numeric_limits<LD>::infinity(), 1e-17L, &err, &l1);
+  err_total += err;
+  return {total, err_total};
+}
+
+Quad gaussian_delta_quad(double sigma, double eps, double sens) {
+  const LD s = sigma, d = sens;
+  LossModel m;
+  m.log_p = [s](LD x) { return -x * x / (2 * s * s) - std::log(s * std::sqrt(2 * M_PIl)); };
+  m.llr = [s, d](LD x) { return d * (2 * x - d) / (2 * s * s); };
+  m.shift = d;
+  m.scale = s;
+  return hockey_stick(m, eps);
+}
+
+Quad laplace_delta_quad(double b_d, double eps, double sens) {
+  const LD b = b_d, d = sens;
+  LossModel m;
+  m.log_p = [b](LD x) { return -std::fabs(x) / b - std::log(2 * b); };
+  // (|x| − |x − Δ|)/b, evaluated piecewise (a clipped ramp).
+  m.llr = [b, d](LD x) { return x <= 0 ? -d / b : x >= d ? d / b : (2 * x - d) / b; };
+  m.shift = d;
+  m.scale = b;
+  m.kinks = {d};
+  return hockey_stick(m, eps);
+}
+
+const double kEps[] = {0.01, 0.1, 0.5, 1, 2, 5, 10, 20};
+const double kDelta[] = {1e-2, 1e-5, 1e-8, 1e-10};
+const double kSens[] = {1.0, 123.456};
+
+}  // namespace
+
+// The two independent evaluators agree with each other and with the spec's vectors.
+TEST(IndependentEvaluators, AgreeWithVectorsAndEachOther) {
+  // §6.2 S5 / §6.4 D6: (Z-4) at σ = 1, Δ = 1.
+  EXPECT_LT(rel_err(static_cast<double>(gaussian_delta_mp(1.0, 0.5, 1.0)), 0.23842170813), 1e-10);
+  EXPECT_LT(rel_err(static_cast<double>(gaussian_delta_mp(1.0, 1.0, 1.0)), 0.12693673751), 1e-10);
+  EXPECT_LT(rel_err(static_cast<double>(gaussian_delta_quad(1.0, 0.5, 1.0).value), 0.23842170813), 1e-10);
+  EXPECT_LT(rel_err(static_cast<double>(gaussian_delta_quad(1.0, 1.0, 1.0).value), 0.12693673751), 1e-10);
+  for (double s : {0.2, 1.0, 3.7, 40.0, 600.0})
+    for (double e : {0.01, 1.0, 10.0}) {
+      double a = static_cast<double>(gaussian_delta_mp(s, e, 1.0));
+      double q = static_cast<double>(gaussian_delta_quad(s, e, 1.0).value);
+      if (a > 1e-200) {
+        EXPECT_LT(rel_err(q, a), 1e-12) << "sigma=" << s << " eps=" << e;
+      }
+    }
+}
+
+TEST(IndependentEvaluators, LaplaceD1ByQuadrature) {
+  struct V { double b, eps, delta; };
+  const V vs[] = {{1, 0.5, 0.2211992169}, {1, 0.9, 0.0487705755}, {2, 0.1, 0.1812692469},
+                  {1.0 / 3.0, 2, 0.3934693403}};
+  for (const V& v : vs) {
+    double q = static_cast<double>(laplace_delta_quad(v.b, v.eps, 1.0).value);
+    EXPECT_LT(rel_err(q, v.delta), 1e-9) << "b=" << v.b << " eps=" << v.eps << " got " << q;
+    // and the closed form of §2.9 agrees with the quadrature
+    double closed = std::max(0.0, -std::expm1((v.eps - 1.0 / v.b) / 2));
+    EXPECT_LT(rel_err(q, closed), 1e-13);
+  }
+  // Pure DP at b = Δ/eps: nothing to integrate.
+  EXPECT_EQ(laplace_delta_quad(2.0, 0.5, 1.0).value, 0.0L);
+}
+
+// The core's Gaussian profile and its rounding-error bound versus 50-digit arithmetic.
+TEST(GaussianProfile, CertifiedUpperBoundCoversTrueValue) {
+  for (double e : {1e-3, 0.01, 0.1, 1.0, 5.0, 20.0, 100.0, 700.0}) {
+    for (double s : {0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 100.0, 1000.0, 30000.0}) {
+      mp truth = gaussian_delta_mp(s, e, 1.0);
+      if (truth < mp(1e-290)) continue;
+      dpagg::ProfileBound pb = dpagg::gaussian_profile(s, e, 1.0);
+      double t = static_cast<double>(truth);
+      EXPECT_GE(pb.upper, t) << "sigma=" << s << " eps=" << e;
+      EXPECT_LE(std::fabs(pb.value - t), pb.upper - pb.value) << "sigma=" << s << " eps=" << e;
+      // The bound is useful, not vacuous.
+      EXPECT_LT(pb.upper, t * (1 + 1e-5) + 1e-300) << "sigma=" << s << " eps=" << e;
+    }
+  }
+}
+
+TEST(GaussianProfile, TailFunctionsMatchMultiprecision) {
+  for (double x = -30.0; x <= 38.0; x += 0.37) {
+    double want = static_cast<double>(normal_upper_tail_mp(x));
+    // A few ulps, times the condition number of Q for a relative change of x (about x^2 + 1).
+    const double tol = 1e-14 + 4 * (x * x + 1) * std::numeric_limits<double>::epsilon();
+    EXPECT_LT(rel_err(dpagg::normal_upper_tail(x), want), tol) << "x=" << x;
+  }
+  for (double x : {-20.0, -1.0, 0.0, 0.5, 3.0, 10.0, 35.0, 35.4, 35.5, 40.0, 100.0, 1e3, 1e5, 1e7}) {
+    mp lq = boost::multiprecision::log(normal_upper_tail_mp(x));
+    double want = static_cast<double>(lq);
+    double got = dpagg::log_normal_upper_tail(x);
+    EXPECT_TRUE(std::isfinite(got)) << "x=" << x;
+    EXPECT_LE(std::fabs(got - want), 1e-13 * std::max(1.0, std::fabs(want))) << "x=" << x;
+  }
+  for (double z : {0.0, 0.1, 1.0, 5.0, 24.9, 25.0, 25.1, 30.0, 100.0, 1e3, 1e4}) {
+    mp zz = z;
+    mp want = boost::multiprecision::exp(zz * zz) * boost::math::erfc(zz);
+    EXPECT_LT(rel_err(dpagg::erfcx_nonneg(z), static_cast<double>(want)), 1e-13) << "z=" << z;
+  }
+  // Beyond the exponent range of the 50-digit type: 1/(z√π)·(1 − 1/(2z²)) <= erfcx(z) <= 1/(z√π).
+  for (double z : {1e6, 1e50, 1e150}) {
+    double lead = 1.0 / (z * std::sqrt(M_PI));
+    double got = dpagg::erfcx_nonneg(z);
+    EXPECT_LE(got, lead * (1 + 1e-15)) << "z=" << z;
+    EXPECT_GE(got, lead * (1 - 1 / (2 * z * z)) * (1 - 1e-15)) << "z=" << z;
+  }
+}
+
+// (Z-29) round trip: the profile at σ_OPT of Z20–Z28 equals the requested δ.
+TEST(AnalyticGaussianCertificate, RoundTripZ20toZ28) {
+  const double rows[][2] = {{1, 1e-5}, {0.1, 1e-5}, {0.5, 1e-5}, {1, 1e-6}, {2, 1e-6},
+                            {5, 1e-6}, {10, 1e-10}, {0.01, 1e-6}, {1, 0.05}};
+  for (const auto& r : rows) {
+    double s = calibrate("analytic_gaussian", r[0], r[1], 1.0).scale;
+    double d = static_cast<double>(gaussian_delta_mp(s, r[0], 1.0));
+    EXPECT_LE(d, r[1]);
+    EXPECT_LT(rel_err(d, r[1]), 1e-7) << "eps=" << r[0] << " delta=" << r[1];
+  }
+}
+
+TEST(AnalyticGaussianCertificate, FeasibleCertifiedAndTight) {
+  int n = 0;
+  for (double sens : kSens)
+    for (double e : kEps)
+      for (double d : kDelta) {
+        SCOPED_TRACE(testing::Message() << "eps=" << e << " delta=" << d << " sens=" << sens);
+        dpagg_calibration cal = calibrate("analytic_gaussian", e, d, sens);
+        const double s = cal.scale;
+        mp exact = gaussian_delta_mp(s, e, sens);
+        Quad quad = gaussian_delta_quad(s, e, sens);
+        EXPECT_LE(exact, mp(d));
+        EXPECT_LE(quad.value + quad.err, static_cast<LD>(d));
+        EXPECT_LE(exact, mp(cal.delta_bound)) << "the certified bound must bound the profile";
+        EXPECT_LE(cal.delta_bound, d);
+        // Tight: 1e-9 less noise is not private.
+        const double shrunk = s * (1 - 1e-9);
+        EXPECT_GT(gaussian_delta_mp(shrunk, e, sens), mp(d));
+        Quad qs = gaussian_delta_quad(shrunk, e, sens);
+        EXPECT_GT(qs.value - qs.err, static_cast<LD>(d));
+        ++n;
+      }
+  EXPECT_EQ(n, 64);
+}
+
+TEST(ClassicGaussianCertificate, FeasibleWhereAccepted) {
+  for (double sens : kSens)
+    for (double e : kEps)
+      for (double d : kDelta) {
+        if (e > 1) continue;
+        SCOPED_TRACE(testing::Message() << "eps=" << e << " delta=" << d << " sens=" << sens);
+        dpagg_calibration cal = calibrate("classic_gaussian", e, d, sens);
+        mp exact = gaussian_delta_mp(cal.scale, e, sens);
+        EXPECT_LE(exact, mp(d));
+        EXPECT_LE(exact, mp(cal.delta_bound));
+        Quad q = gaussian_delta_quad(cal.scale, e, sens);
+        EXPECT_LE(q.value + q.err, static_cast<LD>(d));
+      }
+}
+
+TEST(LaplaceCertificate, FeasibleCertifiedAndTight) {
+  int n = 0;
+  for (double sens : kSens)
+    for (double e : kEps)
+      for (double d : {0.0, 1e-2, 1e-5, 1e-8, 1e-10}) {
+        SCOPED_TRACE(testing::Message() << "eps=" << e << " delta=" << d << " sens=" << sens);
+        dpagg_calibration cal = calibrate("laplace", e, d, sens);
+        const double b = cal.scale;
+        Quad q = laplace_delta_quad(b, e, sens);
+        EXPECT_LE(q.value + q.err, static_cast<LD>(d));
+        EXPECT_LE(q.value + q.err, static_cast<LD>(cal.delta_bound));
+        EXPECT_LE(cal.delta_bound, d);
+        Quad qs = laplace_delta_quad(b * (1 - 1e-9), e, sens);
+        EXPECT_GT(qs.value - qs.err, static_cast<LD>(d));
+        ++n;
+      }
+  EXPECT_EQ(n, 80);
+}
+
+// Known weakness: gaussian_profile adds an absolute 1e-300 to its error bound
+// (src/core/gaussian.cpp, `+ 1e-300` in gaussian_profile), so for delta <= ~1e-299 the
+// certificate can only hold where the profile underflows, and sigma comes out far too large
+// (43% too large at delta = 1e-300, eps = 1).  delta is otherwise accepted down to any
+// positive value.
+TEST(AnalyticGaussianCertificate, TightForTinyDelta) {
+  for (double d : {1e-100, 1e-250, 1e-290}) {  // 1e-290 is the smallest delta accepted
+    SCOPED_TRACE(testing::Message() << "delta=" << d);
+    double s = calibrate("analytic_gaussian", 1.0, d, 1.0).scale;
+    EXPECT_LE(gaussian_delta_mp(s, 1.0, 1.0), mp(d));
+    EXPECT_GT(gaussian_delta_mp(s * (1 - 1e-6), 1.0, 1.0), mp(d))
+        << "sigma=" << s << " is not within 1e-6 of the least private sigma";
+  }
+}

@@ -1,0 +1,163 @@
+// test_support.h — helpers shared by the unit tests of the dpagg core.
+//
+// Test-only random sources (seeded, scripted) live here.  They exist so that the statistical
+// tests are deterministic; production code only ever uses SecureRandom.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "dpagg_core.h"
+#include "errors.h"
+#include "mechanism.h"
+#include "random.h"
+#include "registry.h"
+
+namespace dpagg_test {
+
+// A deterministic generator for tests: std::mt19937_64 with a fixed seed.  Never for production.
+class SeededRandom final : public dpagg::RandomSource {
+ public:
+  explicit SeededRandom(uint64_t seed) : gen_(seed) {}
+  uint64_t next_u64() override { return gen_(); }
+
+ private:
+  std::mt19937_64 gen_;
+};
+
+// Replays a fixed script of 64-bit words, then repeats its last word forever.
+class ScriptedRandom final : public dpagg::RandomSource {
+ public:
+  explicit ScriptedRandom(std::vector<uint64_t> words) : words_(std::move(words)) {}
+  uint64_t next_u64() override {
+    uint64_t v = words_[pos_];
+    if (pos_ + 1 < words_.size()) ++pos_;
+    return v;
+  }
+
+ private:
+  std::vector<uint64_t> words_;
+  size_t pos_ = 0;
+};
+
+inline double rel_err(double got, double want) { return std::fabs(got - want) / std::fabs(want); }
+
+// The registered mechanism a calibration refers to.
+inline const dpagg::Mechanism& mechanism_of(const dpagg_calibration& cal) {
+  return *dpagg::all_mechanisms().at(static_cast<size_t>(cal.mechanism));
+}
+
+inline dpagg_calibration calibrate(const std::string& spec, double eps, double delta, double sens) {
+  return dpagg::calibrate(spec, dpagg::PrivacyRequest{eps, delta, sens});
+}
+
+// ---- test data (tests/data/), found without reading anything outside the repository ----
+
+inline bool file_exists(const std::string& p) { return std::ifstream(p).good(); }
+
+// Locates tests/data/<name>: first next to this header's source directory (__FILE__, as given
+// to the compiler — relative to the repository root under `make unit`, or absolute), then
+// relative to the test binary (build/unit_tests -> ../tests/data).
+inline std::string data_path(const std::string& name) {
+  std::vector<std::string> candidates;
+  std::string here = __FILE__;  // .../tests/unit/test_support.h
+  size_t slash = here.find_last_of('/');
+  std::string unit_dir = slash == std::string::npos ? "." : here.substr(0, slash);
+  candidates.push_back(unit_dir + "/../data/" + name);
+  char exe[4096];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+  if (n > 0) {
+    exe[n] = '\0';
+    std::string e(exe);
+    size_t s = e.find_last_of('/');
+    if (s != std::string::npos) candidates.push_back(e.substr(0, s) + "/../tests/data/" + name);
+  }
+  candidates.push_back("tests/data/" + name);
+  for (const auto& c : candidates)
+    if (file_exists(c)) return c;
+  return candidates.front();
+}
+
+// A CSV file: '#' comment lines skipped, the first other line is the header.
+struct Csv {
+  std::vector<std::string> header;
+  std::vector<std::vector<std::string>> rows;
+  int column(const std::string& name) const {
+    for (size_t i = 0; i < header.size(); ++i)
+      if (header[i] == name) return static_cast<int>(i);
+    return -1;
+  }
+};
+
+inline std::vector<std::string> split_csv_line(const std::string& line) {
+  std::vector<std::string> out;
+  std::stringstream ss(line);
+  std::string cell;
+  while (std::getline(ss, cell, ',')) {
+    while (!cell.empty() && (cell.back() == '\r' || cell.back() == ' ')) cell.pop_back();
+    out.push_back(cell);
+  }
+  return out;
+}
+
+inline Csv read_csv(const std::string& path) {
+  Csv csv;
+  std::ifstream in(path);
+  std::string line;
+  bool have_header = false;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    if (!have_header) {
+      csv.header = split_csv_line(line);
+      have_header = true;
+    } else {
+      csv.rows.push_back(split_csv_line(line));
+    }
+  }
+  return csv;
+}
+
+// ---- statistics ----
+
+// Asymptotic Kolmogorov p-value of the KS statistic d for n draws (Stephens' correction).
+inline double ks_pvalue(double d, size_t n) {
+  double sn = std::sqrt(static_cast<double>(n));
+  double lambda = (sn + 0.12 + 0.11 / sn) * d;
+  if (lambda < 0.2) return 1.0;
+  double sum = 0.0;
+  for (int k = 1; k <= 100; ++k) {
+    double term = std::exp(-2.0 * k * k * lambda * lambda);
+    sum += (k % 2 == 1 ? term : -term);
+    if (term < 1e-18) break;
+  }
+  return std::min(1.0, std::max(0.0, 2.0 * sum));
+}
+
+// One-sample KS statistic of `xs` (sorted in place) against the continuous CDF `cdf`.
+template <typename Cdf>
+double ks_statistic(std::vector<double>& xs, Cdf cdf) {
+  std::sort(xs.begin(), xs.end());
+  const double n = static_cast<double>(xs.size());
+  double d = 0.0;
+  for (size_t i = 0; i < xs.size(); ++i) {
+    double f = cdf(xs[i]);
+    d = std::max(d, std::max(f - i / n, (i + 1) / n - f));
+  }
+  return d;
+}
+
+inline double normal_cdf(double x) { return 0.5 * std::erfc(-x / std::sqrt(2.0)); }
+inline double laplace_cdf(double x, double b) {
+  return x < 0 ? 0.5 * std::exp(x / b) : 1.0 - 0.5 * std::exp(-x / b);
+}
+
+}  // namespace dpagg_test
