@@ -65,7 +65,7 @@ FROM (VALUES ('analytic_gaussian'), ('laplace'), ('quasi_gaussian')) m(name),
 SELECT mechanism_name, (details->>'K')::int AS k,
        scale BETWEEN 0.3072939 AND 0.3072939 * 1.005 AS tight,
        (details->>'delta_certified')::float8 <= 1e-5 AS certified,
-       round(rho::numeric, 3) AS rho
+       abs(rho * 2 * scale * scale - 1) < 1e-6 AS rho_is_zcdp_of_sigma
 FROM dp_calibrate('multi_gaussian(k=10)', 2, 1e-5);
 -- Without k it chooses K; at epsilon >= 1 it halves (and more) the analytic Gaussian's error.
 SELECT m.mechanism_name, m.l2 < 0.5 * a.l2 AS l2_halved, m.l1 < 0.5 * a.l1 AS l1_halved

@@ -175,7 +175,7 @@ GaussLattice::Bound GaussLattice::envelope_bound(double a, double b, double tole
   // Breakpoints: kinks of G and a uniform step.
   std::vector<double> pts;
   pts.reserve(static_cast<size_t>((XR - XL) / (s / 8)) + 4 * K + 8);
-  const double h0 = s / 8;
+  const double h0 = s / 2;
   int n = static_cast<int>(std::ceil((XR - XL) / h0));
   for (int i = 0; i <= n; ++i) pts.push_back(XL + (XR - XL) * i / n);
   for (int k = -K; k <= K; ++k) {
@@ -185,6 +185,26 @@ GaussLattice::Bound GaussLattice::envelope_bound(double a, double b, double tole
   std::sort(pts.begin(), pts.end());
   pts.erase(std::unique(pts.begin(), pts.end()), pts.end());
 
+  // Screening: on a block [lo, hi], D < 0 everywhere if the sup of G (each envelope component at
+  // its nearest point) is below the inf of E f (each component at its farthest point).  Cells of
+  // such blocks need no further work.
+  auto block_negative = [&](double lo, double hi) -> bool {
+    double sup_g = 0, inf_f = 0;
+    int k_lo = std::max(-K, static_cast<int>(std::floor(lo - b - kWindow * s)));
+    int k_hi = std::min(K, static_cast<int>(std::ceil(hi - a + kWindow * s)));
+    for (int k = -K; k <= K; ++k) {
+      double wk = weight(k);
+      double y_lo = lo - k, y_hi = hi - k;
+      double far = std::max(std::fabs(y_lo), std::fabs(y_hi));
+      inf_f += wk * std::exp(-far * far * inv2s2);
+      if (k < k_lo || k > k_hi) continue;
+      double dmin = y_hi < a ? a - y_hi : (y_lo > b ? y_lo - b : 0.0);
+      sup_g += wk * std::exp(-dmin * dmin * inv2s2);
+    }
+    // Terms outside the window: each below e^-745 of a peak; 1e-300 covers them all.
+    return sup_g * c0_ * (1 + 1e-12) + 1e-300 < E * inf_f * c0_ * (1 - 1e-12);
+  };
+
   const double per_length = tolerance / (XR - XL);
   double total = tail, total_lower = 0;
   // Recursive refinement of one cell.
@@ -192,12 +212,34 @@ GaussLattice::Bound GaussLattice::envelope_bound(double a, double b, double tole
     double u, v;
     Val du, dv;
     int depth;
+    double m;  // curvature bound valid on [u, v] (a parent's bound is valid on its halves); < 0: unknown
   };
   std::vector<Cell> stack;
-  Val prev = eval(pts[0]);
+  // Mark the breakpoints that start a cell inside a provably negative block.
+  std::vector<char> skip(pts.size(), 0);
+  {
+    const double bw = s;
+    size_t i = 0;
+    while (i + 1 < pts.size()) {
+      size_t j = i;
+      while (j + 1 < pts.size() && pts[j + 1] - pts[i] <= bw) ++j;
+      if (j == i) j = i + 1;
+      if (block_negative(pts[i], pts[j]))
+        for (size_t t = i; t < j; ++t) skip[t] = 1;
+      i = j;
+    }
+  }
+  Val prev{0, 0};
+  bool have_prev = false;
   for (size_t i = 1; i < pts.size(); ++i) {
+    if (skip[i - 1]) {
+      have_prev = false;
+      continue;
+    }
+    if (!have_prev) prev = eval(pts[i - 1]);
     Val cur = eval(pts[i]);
-    stack.push_back({pts[i - 1], pts[i], prev, cur, 0});
+    have_prev = true;
+    stack.push_back({pts[i - 1], pts[i], prev, cur, 0, -1.0});
     prev = cur;
     while (!stack.empty()) {
       Cell c = stack.back();
@@ -207,7 +249,8 @@ GaussLattice::Bound GaussLattice::envelope_bound(double a, double b, double tole
       double e = std::max(c.du.err, c.dv.err);
       double quick = m_glob * h * h / 8 + e;
       if (c.du.d + quick <= 0 && c.dv.d + quick <= 0) continue;  // certainly no violation
-      double curv = curvature(c.u, c.v) * h * h / 8;
+      if (c.m < 0) c.m = curvature(c.u, c.v);
+      double curv = c.m * h * h / 8;
       double cc = curv + e;
       double upper = pos_linear_integral(c.du.d + cc, c.dv.d + cc, h);
       if (upper <= 0) continue;
@@ -216,8 +259,8 @@ GaussLattice::Bound GaussLattice::envelope_bound(double a, double b, double tole
       if (upper - lower > per_length * h && curv > e && h > 1e-12 * s && c.depth < 60) {
         double mid = 0.5 * (c.u + c.v);
         Val dm = eval(mid);
-        stack.push_back({c.u, mid, c.du, dm, c.depth + 1});
-        stack.push_back({mid, c.v, dm, c.dv, c.depth + 1});
+        stack.push_back({c.u, mid, c.du, dm, c.depth + 1, c.m});
+        stack.push_back({mid, c.v, dm, c.dv, c.depth + 1, c.m});
         continue;
       }
       total += upper;
@@ -385,7 +428,7 @@ MultiGaussianResult multi_gaussian_calibrate(double eps, double delta, int K, in
   res.worst_phi = g.approximate_sup().phi;
   // Certify slightly above the search value; widen on failure.
   const double sigma_ag = analytic_gaussian_sigma(eps, delta, 1.0);
-  for (double tau = 0.002; tau < 0.1; tau *= 2) {
+  for (double tau = 0.004; tau < 0.1; tau *= 2) {
     double s = std::max(s0 * (1 + tau), kSigmaFloor);
     if (s >= sigma_ag) break;
     int used = 0;
