@@ -8,7 +8,7 @@
 
 namespace dpagg {
 
-// Every implemented mechanism that accepts the request, calibrated.
-std::vector<dpagg_calibration> auto_candidates(const PrivacyRequest& req);
+// Every implemented mechanism that accepts the request, calibrated for the objective (l1 or l2).
+std::vector<dpagg_calibration> auto_candidates(const PrivacyRequest& req, bool l1);
 
 }  // namespace dpagg

@@ -117,6 +117,14 @@ int dpagg_calibrate_ex(const char* spec, double epsilon, double delta, double se
   });
 }
 
+int dpagg_check(const char* spec, double epsilon, double delta, double sensitivity,
+                int integer_valued, dpagg_error* err) {
+  return guarded(err, [&] {
+    dpagg::check(spec ? spec : "",
+                 dpagg::PrivacyRequest{epsilon, delta, sensitivity, integer_valued != 0});
+  });
+}
+
 int dpagg_describe(const dpagg_calibration* cal, char* buf, size_t buflen, dpagg_error* err) {
   return guarded(err, [&] {
     const auto& list = dpagg::all_mechanisms();
@@ -148,7 +156,8 @@ int dpagg_describe(const dpagg_calibration* cal, char* buf, size_t buflen, dpagg
     if (std::strncmp(cal->requested, "auto", 4) == 0) {
       js << ", \"candidates\": [";
       auto cands = dpagg::auto_candidates(
-          dpagg::PrivacyRequest{cal->epsilon, cal->delta, cal->sensitivity, cal->integer_valued != 0});
+          dpagg::PrivacyRequest{cal->epsilon, cal->delta, cal->sensitivity, cal->integer_valued != 0},
+          std::strstr(cal->requested, "objective=l1") != nullptr);
       for (size_t i = 0; i < cands.size(); ++i) {
         if (i) js << ", ";
         js << "{\"mechanism\": " << json_string(cands[i].spec)

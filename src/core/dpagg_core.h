@@ -92,6 +92,10 @@ int			dpagg_calibrate(const char *spec, double epsilon, double delta, double sen
 int			dpagg_calibrate_ex(const char *spec, double epsilon, double delta, double sensitivity,
 							   int integer_valued, dpagg_calibration *out, dpagg_error *err);
 
+/* Validate a request as dpagg_calibrate would, without calibrating (cheap). */
+int			dpagg_check(const char *spec, double epsilon, double delta, double sensitivity,
+						int integer_valued, dpagg_error *err);
+
 /* Details of a calibration as a JSON object (NUL-terminated, truncated to buflen). */
 int			dpagg_describe(const dpagg_calibration *cal, char *buf, size_t buflen, dpagg_error *err);
 

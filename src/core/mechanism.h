@@ -5,6 +5,7 @@
 // certified dpagg_calibration (plain data, cacheable by the glue) and samples its noise.
 #pragma once
 
+#include <limits>
 #include <map>
 #include <string>
 #include <vector>
@@ -42,6 +43,10 @@ class Mechanism {
   // Names of cal.params[0..nparams-1], for descriptions.
   virtual std::vector<std::string> param_names() const = 0;
 
+  // Refuse a request this mechanism cannot serve (dpagg::invalid), cheaply: called before any
+  // calibration, including where only validation is wanted (e.g. the first row of an aggregate).
+  virtual void validate(const PrivacyRequest&, const Options&) const {}
+
   // Calibrate: fill scale, params, l1, l2 and delta_bound (a certified upper bound on the
   // privacy profile at epsilon, which must be <= req.delta).  Throws dpagg::Error.
   virtual void calibrate(const PrivacyRequest& req, const Options& options,
@@ -55,6 +60,13 @@ class Mechanism {
 
   // Whether `auto` may choose this mechanism.
   virtual bool auto_candidate() const { return true; }
+
+  // A cheap estimate of the calibrated loss (l1 or l2), for mechanisms whose calibration is
+  // expensive; NaN when there is none.  `auto` skips calibrating a candidate whose estimate cannot
+  // beat the best loss found so far.  Affects only which mechanism is chosen, never privacy.
+  virtual double estimate_loss(const PrivacyRequest&, const Options&, bool /*l1*/) const {
+    return std::numeric_limits<double>::quiet_NaN();
+  }
 };
 
 // Shared samplers.

@@ -109,7 +109,6 @@ double pos_linear_integral(double p, double q, double h) {
 
 }  // namespace
 
-long g_evals = 0, g_curv = 0;
 GaussLattice::Bound GaussLattice::envelope_bound(double a, double b, double tolerance,
                                                  double stop_above) const {
   const double s = sigma_, inv2s2 = 1.0 / (2 * s * s), E = std::exp(eps_);
@@ -125,7 +124,6 @@ GaussLattice::Bound GaussLattice::envelope_bound(double a, double b, double tole
     double d, err;
   };
   auto eval = [&](double x) -> Val {
-    ++g_evals;
     double g = 0, f = 0;
     int k_lo = std::max(-K, static_cast<int>(std::floor(x - b - kWindow * s)));
     int k_hi = std::min(K, static_cast<int>(std::ceil(x - a + kWindow * s)));
@@ -145,7 +143,6 @@ GaussLattice::Bound GaussLattice::envelope_bound(double a, double b, double tole
 
   // Second-derivative bound on a cell without kinks inside.
   auto curvature = [&](double u, double v) -> double {
-    ++g_curv;
     const double c2 = c0_ / (s * s * s * s), c3 = c0_ / (s * s * s * s * s * s);
     double m = 0;
     int k_lo = std::max(-K, static_cast<int>(std::floor(u - 1 - kWindow * s)));
@@ -171,6 +168,51 @@ GaussLattice::Bound GaussLattice::envelope_bound(double a, double b, double tole
     return m;
   };
   const double m_glob = (1 + E) * c0_ / (s * s);
+
+  // D' at a point, with a rounding bound (for the monotonicity test of a cell).
+  auto eval_slope = [&](double x) -> Val {
+    double g = 0, f = 0, mag = 0;
+    int k_lo = std::max(-K, static_cast<int>(std::floor(x - b - kWindow * s)));
+    int k_hi = std::min(K, static_cast<int>(std::ceil(x - a + kWindow * s)));
+    for (int k = k_lo; k <= k_hi; ++k) {
+      double y = x - k;
+      double wk = weight(k);
+      if (y < a || y > b) {
+        double yy = y < a ? y - a : y - b;
+        double t = wk * yy * std::exp(-yy * yy * inv2s2);
+        g -= t;
+        mag += std::fabs(t);
+      }
+      double t = wk * y * std::exp(-y * y * inv2s2);
+      f -= t;
+      mag += E * std::fabs(t);
+    }
+    double scale = c0_ / (s * s);
+    return {(g - E * f) * scale, 1e-14 * mag * scale + 1e-300};
+  };
+  // Integral of n(x - mu) over [p, q], p <= q, accurate in the tails.
+  auto phi_diff = [&](double p, double q) {
+    double lo = p / s, hi = q / s;
+    if (lo >= 0) return normal_upper_tail(lo) - normal_upper_tail(hi);
+    if (hi <= 0) return normal_upper_tail(-hi) - normal_upper_tail(-lo);
+    return 1 - normal_upper_tail(-lo) - normal_upper_tail(hi);
+  };
+  // Exact integral of D over [p, q] inside one smooth cell, with a rounding bound.
+  auto integral = [&](double p, double q) -> Val {
+    double ig = 0, ifl = 0;
+    double mid = 0.5 * (p + q);
+    int k_lo = std::max(-K, static_cast<int>(std::floor(mid - b - kWindow * s)));
+    int k_hi = std::min(K, static_cast<int>(std::ceil(mid - a + kWindow * s)));
+    for (int k = k_lo; k <= k_hi; ++k) {
+      double wk = weight(k);
+      double yl = p - k, yh = q - k;
+      if (yh <= a) ig += wk * phi_diff(yl - a, yh - a);
+      else if (yl >= b) ig += wk * phi_diff(yl - b, yh - b);
+      else ig += wk * c0_ * (q - p);  // flat top of the envelope over this cell
+      ifl += wk * phi_diff(yl, yh);
+    }
+    return {ig - E * ifl, 1e-13 * (ig + E * ifl) + 1e-300};
+  };
 
   // Breakpoints: kinks of G and a uniform step.
   std::vector<double> pts;
@@ -255,6 +297,42 @@ GaussLattice::Bound GaussLattice::envelope_bound(double a, double b, double tole
       double upper = pos_linear_integral(c.du.d + cc, c.dv.d + cc, h);
       if (upper <= 0) continue;
       double lower = pos_linear_integral(c.du.d - cc, c.dv.d - cc, h);
+      // Refinement gains a factor 8 per halving (second order); when many halvings would be
+      // needed (small delta), closed forms are cheaper where the sign pattern is certain.
+      if (upper - lower > 1e5 * per_length * h) {
+        // (1) D >= chord - cc > 0 on the whole cell: the integral of D itself.
+        if (c.du.d - cc > 0 && c.dv.d - cc > 0) {
+          Val in = integral(c.u, c.v);
+          total += in.d + in.err;
+          total_lower += std::max(0.0, in.d - in.err);
+          continue;
+        }
+        // (2) D changes sign once: opposite signs at the ends and D' bounded away from 0
+        // (|D'(mid)| > M h / 2).  Bracket the crossing, integrate D exactly on the positive side
+        // and charge the bracket's width times the largest |D| it can hide.
+        bool up = c.du.d + e < 0 && c.dv.d - e > 0;
+        bool down = c.du.d - e > 0 && c.dv.d + e < 0;
+        if (up || down) {
+          Val sl = eval_slope(0.5 * (c.u + c.v));
+          if (std::fabs(sl.d) - sl.err > c.m * h / 2 && (sl.d > 0) == up) {
+            // TOMS 748 on D brackets the crossing; the computed D is exact to within its
+            // rounding bound, which can move the true crossing by err/|D'| beyond the bracket.
+            const double slope_min = std::fabs(sl.d) - sl.err - c.m * h / 2;
+            auto fn = [&](double x) { return eval(x).d; };
+            boost::uintmax_t iters = 40;
+            auto tolx = [&](double x, double y) { return std::fabs(x - y) <= 1e-12 * s; };
+            auto br = boost::math::tools::toms748_solve(fn, c.u, c.v, c.du.d, c.dv.d, tolx, iters);
+            double lo = std::max(c.u, br.first - 2 * e / slope_min);
+            double hi = std::min(c.v, br.second + 2 * e / slope_min);
+            // Positive side: [hi, v] if increasing, [u, lo] if decreasing.
+            Val in = up ? integral(hi, c.v) : integral(c.u, lo);
+            double slack = (hi - lo) * (std::fabs(sl.d) + c.m * h) * h + in.err;
+            total += std::max(0.0, in.d) + slack;
+            total_lower += std::max(0.0, in.d - in.err);
+            continue;
+          }
+        }
+      }
       // Halving helps only where the curvature term, not the rounding error, makes the slack.
       if (upper - lower > per_length * h && curv > e && h > 1e-12 * s && c.depth < 60) {
         double mid = 0.5 * (c.u + c.v);

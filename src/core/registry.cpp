@@ -147,9 +147,16 @@ void validate_request(const Mechanism& m, const PrivacyRequest& req) {
             "Pass a sensitivity in 1, 2, 3, ... (at most 1e9), or integer_valued => false.");
 }
 
+void check(const std::string& spec, const PrivacyRequest& req) {
+  ParsedSpec ps = parse_spec(spec);
+  validate_request(*ps.mechanism, req);
+  ps.mechanism->validate(req, ps.options);
+}
+
 dpagg_calibration calibrate(const std::string& spec, const PrivacyRequest& req) {
   ParsedSpec ps = parse_spec(spec);
   validate_request(*ps.mechanism, req);
+  ps.mechanism->validate(req, ps.options);
   dpagg_calibration cal;
   std::memset(&cal, 0, sizeof(cal));
   std::snprintf(cal.spec, sizeof(cal.spec), "%s", ps.canonical.c_str());

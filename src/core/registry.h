@@ -24,6 +24,9 @@ ParsedSpec parse_spec(const std::string& spec);
 // Validates the request (ranges of epsilon, delta, sensitivity) for the given mechanism.
 void validate_request(const Mechanism& m, const PrivacyRequest& req);
 
+// parse + validate, without calibrating (cheap).
+void check(const std::string& spec, const PrivacyRequest& req);
+
 // parse + validate + calibrate + certify (delta_bound <= delta is re-checked here).
 dpagg_calibration calibrate(const std::string& spec, const PrivacyRequest& req);
 

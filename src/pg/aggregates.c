@@ -344,11 +344,23 @@ calibration_for(const DpState *st, double epsilon, double delta, double sensitiv
 						   integer_valued, cal);
 }
 
+/* Validation only (cheap): what calibration_for would refuse, without calibrating. */
+static void
+check_release(const DpState *st, double epsilon, double delta, double sensitivity,
+			  bool integer_valued)
+{
+	dpagg_error err;
+
+	if (dpagg_check(st->mechanism, epsilon, delta,
+					integer_valued ? sensitivity : dpagg_release_sensitivity(sensitivity),
+					integer_valued ? 1 : 0, &err) != DPAGG_OK)
+		dpagg_report(&err);
+}
+
 /* Fill a fresh state's parameters (validated) from the source. */
 static void
 init_parameters(DpState *st, const Layout *lo, ParamSource *src)
 {
-	dpagg_calibration cal;
 	text	   *mech = NULL;
 
 	st->version = DPAGG_STATE_VERSION;
@@ -408,16 +420,20 @@ init_parameters(DpState *st, const Layout *lo, ParamSource *src)
 					   st->lower == floor(st->lower) && st->upper == floor(st->upper) &&
 					   state_bound(st) <= 1e9) ? 1 : 0;
 
-	/* Validate everything now, so that bad input fails before any row is read. */
+	/*
+	 * Validate everything now, so that bad input fails before any row is read.  Only validation:
+	 * the (possibly expensive) calibration happens once, in the final function, and not in every
+	 * parallel worker.
+	 */
 	if (lo->kind == DP_AVG)
 	{
-		calibration_for(st, st->epsilon / 2, st->delta / 2, state_bound(st), false, &cal);
-		calibration_for(st, st->epsilon / 2, st->delta / 2, 1.0, true, &cal);
+		check_release(st, st->epsilon / 2, st->delta / 2, state_bound(st), false);
+		check_release(st, st->epsilon / 2, st->delta / 2, 1.0, true);
 	}
 	else if (lo->kind == DP_COUNT)
-		calibration_for(st, st->epsilon, st->delta, 1.0, true, &cal);
+		check_release(st, st->epsilon, st->delta, 1.0, true);
 	else
-		calibration_for(st, st->epsilon, st->delta, state_bound(st), st->integer_sum, &cal);
+		check_release(st, st->epsilon, st->delta, state_bound(st), st->integer_sum);
 }
 
 static DpState *
@@ -473,10 +489,22 @@ check_same_row_parameters(FunctionCallInfo fcinfo, const Layout *lo, const DpSta
 static DpState *
 transition_state(FunctionCallInfo fcinfo, int kind, Layout **lo_out)
 {
-	MemoryContext cxt = aggregate_context(fcinfo, kind);
-	Layout	   *lo = get_layout(fcinfo, kind);
+	Layout	   *lo = (Layout *) fcinfo->flinfo->fn_extra;
+	MemoryContext cxt;
 	DpState    *st;
 
+	/*
+	 * Hot path: a state exists and this call site was verified on its first row (aggregate
+	 * context, our own aggregate, parameters free of column references and volatile functions,
+	 * hence the same for every row).
+	 */
+	if (likely(lo != NULL && lo->kind == kind && !PG_ARGISNULL(0)))
+	{
+		*lo_out = lo;
+		return (DpState *) PG_GETARG_POINTER(0);
+	}
+	cxt = aggregate_context(fcinfo, kind);
+	lo = get_layout(fcinfo, kind);
 	*lo_out = lo;
 	if (PG_ARGISNULL(0))
 	{

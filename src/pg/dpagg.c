@@ -30,7 +30,9 @@ void		_PG_init(void);
 static int
 should_stop(void)
 {
-	return InterruptPending ? 1 : 0;
+	/* Only a real cancel or termination: InterruptPending is also set by harmless events
+	 * (e.g. a parallel worker's message), which must not abort a calibration. */
+	return (QueryCancelPending || ProcDiePending) ? 1 : 0;
 }
 
 static bool

@@ -7,6 +7,7 @@
 // that refuses the request (e.g. classic_gaussian for epsilon > 1) is skipped.  The choice depends
 // only on public values (epsilon, delta, sensitivity, objective), so it reveals nothing.
 // Privacy: that of the chosen mechanism, whose calibration is returned unchanged.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -19,7 +20,13 @@
 
 namespace dpagg {
 
-std::vector<dpagg_calibration> auto_candidates(const PrivacyRequest& req) {
+std::string candidate_spec(const Mechanism& m, bool l1) {
+  const auto opts = m.option_names();
+  const bool has_objective = std::find(opts.begin(), opts.end(), "objective") != opts.end();
+  return std::string(m.name()) + (has_objective ? (l1 ? "(objective=l1)" : "(objective=l2)") : "");
+}
+
+std::vector<dpagg_calibration> auto_candidates(const PrivacyRequest& req, bool l1) {
   std::vector<dpagg_calibration> out;
   const auto& list = all_mechanisms();
   for (size_t i = 0; i < list.size(); ++i) {
@@ -27,7 +34,7 @@ std::vector<dpagg_calibration> auto_candidates(const PrivacyRequest& req) {
     if (!m->auto_candidate()) continue;
     if (req.delta == 0 && !m->accepts_zero_delta()) continue;
     try {
-      out.push_back(calibrate(m->name(), req));
+      out.push_back(calibrate(candidate_spec(*m, l1), req));
     } catch (const Error& e) {
       if (e.status() != DPAGG_INVALID_PARAMETER) throw;  // a real failure is not skipped
     }
@@ -57,17 +64,39 @@ class Auto final : public Mechanism {
   std::vector<std::string> option_names() const override { return {"objective"}; }
   std::vector<std::string> param_names() const override { return {}; }
 
+  void validate(const PrivacyRequest&, const Options& options) const override {
+    objective_is_l1(options);
+  }
   void calibrate(const PrivacyRequest& req, const Options& options,
                  dpagg_calibration& cal) const override {
     const bool l1 = objective_is_l1(options);
-    const dpagg_calibration* best = nullptr;
-    std::vector<dpagg_calibration> cands = auto_candidates(req);
-    for (const auto& c : cands) {
-      double v = l1 ? c.l1 : c.l2;
-      if (best == nullptr || v < (l1 ? best->l1 : best->l2)) best = &c;
+    auto loss = [&](const dpagg_calibration& c) { return l1 ? c.l1 : c.l2; };
+    // Mechanisms are tried in registry order (the cheap ones first); one that offers a cheap
+    // estimate of its loss is calibrated only if that estimate beats the best so far.  The
+    // estimate sits slightly below its certified loss, so this never skips a winner.
+    dpagg_calibration best_cal;
+    bool have = false;
+    for (const Mechanism* m : all_mechanisms()) {
+      if (!m->auto_candidate() || (req.delta == 0 && !m->accepts_zero_delta())) continue;
+      if (have) {
+        double est = m->estimate_loss(req, Options{}, l1);
+        if (!std::isnan(est) && est >= loss(best_cal)) continue;
+      }
+      dpagg_calibration c;
+      try {
+        c = dpagg::calibrate(candidate_spec(*m, l1), req);
+      } catch (const Error& e) {
+        if (e.status() != DPAGG_INVALID_PARAMETER) throw;  // a real failure is not skipped
+        continue;
+      }
+      if (!have || loss(c) < loss(best_cal)) {
+        best_cal = c;
+        have = true;
+      }
     }
-    if (best == nullptr)
+    if (!have)
       invalid("no mechanism accepts this epsilon and delta", "See dp_mechanisms().");
+    const dpagg_calibration* best = &best_cal;
     char requested[DPAGG_MECH_SPEC_LEN];
     std::memcpy(requested, cal.requested, sizeof(requested));
     cal = *best;

@@ -62,10 +62,12 @@ class ClassicGaussian final : public GaussianRule {
     return "Gaussian noise with sigma = sqrt(2 ln(1.25/delta)) sensitivity/epsilon "
            "(Dwork-Roth); only for epsilon <= 1";
   }
-  void calibrate(const PrivacyRequest& req, const Options&, dpagg_calibration& cal) const override {
+  void validate(const PrivacyRequest& req, const Options&) const override {
     if (req.epsilon > 1.0)
       invalid("classic_gaussian is not private for epsilon > 1",
               "Use epsilon <= 1, or the analytic_gaussian mechanism, which is exact for any epsilon.");
+  }
+  void calibrate(const PrivacyRequest& req, const Options&, dpagg_calibration& cal) const override {
     double sigma = std::sqrt(2.0 * std::log(1.25 / req.delta)) * req.sensitivity / req.epsilon;
     if (gaussian_profile(sigma, req.epsilon, req.sensitivity).upper > req.delta)
       invalid("classic_gaussian is not private at this epsilon and delta",

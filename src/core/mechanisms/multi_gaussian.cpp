@@ -57,8 +57,63 @@ bool objective_l1(const Options& options) {
   invalid("objective of multi_gaussian must be l1 or l2", "Write multi_gaussian(objective=l1).");
 }
 
+// The K with the least estimated loss (search phase, not certified) over a ladder of K.  Beyond
+// K_sat ~ ln(1/delta)/eps the outermost weight is below delta, sigma no longer falls with K and
+// the loss only grows, so the ladder stops there.
+int best_k(const PrivacyRequest& req, int shifts, bool l1, int k_cap, double* best_loss) {
+  // One-entry memo: auto asks for the estimate, then calibrates the same request.
+  struct Memo {
+    double eps = -1, delta = -1, sens = -1;
+    int shifts = -1, k_cap = -1;
+    bool l1 = false;
+    int K = 0;
+    double loss = 0;
+  };
+  static thread_local Memo memo;
+  if (memo.eps == req.epsilon && memo.delta == req.delta && memo.sens == req.sensitivity &&
+      memo.shifts == shifts && memo.k_cap == k_cap && memo.l1 == l1) {
+    if (best_loss) *best_loss = memo.loss;
+    return memo.K;
+  }
+  static const int ladder[] = {1, 2, 3, 4, 6, 8, 10, 12, 16, 20, 25, 30, 40};
+  const int k_sat = static_cast<int>(std::ceil(std::log(1 / req.delta) / req.epsilon)) + 2;
+  double best = INFINITY;
+  int K = 1;
+  for (int k : ladder) {
+    if (k > k_cap) break;
+    double s = multi_gaussian_search_sigma(req.epsilon, req.delta, k, shifts);
+    GaussLattice g(req.epsilon, k, s);
+    double loss = (l1 ? g.l1() : g.l2()) * (l1 ? req.sensitivity : req.sensitivity * req.sensitivity);
+    if (loss < best * (1 - 1e-6)) {
+      best = loss;
+      K = k;
+    }
+    if (k >= k_sat) break;
+  }
+  memo = Memo{req.epsilon, req.delta, req.sensitivity, shifts, k_cap, l1, K, best};
+  if (best_loss) *best_loss = best;
+  return K;
+}
+
 class MultiGaussian final : public Mechanism {
  public:
+  // The search-phase loss of the best K: a cheap estimate, slightly below the certified loss.
+  double estimate_loss(const PrivacyRequest& req, const Options& options, bool l1) const override {
+    if (req.epsilon > 700) return NAN;
+    const int fixed_k = parse_k(options);
+    const int shifts = (req.integer_valued && req.sensitivity <= kMaxIntegerShifts)
+                           ? static_cast<int>(req.sensitivity) : 0;
+    const int k_cap = std::max(1, std::min(kMaxK, static_cast<int>(700 / req.epsilon)));
+    if (fixed_k > 0) {
+      double s = multi_gaussian_search_sigma(req.epsilon, req.delta, std::min(fixed_k, k_cap), shifts);
+      GaussLattice g(req.epsilon, std::min(fixed_k, k_cap), s);
+      return l1 ? g.l1() * req.sensitivity : g.l2() * req.sensitivity * req.sensitivity;
+    }
+    double best = NAN;
+    best_k(req, shifts, l1, k_cap, &best);
+    return best;
+  }
+
   const char* name() const override { return "multi_gaussian"; }
   const char* summary() const override {
     return "multi-Gaussian mixture (Liu-Selvi-Wiesemann): 2K+1 Gaussians at multiples of the "
@@ -69,9 +124,13 @@ class MultiGaussian final : public Mechanism {
     return {"sigma", "K", "search_sigma", "certified_intervals"};
   }
 
-  void calibrate(const PrivacyRequest& req, const Options& options, dpagg_calibration& cal) const override {
+  void validate(const PrivacyRequest& req, const Options& options) const override {
     if (req.epsilon > 700)
       invalid("multi_gaussian supports epsilon up to 700", "Use laplace or analytic_gaussian.");
+    parse_k(options);
+    objective_l1(options);
+  }
+  void calibrate(const PrivacyRequest& req, const Options& options, dpagg_calibration& cal) const override {
     const int fixed_k = parse_k(options);
     const bool l1 = objective_l1(options);
     const double D = req.sensitivity;
@@ -79,20 +138,7 @@ class MultiGaussian final : public Mechanism {
     // Components beyond |k| eps > 700 weigh below e^-700: no K beyond that changes anything.
     const int k_cap = std::max(1, std::min(kMaxK, static_cast<int>(700 / req.epsilon)));
     int K = std::min(fixed_k, k_cap);
-    if (fixed_k == 0) {
-      static const int ladder[] = {1, 2, 3, 4, 6, 8, 10, 12, 16, 20, 25, 30, 40};
-      double best = INFINITY;
-      for (int k : ladder) {
-        if (k > k_cap) break;
-        double s = multi_gaussian_search_sigma(req.epsilon, req.delta, k, shifts);
-        GaussLattice g(req.epsilon, k, s);
-        double loss = l1 ? g.l1() : g.l2();
-        if (loss < best * (1 - 1e-6)) {
-          best = loss;
-          K = k;
-        }
-      }
-    }
+    if (fixed_k == 0) K = best_k(req, shifts, l1, k_cap, nullptr);
     MultiGaussianResult r = multi_gaussian_calibrate(req.epsilon, req.delta, K, shifts);
     GaussLattice g(req.epsilon, K, r.sigma);
     cal.scale = r.sigma * D;

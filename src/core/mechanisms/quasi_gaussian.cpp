@@ -201,11 +201,13 @@ class QuasiGaussian final : public Mechanism {
   }
   std::vector<std::string> param_names() const override { return {"sigma", "sigma1", "sigma2"}; }
 
-  void calibrate(const PrivacyRequest& req, const Options&, dpagg_calibration& cal) const override {
+  void validate(const PrivacyRequest& req, const Options&) const override {
     if (req.delta >= 0.5)
       invalid("quasi_gaussian needs delta < 0.5", "Pass delta in (0, 0.5).");
     if (req.epsilon > 700)
       invalid("quasi_gaussian supports epsilon up to 700", "Use laplace or analytic_gaussian.");
+  }
+  void calibrate(const PrivacyRequest& req, const Options&, dpagg_calibration& cal) const override {
     QuasiCalibration q = quasi_gaussian_calibrate(req.epsilon, req.delta);
     QuasiLosses l = quasi_gaussian_losses(req.epsilon, q.sigma);
     const double d = req.sensitivity;
