@@ -18,11 +18,18 @@
 # server with EXPLAIN (ANALYZE, TIMING OFF, SUMMARY ON): its "Execution Time" (no planning, no
 # client transfer, no per-node clock reads).  Every native/dp pair gets one untimed warm-up run of
 # each, then BENCH_REPS timed runs of each, alternating native-dp, dp-native, ... to cancel
-# drift; the table shows the medians.  Everything runs twice: with parallelism off
+# drift; the table shows the medians (and, as a check on a busy machine, the ratio of the
+# fastest runs: interference only ever adds time).  Everything runs twice: with parallelism off
 # (max_parallel_workers_per_gather = 0) and with BENCH_WORKERS parallel workers.
 #
 # Environment: BENCH_REPS (default 7), BENCH_WORKERS (default 2), BENCH_CSV=file (also write
-# every single measurement there as CSV).
+# every single measurement there as CSV), BENCH_MECHANISM=name (sets dpagg.default_mechanism for
+# the run, e.g. laplace; default: the extension's own default).
+#
+# Calibration is cached per backend, and the warm-up run fills that cache for the serial timings;
+# parallel workers are new processes for every query, so the parallel dp timings include each
+# worker's calibration (cheap for laplace, slow for certified mechanisms).  Run once with
+# BENCH_MECHANISM=laplace to see the per-row cost alone.
 set -euo pipefail
 
 ROWS=${1:-5000000}
@@ -30,11 +37,14 @@ REPS=${BENCH_REPS:-7}
 WORKERS=${BENCH_WORKERS:-2}
 TARGET=1.10
 if [ -n "${BENCH_CSV:-}" ]; then BENCH_CSV=$(realpath -m "$BENCH_CSV"); export BENCH_CSV; fi
+if ! [[ ${BENCH_MECHANISM:-} =~ ^[A-Za-z0-9_=,.()\ -]*$ ]]; then
+  echo "bench.sh: BENCH_MECHANISM has unexpected characters" >&2; exit 2
+fi
 
 for v in ROWS REPS WORKERS; do
   if ! [[ ${!v} =~ ^[0-9]+$ ]] || [ "${!v}" -lt 1 ]; then
     echo "bench.sh: $v must be a positive integer (got '${!v}')" >&2
-    echo "usage: scripts/bench.sh [ROWS]   (env: BENCH_REPS, BENCH_WORKERS, BENCH_CSV)" >&2
+    echo "usage: scripts/bench.sh [ROWS]   (env: BENCH_REPS, BENCH_WORKERS, BENCH_CSV, BENCH_MECHANISM)" >&2
     exit 2
   fi
 done
@@ -65,6 +75,7 @@ if ! "${PSQL[@]}" -c "CREATE EXTENSION IF NOT EXISTS dpagg" >/dev/null; then
   exit 1
 fi
 
+load0=$(cut -d' ' -f1-3 /proc/loadavg)
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -1)
 mem=$(awk '/^MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo 2>/dev/null || true)
 
@@ -90,11 +101,14 @@ QUERIES=(
 SET client_min_messages = warning;
 SET jit = off;
 SET work_mem = '64MB';
+${BENCH_MECHANISM:+SET dpagg.default_mechanism = '$BENCH_MECHANISM';}
+SELECT name FROM dp_mechanisms() LIMIT 1 \\g /dev/null
 \\echo == dpagg benchmark: $ROWS rows, $REPS runs per query and mode, median ==
-\\echo machine: $(nproc) cores${cpu:+, $cpu}${mem:+, $mem RAM}; load average at start: $(cut -d' ' -f1-3 /proc/loadavg)
-SELECT format('server: %s; dpagg %s; shared_buffers %s; work_mem %s; max_parallel_workers %s',
+\\echo machine: $(nproc) cores${cpu:+, $cpu}${mem:+, $mem RAM}; load average at start: $load0
+SELECT format('server: %s; dpagg %s (default mechanism %s); shared_buffers %s; work_mem %s; max_parallel_workers %s',
               split_part(version(), ' on ', 1),
               (SELECT extversion FROM pg_extension WHERE extname = 'dpagg'),
+              current_setting('dpagg.default_mechanism', true),
               current_setting('shared_buffers'), current_setting('work_mem'),
               current_setting('max_parallel_workers')) AS info \\gset
 \\echo :info
@@ -108,7 +122,10 @@ INSERT INTO dpagg_bench
   FROM generate_series(1, $ROWS) AS i;
 ALTER TABLE dpagg_bench SET (parallel_workers = $WORKERS);
 VACUUM (FREEZE, ANALYZE) dpagg_bench;
+-- CHECKPOINT needs superuser or pg_checkpoint on a given server: skip it there if refused.
+\\set ON_ERROR_STOP off
 CHECKPOINT;
+\\set ON_ERROR_STOP on
 SELECT pg_size_pretty(pg_relation_size('dpagg_bench')) AS tsize \\gset
 \\echo -- table size :tsize; warming the cache ...
 DO \$\$
@@ -124,7 +141,10 @@ SELECT count(*), sum(x), sum(y) FROM dpagg_bench \\g /dev/null
 
 -- Server-side time of one query: EXPLAIN ANALYZE's "Execution Time" without per-node timing,
 -- and the number of parallel workers launched (0 when none).
-CREATE FUNCTION pg_temp.bench_ms(q text, OUT ms double precision, OUT workers integer)
+-- A query that fails gives ms = NULL and its error message, and the run goes on (the medians
+-- are then over the runs that succeeded).
+CREATE FUNCTION pg_temp.bench_ms(q text, OUT ms double precision, OUT workers integer,
+                                 OUT error text)
 LANGUAGE plpgsql AS \$f\$
 DECLARE
   plan jsonb;
@@ -133,11 +153,21 @@ BEGIN
   ms := (plan -> 0 ->> 'Execution Time')::double precision;
   workers := coalesce((SELECT max(w::text::integer)
                          FROM jsonb_path_query(plan, 'lax \$.**."Workers Launched"') AS w), 0);
+EXCEPTION
+  WHEN query_canceled THEN
+    -- a real cancel (Ctrl-C, statement_timeout) stops the run; dpagg's own "canceling
+    -- calibration" without one is recorded like any other failure
+    IF SQLERRM NOT LIKE '%calibration%' THEN
+      RAISE;
+    END IF;
+    error := SQLERRM;
+  WHEN OTHERS THEN
+    error := SQLERRM;
 END
 \$f\$;
 CREATE TEMP TABLE bench_results (
   mode text, ord integer, query text, variant text, rep integer,
-  ms double precision, workers integer);
+  ms double precision, workers integer, error text, sql text);
 
 SQL
 
@@ -157,7 +187,7 @@ SQL
         if [ $((rep % 2)) -eq 1 ]; then order="native dp"; else order="dp native"; fi
         for variant in $order; do
           if [ "$variant" = native ]; then q=$native; else q=$dp; fi
-          echo "INSERT INTO bench_results SELECT '$mode', $ord, \$l\$$label\$l\$, '$variant', $rep, ms, workers FROM pg_temp.bench_ms(\$q\$$q\$q\$);"
+          echo "INSERT INTO bench_results SELECT '$mode', $ord, \$l\$$label\$l\$, '$variant', $rep, ms, workers, error, \$q\$$q\$q\$ FROM pg_temp.bench_ms(\$q\$$q\$q\$);"
         done
       done
     done
@@ -171,28 +201,40 @@ SQL
 \\pset null ''
 SELECT r.mode,
        r.query,
-       round(r.native::numeric, 1) AS "native ms",
-       round(r.dp::numeric, 1)     AS "dp ms",
+       coalesce(round(r.native::numeric, 1)::text, 'ERROR') AS "native ms",
+       coalesce(round(r.dp::numeric, 1)::text, 'ERROR')     AS "dp ms",
        round((r.dp / r.native)::numeric, 3) AS "dp/native",
-       CASE WHEN r.dp / r.native <= $TARGET THEN 'ok' ELSE 'ABOVE' END AS "<= ${TARGET}x",
+       CASE WHEN r.dp / r.native <= $TARGET THEN 'ok' WHEN r.dp / r.native > $TARGET THEN 'ABOVE'
+            ELSE 'failed' END AS "<= ${TARGET}x",
+       round((r.dp_min / r.native_min)::numeric, 3) AS "ratio of mins",
        r.workers AS "workers n/dp"
 FROM (
   SELECT mode, ord, query,
          percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) FILTER (WHERE variant = 'native') AS native,
          percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) FILTER (WHERE variant = 'dp') AS dp,
-         max(workers) FILTER (WHERE variant = 'native') || '/' ||
-           max(workers) FILTER (WHERE variant = 'dp') AS workers
+         min(ms) FILTER (WHERE variant = 'native') AS native_min,
+         min(ms) FILTER (WHERE variant = 'dp') AS dp_min,
+         coalesce(max(workers) FILTER (WHERE variant = 'native')::text, '-') || '/' ||
+           coalesce(max(workers) FILTER (WHERE variant = 'dp')::text, '-') AS workers
   FROM bench_results
   GROUP BY mode, ord, query
 ) AS r
 ORDER BY r.mode DESC, r.ord;
+\\pset border 1
+\\pset tuples_only on
+SELECT format('failed: %s (%s, %s runs): %s', sql, mode, count(*), error)
+FROM bench_results WHERE error IS NOT NULL
+GROUP BY mode, sql, error ORDER BY mode DESC, sql;
+\\pset tuples_only off
 \\echo target: <= ${TARGET}x native
 SQL
 
   if [ -n "${BENCH_CSV:-}" ]; then
-    echo "\\copy (SELECT mode, query, variant, rep, ms, workers FROM bench_results ORDER BY mode DESC, ord, rep, variant) TO '${BENCH_CSV}' WITH (FORMAT csv, HEADER)"
+    echo "\\copy (SELECT mode, query, variant, rep, ms, workers, error FROM bench_results ORDER BY mode DESC, ord, rep, variant) TO '${BENCH_CSV}' WITH (FORMAT csv, HEADER)"
   fi
   echo "DROP TABLE dpagg_bench;"
 } >"$sqlfile"
 
 "${PSQL[@]}" -f "$sqlfile"
+# Other work on the machine inflates and scatters the timings: say how busy it was.
+echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg) (at start: $load0)"
