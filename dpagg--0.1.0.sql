@@ -33,7 +33,7 @@ CREATE FUNCTION dpagg_avg_final(dpagg_state) RETURNS double precision
 
 -- dp_sum: values clamped to [-sensitivity, sensitivity] or to [lower, upper].
 CREATE FUNCTION dpagg_sum_trans_int2_s(dpagg_state, value smallint, epsilon double precision, delta double precision, sensitivity double precision) RETURNS dpagg_state
-  AS 'MODULE_PATHNAME', 'dpagg_sum_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+  AS 'MODULE_PATHNAME', 'dpagg_sum_trans_int2' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_sum(value smallint, epsilon double precision, delta double precision, sensitivity double precision) (
   SFUNC = dpagg_sum_trans_int2_s, STYPE = dpagg_state, COMBINEFUNC = dpagg_combine,
   FINALFUNC = dpagg_sum_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -41,7 +41,7 @@ CREATE AGGREGATE dp_sum(value smallint, epsilon double precision, delta double p
 COMMENT ON AGGREGATE dp_sum(value smallint, epsilon double precision, delta double precision, sensitivity double precision) IS 'differentially private sum of clamped values';
 
 CREATE FUNCTION dpagg_sum_trans_int2_sm(dpagg_state, value smallint, epsilon double precision, delta double precision, sensitivity double precision, mechanism text) RETURNS dpagg_state
-  AS 'MODULE_PATHNAME', 'dpagg_sum_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+  AS 'MODULE_PATHNAME', 'dpagg_sum_trans_int2' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_sum(value smallint, epsilon double precision, delta double precision, sensitivity double precision, mechanism text) (
   SFUNC = dpagg_sum_trans_int2_sm, STYPE = dpagg_state, COMBINEFUNC = dpagg_combine,
   FINALFUNC = dpagg_sum_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -49,7 +49,7 @@ CREATE AGGREGATE dp_sum(value smallint, epsilon double precision, delta double p
 COMMENT ON AGGREGATE dp_sum(value smallint, epsilon double precision, delta double precision, sensitivity double precision, mechanism text) IS 'differentially private sum of clamped values';
 
 CREATE FUNCTION dpagg_sum_trans_int2_b(dpagg_state, value smallint, epsilon double precision, delta double precision, lower double precision, upper double precision) RETURNS dpagg_state
-  AS 'MODULE_PATHNAME', 'dpagg_sum_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+  AS 'MODULE_PATHNAME', 'dpagg_sum_trans_int2' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_sum(value smallint, epsilon double precision, delta double precision, lower double precision, upper double precision) (
   SFUNC = dpagg_sum_trans_int2_b, STYPE = dpagg_state, COMBINEFUNC = dpagg_combine,
   FINALFUNC = dpagg_sum_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -57,7 +57,7 @@ CREATE AGGREGATE dp_sum(value smallint, epsilon double precision, delta double p
 COMMENT ON AGGREGATE dp_sum(value smallint, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private sum of clamped values';
 
 CREATE FUNCTION dpagg_sum_trans_int2_bm(dpagg_state, value smallint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) RETURNS dpagg_state
-  AS 'MODULE_PATHNAME', 'dpagg_sum_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+  AS 'MODULE_PATHNAME', 'dpagg_sum_trans_int2' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_sum(value smallint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
   SFUNC = dpagg_sum_trans_int2_bm, STYPE = dpagg_state, COMBINEFUNC = dpagg_combine,
   FINALFUNC = dpagg_sum_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -65,7 +65,7 @@ CREATE AGGREGATE dp_sum(value smallint, epsilon double precision, delta double p
 COMMENT ON AGGREGATE dp_sum(value smallint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private sum of clamped values';
 
 CREATE FUNCTION dpagg_sum_trans_int4_s(dpagg_state, value integer, epsilon double precision, delta double precision, sensitivity double precision) RETURNS dpagg_state
-  AS 'MODULE_PATHNAME', 'dpagg_sum_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+  AS 'MODULE_PATHNAME', 'dpagg_sum_trans_int4' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_sum(value integer, epsilon double precision, delta double precision, sensitivity double precision) (
   SFUNC = dpagg_sum_trans_int4_s, STYPE = dpagg_state, COMBINEFUNC = dpagg_combine,
   FINALFUNC = dpagg_sum_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -73,7 +73,7 @@ CREATE AGGREGATE dp_sum(value integer, epsilon double precision, delta double pr
 COMMENT ON AGGREGATE dp_sum(value integer, epsilon double precision, delta double precision, sensitivity double precision) IS 'differentially private sum of clamped values';
 
 CREATE FUNCTION dpagg_sum_trans_int4_sm(dpagg_state, value integer, epsilon double precision, delta double precision, sensitivity double precision, mechanism text) RETURNS dpagg_state
-  AS 'MODULE_PATHNAME', 'dpagg_sum_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+  AS 'MODULE_PATHNAME', 'dpagg_sum_trans_int4' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_sum(value integer, epsilon double precision, delta double precision, sensitivity double precision, mechanism text) (
   SFUNC = dpagg_sum_trans_int4_sm, STYPE = dpagg_state, COMBINEFUNC = dpagg_combine,
   FINALFUNC = dpagg_sum_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -81,7 +81,7 @@ CREATE AGGREGATE dp_sum(value integer, epsilon double precision, delta double pr
 COMMENT ON AGGREGATE dp_sum(value integer, epsilon double precision, delta double precision, sensitivity double precision, mechanism text) IS 'differentially private sum of clamped values';
 
 CREATE FUNCTION dpagg_sum_trans_int4_b(dpagg_state, value integer, epsilon double precision, delta double precision, lower double precision, upper double precision) RETURNS dpagg_state
-  AS 'MODULE_PATHNAME', 'dpagg_sum_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+  AS 'MODULE_PATHNAME', 'dpagg_sum_trans_int4' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_sum(value integer, epsilon double precision, delta double precision, lower double precision, upper double precision) (
   SFUNC = dpagg_sum_trans_int4_b, STYPE = dpagg_state, COMBINEFUNC = dpagg_combine,
   FINALFUNC = dpagg_sum_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -89,7 +89,7 @@ CREATE AGGREGATE dp_sum(value integer, epsilon double precision, delta double pr
 COMMENT ON AGGREGATE dp_sum(value integer, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private sum of clamped values';
 
 CREATE FUNCTION dpagg_sum_trans_int4_bm(dpagg_state, value integer, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) RETURNS dpagg_state
-  AS 'MODULE_PATHNAME', 'dpagg_sum_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+  AS 'MODULE_PATHNAME', 'dpagg_sum_trans_int4' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_sum(value integer, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
   SFUNC = dpagg_sum_trans_int4_bm, STYPE = dpagg_state, COMBINEFUNC = dpagg_combine,
   FINALFUNC = dpagg_sum_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -97,7 +97,7 @@ CREATE AGGREGATE dp_sum(value integer, epsilon double precision, delta double pr
 COMMENT ON AGGREGATE dp_sum(value integer, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private sum of clamped values';
 
 CREATE FUNCTION dpagg_sum_trans_int8_s(dpagg_state, value bigint, epsilon double precision, delta double precision, sensitivity double precision) RETURNS dpagg_state
-  AS 'MODULE_PATHNAME', 'dpagg_sum_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+  AS 'MODULE_PATHNAME', 'dpagg_sum_trans_int8' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_sum(value bigint, epsilon double precision, delta double precision, sensitivity double precision) (
   SFUNC = dpagg_sum_trans_int8_s, STYPE = dpagg_state, COMBINEFUNC = dpagg_combine,
   FINALFUNC = dpagg_sum_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -105,7 +105,7 @@ CREATE AGGREGATE dp_sum(value bigint, epsilon double precision, delta double pre
 COMMENT ON AGGREGATE dp_sum(value bigint, epsilon double precision, delta double precision, sensitivity double precision) IS 'differentially private sum of clamped values';
 
 CREATE FUNCTION dpagg_sum_trans_int8_sm(dpagg_state, value bigint, epsilon double precision, delta double precision, sensitivity double precision, mechanism text) RETURNS dpagg_state
-  AS 'MODULE_PATHNAME', 'dpagg_sum_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+  AS 'MODULE_PATHNAME', 'dpagg_sum_trans_int8' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_sum(value bigint, epsilon double precision, delta double precision, sensitivity double precision, mechanism text) (
   SFUNC = dpagg_sum_trans_int8_sm, STYPE = dpagg_state, COMBINEFUNC = dpagg_combine,
   FINALFUNC = dpagg_sum_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -113,7 +113,7 @@ CREATE AGGREGATE dp_sum(value bigint, epsilon double precision, delta double pre
 COMMENT ON AGGREGATE dp_sum(value bigint, epsilon double precision, delta double precision, sensitivity double precision, mechanism text) IS 'differentially private sum of clamped values';
 
 CREATE FUNCTION dpagg_sum_trans_int8_b(dpagg_state, value bigint, epsilon double precision, delta double precision, lower double precision, upper double precision) RETURNS dpagg_state
-  AS 'MODULE_PATHNAME', 'dpagg_sum_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+  AS 'MODULE_PATHNAME', 'dpagg_sum_trans_int8' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_sum(value bigint, epsilon double precision, delta double precision, lower double precision, upper double precision) (
   SFUNC = dpagg_sum_trans_int8_b, STYPE = dpagg_state, COMBINEFUNC = dpagg_combine,
   FINALFUNC = dpagg_sum_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -121,7 +121,7 @@ CREATE AGGREGATE dp_sum(value bigint, epsilon double precision, delta double pre
 COMMENT ON AGGREGATE dp_sum(value bigint, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private sum of clamped values';
 
 CREATE FUNCTION dpagg_sum_trans_int8_bm(dpagg_state, value bigint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) RETURNS dpagg_state
-  AS 'MODULE_PATHNAME', 'dpagg_sum_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+  AS 'MODULE_PATHNAME', 'dpagg_sum_trans_int8' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_sum(value bigint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
   SFUNC = dpagg_sum_trans_int8_bm, STYPE = dpagg_state, COMBINEFUNC = dpagg_combine,
   FINALFUNC = dpagg_sum_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -129,7 +129,7 @@ CREATE AGGREGATE dp_sum(value bigint, epsilon double precision, delta double pre
 COMMENT ON AGGREGATE dp_sum(value bigint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private sum of clamped values';
 
 CREATE FUNCTION dpagg_sum_trans_float4_s(dpagg_state, value real, epsilon double precision, delta double precision, sensitivity double precision) RETURNS dpagg_state
-  AS 'MODULE_PATHNAME', 'dpagg_sum_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+  AS 'MODULE_PATHNAME', 'dpagg_sum_trans_float4' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_sum(value real, epsilon double precision, delta double precision, sensitivity double precision) (
   SFUNC = dpagg_sum_trans_float4_s, STYPE = dpagg_state, COMBINEFUNC = dpagg_combine,
   FINALFUNC = dpagg_sum_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -137,7 +137,7 @@ CREATE AGGREGATE dp_sum(value real, epsilon double precision, delta double preci
 COMMENT ON AGGREGATE dp_sum(value real, epsilon double precision, delta double precision, sensitivity double precision) IS 'differentially private sum of clamped values';
 
 CREATE FUNCTION dpagg_sum_trans_float4_sm(dpagg_state, value real, epsilon double precision, delta double precision, sensitivity double precision, mechanism text) RETURNS dpagg_state
-  AS 'MODULE_PATHNAME', 'dpagg_sum_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+  AS 'MODULE_PATHNAME', 'dpagg_sum_trans_float4' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_sum(value real, epsilon double precision, delta double precision, sensitivity double precision, mechanism text) (
   SFUNC = dpagg_sum_trans_float4_sm, STYPE = dpagg_state, COMBINEFUNC = dpagg_combine,
   FINALFUNC = dpagg_sum_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -145,7 +145,7 @@ CREATE AGGREGATE dp_sum(value real, epsilon double precision, delta double preci
 COMMENT ON AGGREGATE dp_sum(value real, epsilon double precision, delta double precision, sensitivity double precision, mechanism text) IS 'differentially private sum of clamped values';
 
 CREATE FUNCTION dpagg_sum_trans_float4_b(dpagg_state, value real, epsilon double precision, delta double precision, lower double precision, upper double precision) RETURNS dpagg_state
-  AS 'MODULE_PATHNAME', 'dpagg_sum_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+  AS 'MODULE_PATHNAME', 'dpagg_sum_trans_float4' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_sum(value real, epsilon double precision, delta double precision, lower double precision, upper double precision) (
   SFUNC = dpagg_sum_trans_float4_b, STYPE = dpagg_state, COMBINEFUNC = dpagg_combine,
   FINALFUNC = dpagg_sum_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -153,7 +153,7 @@ CREATE AGGREGATE dp_sum(value real, epsilon double precision, delta double preci
 COMMENT ON AGGREGATE dp_sum(value real, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private sum of clamped values';
 
 CREATE FUNCTION dpagg_sum_trans_float4_bm(dpagg_state, value real, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) RETURNS dpagg_state
-  AS 'MODULE_PATHNAME', 'dpagg_sum_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+  AS 'MODULE_PATHNAME', 'dpagg_sum_trans_float4' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_sum(value real, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
   SFUNC = dpagg_sum_trans_float4_bm, STYPE = dpagg_state, COMBINEFUNC = dpagg_combine,
   FINALFUNC = dpagg_sum_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -161,7 +161,7 @@ CREATE AGGREGATE dp_sum(value real, epsilon double precision, delta double preci
 COMMENT ON AGGREGATE dp_sum(value real, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private sum of clamped values';
 
 CREATE FUNCTION dpagg_sum_trans_float8_s(dpagg_state, value double precision, epsilon double precision, delta double precision, sensitivity double precision) RETURNS dpagg_state
-  AS 'MODULE_PATHNAME', 'dpagg_sum_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+  AS 'MODULE_PATHNAME', 'dpagg_sum_trans_float8' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_sum(value double precision, epsilon double precision, delta double precision, sensitivity double precision) (
   SFUNC = dpagg_sum_trans_float8_s, STYPE = dpagg_state, COMBINEFUNC = dpagg_combine,
   FINALFUNC = dpagg_sum_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -169,7 +169,7 @@ CREATE AGGREGATE dp_sum(value double precision, epsilon double precision, delta 
 COMMENT ON AGGREGATE dp_sum(value double precision, epsilon double precision, delta double precision, sensitivity double precision) IS 'differentially private sum of clamped values';
 
 CREATE FUNCTION dpagg_sum_trans_float8_sm(dpagg_state, value double precision, epsilon double precision, delta double precision, sensitivity double precision, mechanism text) RETURNS dpagg_state
-  AS 'MODULE_PATHNAME', 'dpagg_sum_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+  AS 'MODULE_PATHNAME', 'dpagg_sum_trans_float8' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_sum(value double precision, epsilon double precision, delta double precision, sensitivity double precision, mechanism text) (
   SFUNC = dpagg_sum_trans_float8_sm, STYPE = dpagg_state, COMBINEFUNC = dpagg_combine,
   FINALFUNC = dpagg_sum_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -177,7 +177,7 @@ CREATE AGGREGATE dp_sum(value double precision, epsilon double precision, delta 
 COMMENT ON AGGREGATE dp_sum(value double precision, epsilon double precision, delta double precision, sensitivity double precision, mechanism text) IS 'differentially private sum of clamped values';
 
 CREATE FUNCTION dpagg_sum_trans_float8_b(dpagg_state, value double precision, epsilon double precision, delta double precision, lower double precision, upper double precision) RETURNS dpagg_state
-  AS 'MODULE_PATHNAME', 'dpagg_sum_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+  AS 'MODULE_PATHNAME', 'dpagg_sum_trans_float8' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_sum(value double precision, epsilon double precision, delta double precision, lower double precision, upper double precision) (
   SFUNC = dpagg_sum_trans_float8_b, STYPE = dpagg_state, COMBINEFUNC = dpagg_combine,
   FINALFUNC = dpagg_sum_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -185,7 +185,7 @@ CREATE AGGREGATE dp_sum(value double precision, epsilon double precision, delta 
 COMMENT ON AGGREGATE dp_sum(value double precision, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private sum of clamped values';
 
 CREATE FUNCTION dpagg_sum_trans_float8_bm(dpagg_state, value double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) RETURNS dpagg_state
-  AS 'MODULE_PATHNAME', 'dpagg_sum_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+  AS 'MODULE_PATHNAME', 'dpagg_sum_trans_float8' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_sum(value double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
   SFUNC = dpagg_sum_trans_float8_bm, STYPE = dpagg_state, COMBINEFUNC = dpagg_combine,
   FINALFUNC = dpagg_sum_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -193,7 +193,7 @@ CREATE AGGREGATE dp_sum(value double precision, epsilon double precision, delta 
 COMMENT ON AGGREGATE dp_sum(value double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private sum of clamped values';
 
 CREATE FUNCTION dpagg_sum_trans_numeric_s(dpagg_state, value numeric, epsilon double precision, delta double precision, sensitivity double precision) RETURNS dpagg_state
-  AS 'MODULE_PATHNAME', 'dpagg_sum_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+  AS 'MODULE_PATHNAME', 'dpagg_sum_trans_numeric' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_sum(value numeric, epsilon double precision, delta double precision, sensitivity double precision) (
   SFUNC = dpagg_sum_trans_numeric_s, STYPE = dpagg_state, COMBINEFUNC = dpagg_combine,
   FINALFUNC = dpagg_sum_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -201,7 +201,7 @@ CREATE AGGREGATE dp_sum(value numeric, epsilon double precision, delta double pr
 COMMENT ON AGGREGATE dp_sum(value numeric, epsilon double precision, delta double precision, sensitivity double precision) IS 'differentially private sum of clamped values';
 
 CREATE FUNCTION dpagg_sum_trans_numeric_sm(dpagg_state, value numeric, epsilon double precision, delta double precision, sensitivity double precision, mechanism text) RETURNS dpagg_state
-  AS 'MODULE_PATHNAME', 'dpagg_sum_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+  AS 'MODULE_PATHNAME', 'dpagg_sum_trans_numeric' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_sum(value numeric, epsilon double precision, delta double precision, sensitivity double precision, mechanism text) (
   SFUNC = dpagg_sum_trans_numeric_sm, STYPE = dpagg_state, COMBINEFUNC = dpagg_combine,
   FINALFUNC = dpagg_sum_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -209,7 +209,7 @@ CREATE AGGREGATE dp_sum(value numeric, epsilon double precision, delta double pr
 COMMENT ON AGGREGATE dp_sum(value numeric, epsilon double precision, delta double precision, sensitivity double precision, mechanism text) IS 'differentially private sum of clamped values';
 
 CREATE FUNCTION dpagg_sum_trans_numeric_b(dpagg_state, value numeric, epsilon double precision, delta double precision, lower double precision, upper double precision) RETURNS dpagg_state
-  AS 'MODULE_PATHNAME', 'dpagg_sum_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+  AS 'MODULE_PATHNAME', 'dpagg_sum_trans_numeric' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_sum(value numeric, epsilon double precision, delta double precision, lower double precision, upper double precision) (
   SFUNC = dpagg_sum_trans_numeric_b, STYPE = dpagg_state, COMBINEFUNC = dpagg_combine,
   FINALFUNC = dpagg_sum_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -217,7 +217,7 @@ CREATE AGGREGATE dp_sum(value numeric, epsilon double precision, delta double pr
 COMMENT ON AGGREGATE dp_sum(value numeric, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private sum of clamped values';
 
 CREATE FUNCTION dpagg_sum_trans_numeric_bm(dpagg_state, value numeric, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) RETURNS dpagg_state
-  AS 'MODULE_PATHNAME', 'dpagg_sum_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+  AS 'MODULE_PATHNAME', 'dpagg_sum_trans_numeric' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_sum(value numeric, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
   SFUNC = dpagg_sum_trans_numeric_bm, STYPE = dpagg_state, COMBINEFUNC = dpagg_combine,
   FINALFUNC = dpagg_sum_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -226,7 +226,7 @@ COMMENT ON AGGREGATE dp_sum(value numeric, epsilon double precision, delta doubl
 
 -- dp_avg: values clamped to [lower, upper]; a noisy sum over a noisy count.
 CREATE FUNCTION dpagg_avg_trans_int2(dpagg_state, value smallint, epsilon double precision, delta double precision, lower double precision, upper double precision) RETURNS dpagg_state
-  AS 'MODULE_PATHNAME', 'dpagg_avg_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+  AS 'MODULE_PATHNAME', 'dpagg_avg_trans_int2' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_avg(value smallint, epsilon double precision, delta double precision, lower double precision, upper double precision) (
   SFUNC = dpagg_avg_trans_int2, STYPE = dpagg_state, COMBINEFUNC = dpagg_combine,
   FINALFUNC = dpagg_avg_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -234,7 +234,7 @@ CREATE AGGREGATE dp_avg(value smallint, epsilon double precision, delta double p
 COMMENT ON AGGREGATE dp_avg(value smallint, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private average of values clamped to [lower, upper]';
 
 CREATE FUNCTION dpagg_avg_trans_int2_m(dpagg_state, value smallint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) RETURNS dpagg_state
-  AS 'MODULE_PATHNAME', 'dpagg_avg_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+  AS 'MODULE_PATHNAME', 'dpagg_avg_trans_int2' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_avg(value smallint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
   SFUNC = dpagg_avg_trans_int2_m, STYPE = dpagg_state, COMBINEFUNC = dpagg_combine,
   FINALFUNC = dpagg_avg_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -242,7 +242,7 @@ CREATE AGGREGATE dp_avg(value smallint, epsilon double precision, delta double p
 COMMENT ON AGGREGATE dp_avg(value smallint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private average of values clamped to [lower, upper]';
 
 CREATE FUNCTION dpagg_avg_trans_int4(dpagg_state, value integer, epsilon double precision, delta double precision, lower double precision, upper double precision) RETURNS dpagg_state
-  AS 'MODULE_PATHNAME', 'dpagg_avg_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+  AS 'MODULE_PATHNAME', 'dpagg_avg_trans_int4' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_avg(value integer, epsilon double precision, delta double precision, lower double precision, upper double precision) (
   SFUNC = dpagg_avg_trans_int4, STYPE = dpagg_state, COMBINEFUNC = dpagg_combine,
   FINALFUNC = dpagg_avg_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -250,7 +250,7 @@ CREATE AGGREGATE dp_avg(value integer, epsilon double precision, delta double pr
 COMMENT ON AGGREGATE dp_avg(value integer, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private average of values clamped to [lower, upper]';
 
 CREATE FUNCTION dpagg_avg_trans_int4_m(dpagg_state, value integer, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) RETURNS dpagg_state
-  AS 'MODULE_PATHNAME', 'dpagg_avg_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+  AS 'MODULE_PATHNAME', 'dpagg_avg_trans_int4' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_avg(value integer, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
   SFUNC = dpagg_avg_trans_int4_m, STYPE = dpagg_state, COMBINEFUNC = dpagg_combine,
   FINALFUNC = dpagg_avg_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -258,7 +258,7 @@ CREATE AGGREGATE dp_avg(value integer, epsilon double precision, delta double pr
 COMMENT ON AGGREGATE dp_avg(value integer, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private average of values clamped to [lower, upper]';
 
 CREATE FUNCTION dpagg_avg_trans_int8(dpagg_state, value bigint, epsilon double precision, delta double precision, lower double precision, upper double precision) RETURNS dpagg_state
-  AS 'MODULE_PATHNAME', 'dpagg_avg_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+  AS 'MODULE_PATHNAME', 'dpagg_avg_trans_int8' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_avg(value bigint, epsilon double precision, delta double precision, lower double precision, upper double precision) (
   SFUNC = dpagg_avg_trans_int8, STYPE = dpagg_state, COMBINEFUNC = dpagg_combine,
   FINALFUNC = dpagg_avg_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -266,7 +266,7 @@ CREATE AGGREGATE dp_avg(value bigint, epsilon double precision, delta double pre
 COMMENT ON AGGREGATE dp_avg(value bigint, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private average of values clamped to [lower, upper]';
 
 CREATE FUNCTION dpagg_avg_trans_int8_m(dpagg_state, value bigint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) RETURNS dpagg_state
-  AS 'MODULE_PATHNAME', 'dpagg_avg_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+  AS 'MODULE_PATHNAME', 'dpagg_avg_trans_int8' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_avg(value bigint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
   SFUNC = dpagg_avg_trans_int8_m, STYPE = dpagg_state, COMBINEFUNC = dpagg_combine,
   FINALFUNC = dpagg_avg_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -274,7 +274,7 @@ CREATE AGGREGATE dp_avg(value bigint, epsilon double precision, delta double pre
 COMMENT ON AGGREGATE dp_avg(value bigint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private average of values clamped to [lower, upper]';
 
 CREATE FUNCTION dpagg_avg_trans_float4(dpagg_state, value real, epsilon double precision, delta double precision, lower double precision, upper double precision) RETURNS dpagg_state
-  AS 'MODULE_PATHNAME', 'dpagg_avg_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+  AS 'MODULE_PATHNAME', 'dpagg_avg_trans_float4' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_avg(value real, epsilon double precision, delta double precision, lower double precision, upper double precision) (
   SFUNC = dpagg_avg_trans_float4, STYPE = dpagg_state, COMBINEFUNC = dpagg_combine,
   FINALFUNC = dpagg_avg_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -282,7 +282,7 @@ CREATE AGGREGATE dp_avg(value real, epsilon double precision, delta double preci
 COMMENT ON AGGREGATE dp_avg(value real, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private average of values clamped to [lower, upper]';
 
 CREATE FUNCTION dpagg_avg_trans_float4_m(dpagg_state, value real, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) RETURNS dpagg_state
-  AS 'MODULE_PATHNAME', 'dpagg_avg_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+  AS 'MODULE_PATHNAME', 'dpagg_avg_trans_float4' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_avg(value real, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
   SFUNC = dpagg_avg_trans_float4_m, STYPE = dpagg_state, COMBINEFUNC = dpagg_combine,
   FINALFUNC = dpagg_avg_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -290,7 +290,7 @@ CREATE AGGREGATE dp_avg(value real, epsilon double precision, delta double preci
 COMMENT ON AGGREGATE dp_avg(value real, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private average of values clamped to [lower, upper]';
 
 CREATE FUNCTION dpagg_avg_trans_float8(dpagg_state, value double precision, epsilon double precision, delta double precision, lower double precision, upper double precision) RETURNS dpagg_state
-  AS 'MODULE_PATHNAME', 'dpagg_avg_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+  AS 'MODULE_PATHNAME', 'dpagg_avg_trans_float8' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_avg(value double precision, epsilon double precision, delta double precision, lower double precision, upper double precision) (
   SFUNC = dpagg_avg_trans_float8, STYPE = dpagg_state, COMBINEFUNC = dpagg_combine,
   FINALFUNC = dpagg_avg_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -298,7 +298,7 @@ CREATE AGGREGATE dp_avg(value double precision, epsilon double precision, delta 
 COMMENT ON AGGREGATE dp_avg(value double precision, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private average of values clamped to [lower, upper]';
 
 CREATE FUNCTION dpagg_avg_trans_float8_m(dpagg_state, value double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) RETURNS dpagg_state
-  AS 'MODULE_PATHNAME', 'dpagg_avg_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+  AS 'MODULE_PATHNAME', 'dpagg_avg_trans_float8' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_avg(value double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
   SFUNC = dpagg_avg_trans_float8_m, STYPE = dpagg_state, COMBINEFUNC = dpagg_combine,
   FINALFUNC = dpagg_avg_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -306,7 +306,7 @@ CREATE AGGREGATE dp_avg(value double precision, epsilon double precision, delta 
 COMMENT ON AGGREGATE dp_avg(value double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private average of values clamped to [lower, upper]';
 
 CREATE FUNCTION dpagg_avg_trans_numeric(dpagg_state, value numeric, epsilon double precision, delta double precision, lower double precision, upper double precision) RETURNS dpagg_state
-  AS 'MODULE_PATHNAME', 'dpagg_avg_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+  AS 'MODULE_PATHNAME', 'dpagg_avg_trans_numeric' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_avg(value numeric, epsilon double precision, delta double precision, lower double precision, upper double precision) (
   SFUNC = dpagg_avg_trans_numeric, STYPE = dpagg_state, COMBINEFUNC = dpagg_combine,
   FINALFUNC = dpagg_avg_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -314,7 +314,7 @@ CREATE AGGREGATE dp_avg(value numeric, epsilon double precision, delta double pr
 COMMENT ON AGGREGATE dp_avg(value numeric, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private average of values clamped to [lower, upper]';
 
 CREATE FUNCTION dpagg_avg_trans_numeric_m(dpagg_state, value numeric, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) RETURNS dpagg_state
-  AS 'MODULE_PATHNAME', 'dpagg_avg_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+  AS 'MODULE_PATHNAME', 'dpagg_avg_trans_numeric' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_avg(value numeric, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
   SFUNC = dpagg_avg_trans_numeric_m, STYPE = dpagg_state, COMBINEFUNC = dpagg_combine,
   FINALFUNC = dpagg_avg_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE

@@ -80,7 +80,7 @@ def main():
                     ["lower double precision", "upper double precision"]
             if form.endswith("m"):
                 args.append("mechanism text")
-            aggregate(out, "dp_sum", args, f"dpagg_sum_trans_{short}_{form}", "dpagg_sum_trans",
+            aggregate(out, "dp_sum", args, f"dpagg_sum_trans_{short}_{form}", f"dpagg_sum_trans_{short}",
                       "dpagg_sum_final", "differentially private sum of clamped values")
     out.append("-- dp_avg: values clamped to [lower, upper]; a noisy sum over a noisy count.")
     for sqlt, short in TYPES:
@@ -89,7 +89,7 @@ def main():
             if form:
                 args.append("mechanism text")
             aggregate(out, "dp_avg", args, f"dpagg_avg_trans_{short}{'_m' if form else ''}",
-                      "dpagg_avg_trans", "dpagg_avg_final",
+                      f"dpagg_avg_trans_{short}", "dpagg_avg_final",
                       "differentially private average of values clamped to [lower, upper]")
     out.append("-- dp_count: of non-NULL values, or of rows.")
     for suffix, args, symbol, what in [

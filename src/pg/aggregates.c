@@ -550,41 +550,55 @@ accumulate(DpState *st, double x, double lower, double upper)
 	state_set_sum(st, state_sum(st) + dpagg_quantize(x, lower, upper, st->inv_quantum));
 }
 
-PG_FUNCTION_INFO_V1(dpagg_sum_trans);
-Datum
-dpagg_sum_trans(PG_FUNCTION_ARGS)
+static pg_attribute_always_inline Datum
+sum_trans(FunctionCallInfo fcinfo, ValueType vt)
 {
 	Layout	   *lo;
 	DpState    *st = transition_state(fcinfo, DP_SUM, &lo);
 
-	if (!PG_ARGISNULL(lo->value + 1))
+	if (!PG_ARGISNULL(1))
 	{
 		st->count++;
-		accumulate(st, value_as_double(fcinfo, lo->value + 1, lo->vtype), st->lower, st->upper);
+		accumulate(st, value_as_double(fcinfo, 1, vt), st->lower, st->upper);
 	}
 	PG_RETURN_POINTER(st);
 }
 
-PG_FUNCTION_INFO_V1(dpagg_avg_trans);
-Datum
-dpagg_avg_trans(PG_FUNCTION_ARGS)
+static pg_attribute_always_inline Datum
+avg_trans(FunctionCallInfo fcinfo, ValueType vt)
 {
 	Layout	   *lo;
 	DpState    *st = transition_state(fcinfo, DP_AVG, &lo);
 
-	if (!PG_ARGISNULL(lo->value + 1))
+	if (!PG_ARGISNULL(1))
 	{
 		/* Centre on the midpoint m: the sum of (x - m) has sensitivity (upper - lower)/2. */
 		double		mid = st->lower / 2 + st->upper / 2;
 		double		half = state_bound(st);
-		double		x = dpagg_clamp(value_as_double(fcinfo, lo->value + 1, lo->vtype),
-									st->lower, st->upper);
+		double		x = dpagg_clamp(value_as_double(fcinfo, 1, vt), st->lower, st->upper);
 
 		st->count++;
 		accumulate(st, x - mid, -half, half);
 	}
 	PG_RETURN_POINTER(st);
 }
+
+/* One transition function per value type, so the type dispatch is resolved at compile time. */
+#define DPAGG_TRANS(name, body, vt) \
+	PG_FUNCTION_INFO_V1(name); \
+	Datum name(PG_FUNCTION_ARGS) { return body(fcinfo, vt); }
+DPAGG_TRANS(dpagg_sum_trans_int2, sum_trans, VT_INT2)
+DPAGG_TRANS(dpagg_sum_trans_int4, sum_trans, VT_INT4)
+DPAGG_TRANS(dpagg_sum_trans_int8, sum_trans, VT_INT8)
+DPAGG_TRANS(dpagg_sum_trans_float4, sum_trans, VT_FLOAT4)
+DPAGG_TRANS(dpagg_sum_trans_float8, sum_trans, VT_FLOAT8)
+DPAGG_TRANS(dpagg_sum_trans_numeric, sum_trans, VT_NUMERIC)
+DPAGG_TRANS(dpagg_avg_trans_int2, avg_trans, VT_INT2)
+DPAGG_TRANS(dpagg_avg_trans_int4, avg_trans, VT_INT4)
+DPAGG_TRANS(dpagg_avg_trans_int8, avg_trans, VT_INT8)
+DPAGG_TRANS(dpagg_avg_trans_float4, avg_trans, VT_FLOAT4)
+DPAGG_TRANS(dpagg_avg_trans_float8, avg_trans, VT_FLOAT8)
+DPAGG_TRANS(dpagg_avg_trans_numeric, avg_trans, VT_NUMERIC)
 
 PG_FUNCTION_INFO_V1(dpagg_count_trans);
 Datum
