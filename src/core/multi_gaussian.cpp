@@ -503,7 +503,9 @@ bool multi_gaussian_certify(double eps, double delta, int K, double sigma, int i
         else if (u.lower > limit || t <= tol) rejected = true;
       }
       if (accepted) continue;
-      if (b - a < 1e-9) { ok = false; break; }
+      // The interval bound tends to delta(a) as the width shrinks; how fine it must get scales
+      // with delta (just below phi = 1 at delta = 1e-12 it needs widths near 1e-10).
+      if (b - a < std::max(1e-15, std::min(1e-9, 1e-3 * delta))) { ok = false; break; }
       double mid = 0.5 * (a + b);
       work.push_back({mid, b});
       work.push_back({a, mid});
