@@ -193,6 +193,43 @@ dpagg_calibrate_cached(const char *spec, double epsilon, double delta, double se
 	e->cal = *out;
 }
 
+/*
+ * The description of a calibration is deterministic too, and for auto it recalibrates every
+ * candidate: keep the last few, keyed by the calibration itself.
+ */
+#define DESCRIBE_SLOTS 16
+typedef struct DescribeEntry
+{
+	bool		valid;
+	dpagg_calibration cal;
+	char		json[4096];
+} DescribeEntry;
+static DescribeEntry describe_cache[DESCRIBE_SLOTS];
+static int	describe_next = 0;
+
+static void
+describe_cached(const dpagg_calibration *cal, char *buf, size_t buflen)
+{
+	dpagg_error err;
+	int			i;
+
+	for (i = 0; i < DESCRIBE_SLOTS; i++)
+	{
+		if (describe_cache[i].valid && memcmp(&describe_cache[i].cal, cal, sizeof(*cal)) == 0)
+		{
+			strlcpy(buf, describe_cache[i].json, buflen);
+			return;
+		}
+	}
+	if (dpagg_describe(cal, buf, buflen, &err) != DPAGG_OK)
+		dpagg_report(&err);
+	i = describe_next;
+	describe_next = (describe_next + 1) % DESCRIBE_SLOTS;
+	describe_cache[i].valid = true;
+	describe_cache[i].cal = *cal;
+	strlcpy(describe_cache[i].json, buf, sizeof(describe_cache[i].json));
+}
+
 static double
 arg_float8(FunctionCallInfo fcinfo, int i, const char *name)
 {
@@ -218,7 +255,6 @@ dpagg_calibrate_sql(PG_FUNCTION_ARGS)
 	double		sensitivity = arg_float8(fcinfo, 3, "sensitivity");
 	bool		integer_valued = PG_ARGISNULL(4) ? false : PG_GETARG_BOOL(4);
 	dpagg_calibration cal;
-	dpagg_error err;
 	char		json[4096];
 	TupleDesc	tupdesc;
 	Datum		values[6];
@@ -236,8 +272,7 @@ dpagg_calibrate_sql(PG_FUNCTION_ARGS)
 	dpagg_calibrate_cached(spec, epsilon, delta,
 						   integer_valued ? sensitivity : dpagg_release_sensitivity(sensitivity),
 						   integer_valued, &cal);
-	if (dpagg_describe(&cal, json, sizeof(json), &err) != DPAGG_OK)
-		dpagg_report(&err);
+	describe_cached(&cal, json, sizeof(json));
 	/* The core describes the calibration; say which sensitivity the caller asked for. */
 	full = psprintf("{\"requested_sensitivity\": %.17g, %s", sensitivity, json + 1);
 
