@@ -57,9 +57,13 @@ bool objective_l1(const Options& options) {
   invalid("objective of multi_gaussian must be l1 or l2", "Write multi_gaussian(objective=l1).");
 }
 
-// The K with the least estimated loss (search phase, not certified) over a ladder of K.  Beyond
-// K_sat ~ ln(1/delta)/eps the outermost weight is below delta, sigma no longer falls with K and
-// the loss only grows, so the ladder stops there.
+// The K with the least estimated loss (search phase, not certified).  The loss is not smooth in K:
+// while the outermost weight e^{-K eps}/S exceeds about delta the tail binds and sigma stays large;
+// at the K where it stops binding sigma collapses and the loss drops sharply, after which it grows
+// slowly with K (the discrete part's variance).  So every K is tried, from 1 up to
+// K_sat ~ ln(1/delta)/eps + 2 (beyond it the tail never binds) and at most 40; once sigma has
+// collapsed (below 1/sqrt(2 eps), the adjacent-peak regime) the scan stops after the loss has
+// grown three K in a row.
 int best_k(const PrivacyRequest& req, int shifts, bool l1, int k_cap, double* best_loss) {
   // One-entry memo: auto asks for the estimate, then calibrates the same request.
   struct Memo {
@@ -75,12 +79,10 @@ int best_k(const PrivacyRequest& req, int shifts, bool l1, int k_cap, double* be
     if (best_loss) *best_loss = memo.loss;
     return memo.K;
   }
-  static const int ladder[] = {1, 2, 3, 4, 6, 8, 10, 12, 16, 20, 25, 30, 40};
-  const int k_sat = static_cast<int>(std::ceil(std::log(1 / req.delta) / req.epsilon)) + 2;
-  double best = INFINITY;
-  int K = 1;
-  for (int k : ladder) {
-    if (k > k_cap) break;
+  const double k_sat = std::ceil(std::log(1 / req.delta) / req.epsilon) + 2;
+  double best = INFINITY, prev = INFINITY;
+  int K = 1, rising = 0;
+  for (int k = 1; k <= k_cap; ++k) {
     double s = multi_gaussian_search_sigma(req.epsilon, req.delta, k, shifts);
     GaussLattice g(req.epsilon, k, s);
     double loss = (l1 ? g.l1() : g.l2()) * (l1 ? req.sensitivity : req.sensitivity * req.sensitivity);
@@ -88,7 +90,10 @@ int best_k(const PrivacyRequest& req, int shifts, bool l1, int k_cap, double* be
       best = loss;
       K = k;
     }
-    if (k >= k_sat) break;
+    rising = (loss > prev) ? rising + 1 : 0;
+    prev = loss;
+    const bool collapsed = s < 1 / std::sqrt(2 * req.epsilon);
+    if (k > k_sat || (collapsed && k > K && rising >= 3)) break;
   }
   memo = Memo{req.epsilon, req.delta, req.sensitivity, shifts, k_cap, l1, K, best};
   if (best_loss) *best_loss = best;
