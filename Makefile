@@ -50,3 +50,25 @@ build/regress:
 	@mkdir -p build/regress
 
 EXTRA_CLEAN = build
+
+# ---- tools: calibration benchmark and paper report (appended; see tools/, scripts/) ----
+# make bench-calibration : build build/bench_calibration and run scripts/bench_calibration.sh
+#                          (cold table + repeated-call figure via SQL; writes docs/calibration_benchmark.md)
+# make report            : scripts/report.sh (build/report -> docs/report/, then the heat maps)
+TOOLS_CXXFLAGS = -std=c++17 -O2 -Wall -Wextra -Wno-unused-parameter -fno-fast-math -Isrc/core
+
+build/bench_calibration: tools/bench_calibration.cpp $(CORE_OBJS) $(CORE_HDRS)
+	@mkdir -p build
+	$(CXX) $(TOOLS_CXXFLAGS) -o $@ tools/bench_calibration.cpp $(CORE_OBJS) -lm
+
+build/report: tools/report.cpp $(CORE_OBJS) $(CORE_HDRS)
+	@mkdir -p build
+	$(CXX) $(TOOLS_CXXFLAGS) -o $@ tools/report.cpp $(CORE_OBJS) -lm
+
+.PHONY: bench-calibration report
+bench-calibration: build/bench_calibration
+	scripts/bench_calibration.sh
+
+report: build/report
+	scripts/report.sh
+# ---- end of tools targets ----
