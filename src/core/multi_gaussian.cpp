@@ -554,7 +554,7 @@ MultiGaussianResult multi_gaussian_calibrate(double eps, double delta, int K, in
   res.worst_phi = g.approximate_sup().phi;
   // Certify slightly above the search value; widen on failure.
   const double sigma_ag = analytic_gaussian_sigma(eps, delta, 1.0);
-  for (double tau = 0.004; tau < 0.1; tau *= 2) {
+  for (double tau = 0.002; tau < 0.1; tau *= 2) {
     double s = std::max(s0 * (1 + tau), kSigmaFloor);
     if (s >= sigma_ag) break;
     int used = 0;

@@ -8,7 +8,7 @@
 // shifts, and which needs ~1e12 shifts at delta = 1e-10).  Instead (multi_gaussian.cpp):
 //   1. search: the sigma where a fast trapezoid approximation of sup_phi delta(phi) equals delta
 //      (not a proof);
-//   2. certify sigma = search * (1 + tau), tau = 0.4% (doubled on failure): a branch and bound over
+//   2. certify sigma = search * (1 + tau), tau = 0.2% (doubled on failure): a branch and bound over
 //      shift intervals [a, b] covering [0, 1], each accepted only if a rigorous upper bound of the
 //      envelope integral (docs/certificate.md) is <= delta (1 - 1e-9).  The bound accounts for the
 //      tails, the curvature between evaluation points, and rounding.
