@@ -68,12 +68,19 @@ EXECUTE q(1.0, 100);
 EXECUTE q(2.0, 100);
 DEALLOCATE q;
 RESET plan_cache_mode;
-SELECT abs(dp_sum(i4, (SELECT 1.0::float8), 1e-5, 50 + 50) - 495000) < 8 * sigma('analytic_gaussian', 1, 1e-5, 100) AS subquery_param
+SELECT abs(dp_sum(i4, 1.0, 1e-5, 50 + 50) - 495000) < 8 * sigma('analytic_gaussian', 1, 1e-5, 100) AS constant_expression
 FROM dp_test;
-
--- A correlated subquery re-aggregates per outer row with that row's parameters.
-SELECT s, abs((SELECT dp_sum(i4, 1.0, 1e-5, s) FROM dp_test) - 495000) < 8 * sigma('analytic_gaussian', 1, 1e-5, s) AS ok
-FROM (VALUES (100.0::float8), (200.0)) v(s) ORDER BY s;
+-- Parameters read from a subquery or an outer query could come from the private data: refused.
+SELECT expect_error($$SELECT dp_sum(i4, 1.0, 1e-5, 0, (SELECT max(i4) FROM dp_test)) FROM dp_test$$);
+SELECT expect_error($$SELECT (SELECT dp_sum(i4, 1.0, 1e-5, s) FROM dp_test) FROM (VALUES (100.0::float8), (200.0)) v(s)$$);
+-- ORDER BY inside the aggregate is not a parameter.
+SELECT abs(dp_sum(i4, 1.0, 1e-5, 100 ORDER BY id) - 495000) < 8 * sigma('analytic_gaussian', 1, 1e-5, 100) AS order_by_ok
+FROM dp_test;
+-- GROUPING SETS, ROLLUP and CUBE would release a row once per set: refused.
+SELECT expect_error($$SELECT grp, dp_sum(i4, 1.0, 1e-5, 100) FROM dp_test GROUP BY ROLLUP (grp)$$);
+SELECT expect_error($$SELECT dp_count(1.0, 1e-5) FROM dp_test GROUP BY GROUPING SETS ((), ())$$);
+-- The state type's text form round-trips.
+SELECT dpagg_state_in('1:1:0:5:0:10:3ff0000000000000:3ee4f8b588e368f1:c059000000000000:4059000000000000:laplace')::text;
 
 -- Overload resolution of dp_count(x, eps, delta) against dp_count(eps, delta, mechanism).
 SELECT abs(dp_count(0.5, 1e-5, 'laplace') - 10000) < 40 * sigma('laplace', 0.5, 1e-5, 1) AS rows_with_mechanism,

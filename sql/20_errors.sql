@@ -56,6 +56,20 @@ CREATE AGGREGATE leak_sum(integer, float8, float8, float8) (
   SFUNC = dpagg_sum_trans_int4_s, STYPE = dpagg_state);
 SELECT expect_error($$SELECT leak_sum(i4, 1.0, 1e-5, 100) FROM dp_test$$);
 DROP AGGREGATE leak_sum(integer, float8, float8, float8);
+-- Nor with dpagg's final function but a foreign combine function or an initial state.
+CREATE FUNCTION spy(dpagg_state, dpagg_state) RETURNS dpagg_state LANGUAGE sql AS 'SELECT $2';
+CREATE AGGREGATE leak_combine(integer, float8, float8, float8) (
+  SFUNC = dpagg_sum_trans_int4_s, STYPE = dpagg_state, FINALFUNC = dpagg_sum_final,
+  COMBINEFUNC = spy, FINALFUNC_MODIFY = READ_WRITE);
+SELECT expect_error($$SELECT leak_combine(i4, 1.0, 1e-5, 100) FROM dp_test$$);
+CREATE AGGREGATE leak_init(integer, float8, float8, float8) (
+  SFUNC = dpagg_sum_trans_int4_s, STYPE = dpagg_state, FINALFUNC = dpagg_sum_final,
+  COMBINEFUNC = dpagg_combine, FINALFUNC_MODIFY = READ_WRITE,
+  INITCOND = '1:1:1:0:0:0:3ff0000000000000:3ee4f8b588e368f1:0000000000000000:3ff0000000000000:laplace');
+SELECT expect_error($$SELECT leak_init(i4, 1.0, 1e-5, 100) FROM dp_test$$);
+DROP AGGREGATE leak_combine(integer, float8, float8, float8);
+DROP AGGREGATE leak_init(integer, float8, float8, float8);
+DROP FUNCTION spy(dpagg_state, dpagg_state);
 
 -- dp_calibrate validates too.
 SELECT expect_error($$SELECT * FROM dp_calibrate('analytic_gaussian', 0, 1e-5, 1)$$);

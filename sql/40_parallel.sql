@@ -20,6 +20,11 @@ SELECT round(dp_sum(v, 1e9, 0, 1000, 'laplace')) = sum(v) AS sum_exact,
 FROM dp_big;
 SELECT id % 3 AS g, round(dp_sum(v, 1e9, 0, 1000, 'laplace')) = sum(v) AS exact
 FROM dp_big GROUP BY id % 3 ORDER BY 1;
+-- Empty input in a parallel plan: the final step finds the parameters through the plan.
+SELECT dp_sum(v, 1.0, 1e-5, 1000) IS NOT NULL AS sum_empty, dp_avg(f, 1.0, 1e-5, 0, 1000) BETWEEN 0 AND 1000 AS avg_empty,
+       dp_count(v, 1.0, 1e-5) >= 0 AS count_values_empty, dp_count(1.0, 1e-5) >= 0 AS count_rows_empty
+FROM dp_big WHERE id < 0;
+EXPLAIN (COSTS OFF) SELECT dp_sum(v, 1.0, 1e-5, 1000) FROM dp_big WHERE id < 0;
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;

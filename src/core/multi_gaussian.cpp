@@ -320,6 +320,7 @@ GaussLattice::Bound GaussLattice::envelope_bound(double a, double b, double tole
   Val prev{0, 0};
   bool have_prev = false;
   for (size_t i = 1; i < pts.size(); ++i) {
+    if ((i & 255) == 0) check_interrupt();
     if (skip[i - 1]) {
       have_prev = false;
       continue;
@@ -338,6 +339,7 @@ GaussLattice::Bound GaussLattice::envelope_bound(double a, double b, double tole
       double quick = m_glob * h * h / 8 + e;
       if (c.du.d + quick <= 0 && c.dv.d + quick <= 0) continue;  // certainly no violation
       if (c.m < 0) c.m = curvature(c.u, c.v);
+      if (!std::isfinite(c.m)) return {INFINITY, INFINITY};  // no bound: not certified
       double curv = c.m * h * h / 8;
       double cc = curv + e;
       double upper = pos_linear_integral(c.du.d + cc, c.dv.d + cc, h);

@@ -37,7 +37,7 @@ namespace {
 constexpr double kMaxEpsilon = 1e9;
 constexpr double kMinDelta = 1e-290;
 constexpr double kMinSensitivity = 1e-150;
-constexpr double kMaxSensitivity = 1e150;
+constexpr double kMaxSensitivity = 1.01e150;  // 1e150 plus the release-grid allowance
 
 std::string trim_lower(const std::string& s) {
   size_t b = 0, e = s.size();

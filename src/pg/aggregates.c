@@ -18,6 +18,8 @@
 #include "executor/executor.h"
 #include "libpq/pqformat.h"
 #include "nodes/execnodes.h"
+#include "nodes/nodeFuncs.h"
+#include "nodes/plannodes.h"
 #include "nodes/primnodes.h"
 #include "optimizer/optimizer.h"
 #include "utils/builtins.h"
@@ -139,10 +141,36 @@ argument_aggref(FunctionCallInfo fcinfo)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("dpagg support functions can only be called by dpagg's aggregates")));
-	/* A combining Aggref's single argument is the partial Aggref, which has the real ones. */
-	while (DO_AGGSPLIT_COMBINE(aggref->aggsplit) && list_length(aggref->args) == 1 &&
-		   IsA(((TargetEntry *) linitial(aggref->args))->expr, Aggref))
-		aggref = (Aggref *) ((TargetEntry *) linitial(aggref->args))->expr;
+	/*
+	 * A combining Aggref has one argument: the partial Aggref's output.  Before planning that is the
+	 * partial Aggref itself; in the executor it is a Var pointing into the child plan's target list
+	 * (through a Gather), which we follow down to the partial Aggref, as ruleutils.c does.
+	 */
+	if (DO_AGGSPLIT_COMBINE(aggref->aggsplit))
+	{
+		Node	   *expr = list_length(aggref->args) == 1 ?
+			(Node *) ((TargetEntry *) linitial(aggref->args))->expr : NULL;
+		PlanState  *ps = (fcinfo->context && IsA(fcinfo->context, AggState)) ?
+			outerPlanState((PlanState *) fcinfo->context) : NULL;
+
+		while (expr != NULL && IsA(expr, Var) && ((Var *) expr)->varno == OUTER_VAR && ps != NULL)
+		{
+			AttrNumber	att = ((Var *) expr)->varattno;
+			List	   *tlist = ps->plan->targetlist;
+
+			if (att < 1 || att > list_length(tlist))
+				break;
+			expr = (Node *) ((TargetEntry *) list_nth(tlist, att - 1))->expr;
+			if (IsA(expr, Var) && ((Var *) expr)->varno == OUTER_VAR)
+				ps = outerPlanState(ps);
+		}
+		if (expr == NULL || !IsA(expr, Aggref))
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("dpagg could not find the arguments of a partial aggregate"),
+					 errhint("Disable parallel aggregation for this query: SET max_parallel_workers_per_gather = 0.")));
+		aggref = (Aggref *) expr;
+	}
 	return aggref;
 }
 
@@ -201,10 +229,31 @@ layout_from_aggref(Aggref *aggref, int kind, Layout *lo)
 		elog(ERROR, "dpagg: unexpected argument list for %s", kind_name(kind));
 }
 
+/* True if the expression reads an executor parameter (a subquery's result or an outer
+ * reference) or contains a subplan: such values can come from the private data. */
+static bool
+exec_param_walker(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Param) && ((Param *) node)->paramkind != PARAM_EXTERN)
+		return true;
+	if (IsA(node, SubPlan) || IsA(node, AlternativeSubPlan) || IsA(node, SubLink))
+		return true;
+	return expression_tree_walker(node, exec_param_walker, context);
+}
+
+static bool
+contains_exec_param_or_subplan(Node *expr)
+{
+	return exec_param_walker(expr, NULL);
+}
+
 /*
- * The privacy parameters must not vary from row to row: refuse arguments that reference the
- * rows' columns or call volatile functions.  (Constants, query parameters, stable functions
- * and outer references of a correlated subquery are fixed for one aggregation.)
+ * The privacy parameters must be public and the same for every row: refuse arguments that
+ * reference the rows' columns, call volatile functions, or read a subquery or an outer query
+ * (whose values could come from the private data).  Constants, query parameters ($1) and
+ * non-volatile functions of those are accepted.
  */
 static void
 check_parameters_fixed(Aggref *aggref, const Layout *lo)
@@ -217,13 +266,16 @@ check_parameters_fixed(Aggref *aggref, const Layout *lo)
 		TargetEntry *tle = lfirst_node(TargetEntry, lc);
 		Node	   *expr = (Node *) tle->expr;
 
+		if (tle->resjunk)
+			continue;			/* an ORDER BY key of the aggregate, not an argument */
 		if (i != lo->value &&
-			(contain_var_clause(expr) || contain_volatile_functions(expr)))
+			(contain_var_clause(expr) || contain_volatile_functions(expr) ||
+			 contains_exec_param_or_subplan(expr)))
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("the privacy parameters of %s must be the same for every row",
 							kind_name(lo->kind)),
-					 errdetail("Argument %d refers to the rows' columns or calls a volatile function.",
+					 errdetail("Argument %d refers to the rows' columns, a subquery or an outer query, or calls a volatile function.",
 							   i + 1),
 					 errhint("Pass epsilon, delta, sensitivity, bounds and mechanism as constants or query parameters.")));
 		i++;
@@ -236,23 +288,46 @@ extern Datum dpagg_sum_final(PG_FUNCTION_ARGS);
 extern Datum dpagg_count_final(PG_FUNCTION_ARGS);
 extern Datum dpagg_avg_final(PG_FUNCTION_ARGS);
 
+extern Datum dpagg_combine(PG_FUNCTION_ARGS);
+
+/* Is this function one of ours, with the given entry point? */
+static bool
+is_function(Oid fn, PGFunction expected)
+{
+	FmgrInfo	finfo;
+
+	if (!OidIsValid(fn))
+		return false;
+	fmgr_info(fn, &finfo);
+	return finfo.fn_addr == expected;
+}
+
+/*
+ * The aggregate must be one of dpagg's: our final and combine functions and no initial state.
+ * (A user-defined aggregate could otherwise read exact partial states through its own combine
+ * function, or seed the state through INITCOND.)
+ */
 static void
 check_own_aggregate(Oid aggfnoid, int kind)
 {
 	HeapTuple	tup;
-	Oid			finalfn;
-	FmgrInfo	finfo;
-	PGFunction	expected;
+	Form_pg_aggregate agg;
+	bool		initval_null;
+	Oid			finalfn,
+				combinefn;
 
 	tup = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(aggfnoid));
 	if (!HeapTupleIsValid(tup))
 		elog(ERROR, "cache lookup failed for aggregate %u", aggfnoid);
-	finalfn = ((Form_pg_aggregate) GETSTRUCT(tup))->aggfinalfn;
+	agg = (Form_pg_aggregate) GETSTRUCT(tup);
+	finalfn = agg->aggfinalfn;
+	combinefn = agg->aggcombinefn;
+	(void) SysCacheGetAttr(AGGFNOID, tup, Anum_pg_aggregate_agginitval, &initval_null);
 	ReleaseSysCache(tup);
-	expected = kind == DP_SUM ? dpagg_sum_final : kind == DP_COUNT ? dpagg_count_final : dpagg_avg_final;
-	if (OidIsValid(finalfn))
-		fmgr_info(finalfn, &finfo);
-	if (!OidIsValid(finalfn) || finfo.fn_addr != expected)
+	if (!initval_null ||
+		!is_function(combinefn, dpagg_combine) ||
+		!is_function(finalfn, kind == DP_SUM ? dpagg_sum_final :
+					 kind == DP_COUNT ? dpagg_count_final : dpagg_avg_final))
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("dpagg support functions can only be used by dpagg's own aggregates")));
@@ -462,28 +537,16 @@ aggregate_context(FunctionCallInfo fcinfo, int kind)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("dpagg support functions can only be called by dpagg's aggregates")));
-	return cxt;
-}
-
-/* Row-by-row check that the parameters did not change (cheap: a few comparisons). */
-static inline void
-check_same_row_parameters(FunctionCallInfo fcinfo, const Layout *lo, const DpState *st)
-{
-	bool		same = true;
-
-#define ARG_IS(i, v) (!PG_ARGISNULL((i) + 1) && PG_GETARG_FLOAT8((i) + 1) == (v))
-	same = ARG_IS(lo->epsilon, st->epsilon) && ARG_IS(lo->delta, st->delta);
-	if (lo->sensitivity >= 0)
-		same = same && ARG_IS(lo->sensitivity, st->upper);
-	else if (lo->lower >= 0)
-		same = same && ARG_IS(lo->lower, st->lower) && ARG_IS(lo->upper, st->upper);
-#undef ARG_IS
-	if (!same)
+	if (fcinfo->context && IsA(fcinfo->context, AggState) &&
+		(((AggState *) fcinfo->context)->maxsets > 1 ||
+		 ((AggState *) fcinfo->context)->num_hashes > 1 ||
+		 ((Agg *) ((AggState *) fcinfo->context)->ss.ps.plan)->groupingSets != NIL))
 		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("the privacy parameters of %s must be the same for every row",
-						kind_name(lo->kind)),
-				 errhint("Pass epsilon, delta, sensitivity, bounds and mechanism as constants or query parameters.")));
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("%s cannot be used with GROUPING SETS, ROLLUP or CUBE", kind_name(kind)),
+				 errdetail("A row would be released once per grouping set, each time with the full epsilon."),
+				 errhint("Run one query per grouping, each with its share of the privacy budget.")));
+	return cxt;
 }
 
 static DpState *
@@ -514,9 +577,11 @@ transition_state(FunctionCallInfo fcinfo, int kind, Layout **lo_out)
 		init_parameters(st, lo, &src);
 		return st;
 	}
-	st = (DpState *) PG_GETARG_POINTER(0);
-	check_same_row_parameters(fcinfo, lo, st);
-	return st;
+	/* Our aggregates have no initial state: a state before the first row is not ours. */
+	ereport(ERROR,
+			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+			 errmsg("dpagg support functions can only be used by dpagg's own aggregates")));
+	return NULL;
 }
 
 static inline double
@@ -747,7 +812,8 @@ dpagg_avg_final(PG_FUNCTION_ARGS)
 /* ------------------------------------------------------------------------------------------
  * dpagg_state I/O.  Text form:
  * kind:version:integer_sum:count:sum_hi:sum_lo:eps:delta:lower:upper:mechanism
- * with hexadecimal floats, so that it round-trips exactly.
+ * with the doubles written as their IEEE bit patterns in hex (PostgreSQL's snprintf has no %a),
+ * so that it round-trips exactly.
  */
 PG_FUNCTION_INFO_V1(dpagg_state_out);
 Datum
@@ -755,9 +821,18 @@ dpagg_state_out(PG_FUNCTION_ARGS)
 {
 	DpState    *st = (DpState *) PG_DETOAST_DATUM(PG_GETARG_DATUM(0));
 
-	PG_RETURN_CSTRING(psprintf("%d:%d:%d:" INT64_FORMAT ":" INT64_FORMAT ":" UINT64_FORMAT ":%a:%a:%a:%a:%s",
+	uint64		bits[4];
+
+	memcpy(&bits[0], &st->epsilon, 8);
+	memcpy(&bits[1], &st->delta, 8);
+	memcpy(&bits[2], &st->lower, 8);
+	memcpy(&bits[3], &st->upper, 8);
+	PG_RETURN_CSTRING(psprintf("%d:%d:%d:" INT64_FORMAT ":" INT64_FORMAT ":" UINT64_FORMAT
+							   ":%016llx:%016llx:%016llx:%016llx:%s",
 							   st->kind, st->version, st->integer_sum, st->count, st->sum_hi, st->sum_lo,
-							   st->epsilon, st->delta, st->lower, st->upper, st->mechanism));
+							   (unsigned long long) bits[0], (unsigned long long) bits[1],
+							   (unsigned long long) bits[2], (unsigned long long) bits[3],
+							   st->mechanism));
 }
 
 /* Validate a state read from outside and derive its quantum. */
@@ -785,14 +860,19 @@ dpagg_state_in(PG_FUNCTION_ARGS)
 				consumed = 0;
 	long long	count,
 				hi;
-	unsigned long long lo;
+	unsigned long long lo,
+				bits[4];
 
-	if (sscanf(s, "%d:%d:%d:%lld:%lld:%llu:%la:%la:%la:%la:%n", &kind, &version, &integer_sum,
-			   &count, &hi, &lo, &st->epsilon, &st->delta, &st->lower, &st->upper,
+	if (sscanf(s, "%d:%d:%d:%lld:%lld:%llu:%llx:%llx:%llx:%llx:%n", &kind, &version, &integer_sum,
+			   &count, &hi, &lo, &bits[0], &bits[1], &bits[2], &bits[3],
 			   &consumed) < 10 || consumed == 0 || (integer_sum != 0 && integer_sum != 1))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
 				 errmsg("invalid input syntax for type dpagg_state: \"%s\"", s)));
+	memcpy(&st->epsilon, &bits[0], 8);
+	memcpy(&st->delta, &bits[1], 8);
+	memcpy(&st->lower, &bits[2], 8);
+	memcpy(&st->upper, &bits[3], 8);
 	st->kind = (uint8) kind;
 	st->version = (uint8) version;
 	st->integer_sum = (uint8) integer_sum;

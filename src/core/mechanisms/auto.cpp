@@ -36,7 +36,7 @@ std::vector<dpagg_calibration> auto_candidates(const PrivacyRequest& req, bool l
     try {
       out.push_back(calibrate(candidate_spec(*m, l1), req));
     } catch (const Error& e) {
-      if (e.status() != DPAGG_INVALID_PARAMETER) throw;  // a real failure is not skipped
+      if (e.status() == DPAGG_CANCELED) throw;  // otherwise the candidate is just not listed
     }
   }
   return out;
@@ -86,7 +86,9 @@ class Auto final : public Mechanism {
       try {
         c = dpagg::calibrate(candidate_spec(*m, l1), req);
       } catch (const Error& e) {
-        if (e.status() != DPAGG_INVALID_PARAMETER) throw;  // a real failure is not skipped
+        // A candidate that refuses (or fails on) this request is skipped: the others are still
+        // valid choices.  A cancel is not a failure of the candidate.
+        if (e.status() == DPAGG_CANCELED) throw;
         continue;
       }
       if (!have || loss(c) < loss(best_cal)) {

@@ -104,7 +104,7 @@ class MultiGaussian final : public Mechanism {
  public:
   // The search-phase loss of the best K: a cheap estimate, slightly below the certified loss.
   double estimate_loss(const PrivacyRequest& req, const Options& options, bool l1) const override {
-    if (req.epsilon > 700) return NAN;
+    if (req.epsilon > 500 || req.epsilon < 0.01) return NAN;
     const int fixed_k = parse_k(options);
     const int shifts = (req.integer_valued && req.sensitivity <= kMaxIntegerShifts)
                            ? static_cast<int>(req.sensitivity) : 0;
@@ -130,8 +130,9 @@ class MultiGaussian final : public Mechanism {
   }
 
   void validate(const PrivacyRequest& req, const Options& options) const override {
-    if (req.epsilon > 700)
-      invalid("multi_gaussian supports epsilon up to 700", "Use laplace or analytic_gaussian.");
+    // Beyond these the certificate's bounds overflow (e^eps c0/sigma^4) or its grids explode.
+    if (req.epsilon > 500 || req.epsilon < 0.01)
+      invalid("multi_gaussian supports epsilon from 0.01 to 500", "Use laplace or analytic_gaussian.");
     parse_k(options);
     objective_l1(options);
   }
