@@ -6,8 +6,9 @@
  * (src/core/dpagg_accum.h), so the total does not depend on row order or on how parallel
  * partial states are combined.  Noise is added once per group, in the final function, by the
  * core (dpagg_release).  The privacy parameters (epsilon, delta, sensitivity or bounds,
- * mechanism) must be the same for every row: they are checked to be free of column references
- * and volatile functions, and compared row by row.
+ * mechanism) must be public and the same for every row: the aggregate call's argument
+ * expressions are checked, on the first row, to be free of column references, subqueries,
+ * outer references and volatile functions.
  */
 #include "dpagg_pg.h"
 
