@@ -54,6 +54,9 @@ typedef struct DpState
 	double		lower;			/* clamping bounds; for dp_avg the values are centred */
 	double		upper;
 	double		inv_quantum;	/* 1 / quantum of the accumulation (derived from the bounds) */
+	double		released_value; /* the answer already released from this state, if released */
+	uint8		released;		/* set by the final function (FINALFUNC_MODIFY = READ_WRITE) */
+	uint8		pad2[7];
 	char		mechanism[DPAGG_MECH_SPEC_LEN];
 } DpState;
 
@@ -757,6 +760,15 @@ release(const DpState *st, double epsilon, double delta, double sensitivity,
 	return out;
 }
 
+/*
+ * A state is released at most once: if the executor finalizes the same state again (a rescan of
+ * a hash aggregate, a re-read cursor), the value already released is returned, never fresh noise.
+ */
+#define RETURN_IF_RELEASED(st) \
+	do { if ((st)->released) PG_RETURN_DATUM(Float8GetDatum((st)->released_value)); } while (0)
+#define REMEMBER_RELEASE(st, v) \
+	do { (st)->released_value = (v); (st)->released = 1; } while (0)
+
 PG_FUNCTION_INFO_V1(dpagg_sum_final);
 Datum
 dpagg_sum_final(PG_FUNCTION_ARGS)
@@ -764,9 +776,13 @@ dpagg_sum_final(PG_FUNCTION_ARGS)
 	DpState		empty;
 	DpState    *st = final_state(fcinfo, DP_SUM, &empty);
 	double		bound = state_bound(st);
+	double		v;
 
-	PG_RETURN_FLOAT8(release(st, st->epsilon, st->delta, bound, st->integer_sum, state_sum(st),
-							 dpagg_quantum_for_bound(bound)));
+	RETURN_IF_RELEASED(st);
+	v = release(st, st->epsilon, st->delta, bound, st->integer_sum, state_sum(st),
+				dpagg_quantum_for_bound(bound));
+	REMEMBER_RELEASE(st, v);
+	PG_RETURN_FLOAT8(v);
 }
 
 /* A noisy count, rounded and never negative (post-processing). */
@@ -784,9 +800,15 @@ dpagg_count_final(PG_FUNCTION_ARGS)
 {
 	DpState		empty;
 	DpState    *st = final_state(fcinfo, DP_COUNT, &empty);
-	double		c = noisy_count(st, st->epsilon, st->delta);
+	double		c;
 
-	PG_RETURN_INT64(c >= 9.2e18 ? PG_INT64_MAX : (int64) c);
+	if (st->released)
+		PG_RETURN_INT64((int64) st->released_value);
+	c = noisy_count(st, st->epsilon, st->delta);
+	if (c >= 9.2e18)
+		c = 9.2e18;
+	REMEMBER_RELEASE(st, c);
+	PG_RETURN_INT64((int64) c);
 }
 
 /*
@@ -802,12 +824,17 @@ dpagg_avg_final(PG_FUNCTION_ARGS)
 	DpState    *st = final_state(fcinfo, DP_AVG, &empty);
 	double		half = state_bound(st);
 	double		mid = st->lower / 2 + st->upper / 2;
-	double		s = release(st, st->epsilon / 2, st->delta / 2, half, false, state_sum(st),
-							dpagg_quantum_for_bound(half));
-	double		c = noisy_count(st, st->epsilon / 2, st->delta / 2);
-	double		avg = mid + s / (c < 1 ? 1 : c);
+	double		s,
+				c,
+				avg;
 
-	PG_RETURN_FLOAT8(fmin(st->upper, fmax(st->lower, avg)));
+	RETURN_IF_RELEASED(st);
+	s = release(st, st->epsilon / 2, st->delta / 2, half, false, state_sum(st),
+				dpagg_quantum_for_bound(half));
+	c = noisy_count(st, st->epsilon / 2, st->delta / 2);
+	avg = fmin(st->upper, fmax(st->lower, mid + s / (c < 1 ? 1 : c)));
+	REMEMBER_RELEASE(st, avg);
+	PG_RETURN_FLOAT8(avg);
 }
 
 /* ------------------------------------------------------------------------------------------
