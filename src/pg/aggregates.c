@@ -110,7 +110,6 @@ typedef struct Layout
 	int			upper;
 	int			mechanism;		/* -1 when absent (GUC default) */
 	ValueType	vtype;
-	Oid			verified_aggfnoid;	/* aggregate already checked to be one of ours */
 } Layout;
 
 static ValueType
@@ -189,7 +188,6 @@ layout_from_aggref(Aggref *aggref, int kind, Layout *lo)
 	memset(lo, -1, sizeof(*lo));
 	lo->kind = kind;
 	lo->nargs = n;
-	lo->verified_aggfnoid = InvalidOid;
 	lo->vtype = VT_NONE;
 	if (kind == DP_COUNT)
 	{
@@ -351,7 +349,6 @@ get_layout(FunctionCallInfo fcinfo, int kind)
 	layout_from_aggref(aggref, kind, lo);
 	check_parameters_fixed(aggref, lo);
 	check_own_aggregate(AggGetAggref(fcinfo)->aggfnoid, kind);
-	lo->verified_aggfnoid = aggref->aggfnoid;
 	fcinfo->flinfo->fn_extra = lo;
 	return lo;
 }
