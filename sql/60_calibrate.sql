@@ -76,3 +76,9 @@ SELECT i.l2 < 0.5 * r.l2 AS integer_gain, i.details->>'integer_valued' AS intege
 FROM dp_calibrate('multi_gaussian', 5, 1e-5, 1, true) i, dp_calibrate('multi_gaussian', 5, 1e-5, 1, false) r;
 SELECT expect_error($$SELECT * FROM dp_calibrate('multi_gaussian(k=41)', 1, 1e-5)$$);
 SELECT expect_error($$SELECT * FROM dp_calibrate('analytic_gaussian', 1, 1e-5, 2.5, true)$$);
+
+-- A long calibration can be cancelled like any query, and the backend stays healthy.
+SET statement_timeout = '100ms';
+SELECT mechanism_name FROM dp_calibrate('multi_gaussian(k=35)', 0.5, 1e-8);
+RESET statement_timeout;
+SELECT mechanism_name FROM dp_calibrate('laplace', 0.5, 0);
