@@ -139,6 +139,7 @@ GaussLattice::Bound GaussLattice::envelope_bound(double a, double b, double tole
     for (int k = k0 + 1; k <= k_to; ++k) {
       t *= r;
       r *= q;
+      if (t == 0) break;  // every further term is smaller still (covered by the 1e-300 slack)
       sum += weight(k) * t;
     }
     t = t0;
@@ -146,6 +147,7 @@ GaussLattice::Bound GaussLattice::envelope_bound(double a, double b, double tole
     for (int k = k0 - 1; k >= k_from; --k) {
       t *= r;
       r *= q;
+      if (t == 0) break;
       sum += weight(k) * t;
     }
     return sum;
@@ -175,9 +177,13 @@ GaussLattice::Bound GaussLattice::envelope_bound(double a, double b, double tole
   // Second-derivative bound on a cell without kinks inside.
   auto curvature = [&](double u, double v) -> double {
     const double c2 = c0_ / (s * s * s * s), c3 = c0_ / (s * s * s * s * s * s);
-    double m = 0;
-    int k_lo = std::max(-K, static_cast<int>(std::floor(u - 1 - kWindow * s)));
-    int k_hi = std::min(K, static_cast<int>(std::ceil(v + kWindow * s)));
+    // Components more than W = 12 sigma from the cell (in every role: shifted, unshifted, paired)
+    // are not visited; each of their terms is at most e^{-W^2/2s^2} W^2 c2 (|n''| falls beyond
+    // sqrt(2) sigma), and their weights sum to at most 1 per role, hence the constant below.
+    const double W = 12 * s;
+    double m = (2 + E) * c2 * W * W * std::exp(-W * W / (2 * s * s));
+    int k_lo = std::max(-K, static_cast<int>(std::floor(u - 1 - W)));
+    int k_hi = std::min(K, static_cast<int>(std::ceil(v + W)));
     for (int k = k_lo; k <= k_hi; ++k) {
       double wk = weight(k);
       Range y{u - k, v - k};
