@@ -45,8 +45,7 @@ class GaussLattice {
   };
   Peak approximate_sup(int points_per_sigma = 32) const;
 
-  // The same approximation at integer-valued shifts only: phi = m/D for m = 1..D (D = the
-  // integer sensitivity), i.e. the shifts an integer-valued query can produce.
+  // The same approximation at one shift phi (rounded to the grid); used by tools/report.cpp.
   double approximate_at(double phi) const;
 
  private:

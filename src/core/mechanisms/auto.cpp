@@ -73,7 +73,8 @@ class Auto final : public Mechanism {
     auto loss = [&](const dpagg_calibration& c) { return l1 ? c.l1 : c.l2; };
     // Mechanisms are tried in registry order (the cheap ones first); one that offers a cheap
     // estimate of its loss is calibrated only if that estimate beats the best so far.  The
-    // estimate sits slightly below its certified loss, so this never skips a winner.
+    // estimate is the uncertified search-phase loss, normally a little below the certified one;
+    // if it ever were above, a near-tie could go to the other mechanism (privacy is unaffected).
     dpagg_calibration best_cal;
     bool have = false;
     for (const Mechanism* m : all_mechanisms()) {
@@ -98,10 +99,9 @@ class Auto final : public Mechanism {
     }
     if (!have)
       invalid("no mechanism accepts this epsilon and delta", "See dp_mechanisms().");
-    const dpagg_calibration* best = &best_cal;
     char requested[DPAGG_MECH_SPEC_LEN];
     std::memcpy(requested, cal.requested, sizeof(requested));
-    cal = *best;
+    cal = best_cal;
     std::memcpy(cal.requested, requested, sizeof(requested));
   }
 
