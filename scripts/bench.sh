@@ -57,7 +57,7 @@ if [ -z "${DPAGG_BENCH_INSIDE:-}" ] && [ -z "${PGPORT:-}" ]; then
   fi
   export DPAGG_BENCH_INSIDE=1
   self=$(readlink -f "$0")
-  exec pg_virtualenv -t -v 15 \
+  exec pg_virtualenv -t -v 15 -o shared_preload_libraries=dpagg \
     -o shared_buffers=1GB -o work_mem=64MB -o effective_cache_size=16GB \
     -o max_worker_processes=8 -o max_parallel_workers=8 \
     -o fsync=off -o synchronous_commit=off -o full_page_writes=off \

@@ -76,7 +76,7 @@ else
     sql_status="skipped: dpagg is not installed in PostgreSQL 15 (run make install as root)"
   else
     [ "$installed" = stale ] && echo "(warning: the installed dpagg.so is not this tree's build; measuring the installed one)"
-    if pg_virtualenv -t -v 15 psql -X -q -f tools/bench_calibration_repeated.sql >"$tmp/repeated.out" 2>&1; then
+    if pg_virtualenv -t -v 15 -o shared_preload_libraries=dpagg psql -X -q -f tools/bench_calibration_repeated.sql >"$tmp/repeated.out" 2>&1; then
       repeated=$(grep -o 'DPAGG_BENCH.*' "$tmp/repeated.out" | sed 's/DPAGG_BENCH//' | tr '\n' ' ' || true)
     fi
     if [ -z "$repeated" ]; then

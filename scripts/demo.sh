@@ -5,4 +5,4 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 scripts/build.sh
-pg_virtualenv -t -v 15 psql -X -q -v ON_ERROR_STOP=1 -f scripts/demo.sql
+pg_virtualenv -t -v 15 -o shared_preload_libraries=dpagg psql -X -q -v ON_ERROR_STOP=1 -f scripts/demo.sql

@@ -19,7 +19,7 @@ if [ "$status" -ne 0 ] && [ -z "$f" ]; then failed=$((failed + 1)); fi
 
 echo "== SQL tests (pg_regress) =="
 rstatus=0
-pg_virtualenv -t -v 15 make -s installcheck PG_CONFIG="$PG_CONFIG" 2>&1 | tee build/regress.log || rstatus=1
+pg_virtualenv -t -v 15 -o shared_preload_libraries=dpagg make -s installcheck PG_CONFIG="$PG_CONFIG" 2>&1 | tee build/regress.log || rstatus=1
 if [ "$rstatus" -ne 0 ]; then
   status=1
   [ -f build/regress/regression.diffs ] && cat build/regress/regression.diffs

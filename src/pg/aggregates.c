@@ -743,29 +743,32 @@ final_state(FunctionCallInfo fcinfo, int kind, DpState *empty)
 	}
 }
 
+/* Noise for one calibrated part of a release (after the release has been charged). */
 static double
-release(const DpState *st, double epsilon, double delta, double sensitivity,
-		bool integer_valued, __int128 quanta, double quantum)
+draw(const dpagg_calibration *cal, __int128 quanta, double quantum)
 {
-	dpagg_calibration cal;
 	dpagg_error err;
 	double		out;
 
-	calibration_for(st, epsilon, delta, sensitivity, integer_valued, &cal);
-	if (dpagg_release(&cal, quanta, quantum, &out, &err) != DPAGG_OK)
+	if (dpagg_release(cal, quanta, quantum, &out, &err) != DPAGG_OK)
 		dpagg_report(&err);
 	return out;
 }
 
 /*
  * A state is released at most once: if the executor finalizes the same state again (a rescan of
- * a hash aggregate, a re-read cursor), the value already released is returned, never fresh noise.
+ * a hash aggregate, a re-read cursor), the value already released is returned, never fresh noise,
+ * and nothing is charged.
  */
 #define RETURN_IF_RELEASED(st) \
 	do { if ((st)->released) PG_RETURN_DATUM(Float8GetDatum((st)->released_value)); } while (0)
 #define REMEMBER_RELEASE(st, v) \
 	do { (st)->released_value = (v); (st)->released = 1; } while (0)
 
+/*
+ * Every final function: calibrate, charge the release (durably; budget.c), then draw the noise.
+ * Nothing random happens before the charge is taken.
+ */
 PG_FUNCTION_INFO_V1(dpagg_sum_final);
 Datum
 dpagg_sum_final(PG_FUNCTION_ARGS)
@@ -773,20 +776,22 @@ dpagg_sum_final(PG_FUNCTION_ARGS)
 	DpState		empty;
 	DpState    *st = final_state(fcinfo, DP_SUM, &empty);
 	double		bound = state_bound(st);
+	dpagg_calibration cal;
 	double		v;
 
 	RETURN_IF_RELEASED(st);
-	v = release(st, st->epsilon, st->delta, bound, st->integer_sum, state_sum(st),
-				dpagg_quantum_for_bound(bound));
+	calibration_for(st, st->epsilon, st->delta, bound, st->integer_sum, &cal);
+	dpagg_charge(fcinfo, "dp_sum", st->epsilon, st->delta, &cal, 1);
+	v = draw(&cal, state_sum(st), dpagg_quantum_for_bound(bound));
 	REMEMBER_RELEASE(st, v);
 	PG_RETURN_FLOAT8(v);
 }
 
 /* A noisy count, rounded and never negative (post-processing). */
 static double
-noisy_count(const DpState *st, double epsilon, double delta)
+noisy_count(const DpState *st, const dpagg_calibration *cal)
 {
-	double		c = rint(release(st, epsilon, delta, 1.0, true, (__int128) st->count, 1.0));
+	double		c = rint(draw(cal, (__int128) st->count, 1.0));
 
 	return c < 0 ? 0 : c;
 }
@@ -797,11 +802,14 @@ dpagg_count_final(PG_FUNCTION_ARGS)
 {
 	DpState		empty;
 	DpState    *st = final_state(fcinfo, DP_COUNT, &empty);
+	dpagg_calibration cal;
 	double		c;
 
 	if (st->released)
 		PG_RETURN_INT64((int64) st->released_value);
-	c = noisy_count(st, st->epsilon, st->delta);
+	calibration_for(st, st->epsilon, st->delta, 1.0, true, &cal);
+	dpagg_charge(fcinfo, "dp_count", st->epsilon, st->delta, &cal, 1);
+	c = noisy_count(st, &cal);
 	if (c >= 9.2e18)
 		c = 9.2e18;
 	REMEMBER_RELEASE(st, c);
@@ -810,8 +818,9 @@ dpagg_count_final(PG_FUNCTION_ARGS)
 
 /*
  * dp_avg: half of epsilon and of delta for the sum of the centred values, half for the count
- * (basic composition: the two releases together are (epsilon, delta)-DP).  The answer is
- * m + S / max(C, 1), clamped to [lower, upper]; all of it is post-processing.
+ * (basic composition: the two releases together are (epsilon, delta)-DP, and are charged as one
+ * release of (epsilon, delta)).  The answer is m + S / max(C, 1), clamped to [lower, upper]; all
+ * of it is post-processing.
  */
 PG_FUNCTION_INFO_V1(dpagg_avg_final);
 Datum
@@ -821,14 +830,17 @@ dpagg_avg_final(PG_FUNCTION_ARGS)
 	DpState    *st = final_state(fcinfo, DP_AVG, &empty);
 	double		half = state_bound(st);
 	double		mid = st->lower / 2 + st->upper / 2;
+	dpagg_calibration cal[2];
 	double		s,
 				c,
 				avg;
 
 	RETURN_IF_RELEASED(st);
-	s = release(st, st->epsilon / 2, st->delta / 2, half, false, state_sum(st),
-				dpagg_quantum_for_bound(half));
-	c = noisy_count(st, st->epsilon / 2, st->delta / 2);
+	calibration_for(st, st->epsilon / 2, st->delta / 2, half, false, &cal[0]);
+	calibration_for(st, st->epsilon / 2, st->delta / 2, 1.0, true, &cal[1]);
+	dpagg_charge(fcinfo, "dp_avg", st->epsilon, st->delta, cal, 2);
+	s = draw(&cal[0], state_sum(st), dpagg_quantum_for_bound(half));
+	c = noisy_count(st, &cal[1]);
 	avg = fmin(st->upper, fmax(st->lower, mid + s / (c < 1 ? 1 : c)));
 	REMEMBER_RELEASE(st, avg);
 	PG_RETURN_FLOAT8(avg);

@@ -77,6 +77,7 @@ _PG_init(void)
 							 NULL,
 							 NULL,
 							 NULL);
+	dpagg_budget_init();
 	MarkGUCPrefixReserved("dpagg");
 	dpagg_set_interrupt_check(should_stop);
 }

@@ -32,4 +32,15 @@ extern void dpagg_calibrate_cached(const char *spec, double epsilon, double delt
 /* The text of a mechanism argument, or the GUC default when absent. */
 extern void dpagg_mechanism_spec(text *arg, char *buf, size_t buflen);
 
+/* Privacy budgets and the ledger (budget.c). */
+extern void dpagg_budget_init(void);
+
+/*
+ * Charge a release to the session user's budget, durably, before its value is returned; once per
+ * execution of the aggregation (the groups of one grouping share the charge).  `parts` are the
+ * calibrations the release uses (two for dp_avg).  Reports an error if the release is refused.
+ */
+extern void dpagg_charge(FunctionCallInfo fcinfo, const char *aggregate, double epsilon,
+						 double delta, const dpagg_calibration *parts, int nparts);
+
 #endif							/* DPAGG_PG_H */

@@ -1,0 +1,1042 @@
+/*
+ * budget.c — privacy budgets, the charge taken for every release, and the durable ledger.
+ *
+ * Design (README, "Privacy budgets"):
+ *  - The ledger is an append-only journal file, $PGDATA/pg_dpagg/ledger, of checksummed records:
+ *    one per release (a charge) and one per budget change.  It is the only source of truth: at
+ *    server start, and again after every crash restart, the postmaster replays it into shared
+ *    memory (per role: budget, spent epsilon / delta / rho, number of releases).  So dpagg must
+ *    be in shared_preload_libraries; without it every release is refused.
+ *  - A release is charged before its value leaves the final function: under an exclusive lock
+ *    the budget is checked against the shared totals, the record is appended (one write()) and
+ *    the totals updated; then, outside that lock, the journal is flushed to disk (fdatasync) with
+ *    a group flush like PostgreSQL's WAL flush: whoever holds the flush lock syncs everything
+ *    written so far, and waiting backends find their record already durable.  Only then is noise
+ *    drawn and the value returned.  The record does not belong to the analyst's transaction, so
+ *    ROLLBACK, savepoints, caught exceptions, later errors, cursors, disconnects, SIGKILL and an
+ *    immediate shutdown cannot undo it; and since each release appends exactly one record, which
+ *    is replayed exactly once, none is counted twice.  A backend that dies between the append
+ *    and the flush leaves a record that is durable only if the OS kept it: then it is counted
+ *    without its value having been seen — the safe direction.  Only the last record can be torn
+ *    (a crash of the machine in the middle of a write); it carries no release and is cut off at
+ *    load.  A damaged record anywhere else stops all releases until an administrator looks.
+ *  - The charge is per execution of an aggregation (one Aggref of one Agg node): the groups of
+ *    one grouping are disjoint, so they share it.  A rescan of the Agg node (correlated subquery,
+ *    nested loop, ...) is a new execution, detected by an ExprContext callback on the node's
+ *    output context, which PostgreSQL shuts down on every rescan; it is charged again.  A state
+ *    finalized again returns the value already released (aggregates.c) and is not charged.
+ *  - The role charged is the session user (the login role), so SET ROLE and SECURITY DEFINER
+ *    functions cannot move a release onto another role's budget.
+ */
+#include "dpagg_pg.h"
+
+#include <fcntl.h>
+#include <math.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "access/xact.h"
+#include "catalog/pg_authid.h"
+#include "commands/dbcommands.h"
+#include "common/file_perm.h"
+#include "executor/executor.h"
+#include "funcapi.h"
+#include "mb/pg_wchar.h"
+#include "miscadmin.h"
+#include "nodes/execnodes.h"
+#include "port/pg_crc32c.h"
+#include "storage/fd.h"
+#include "storage/ipc.h"
+#include "storage/lwlock.h"
+#include "storage/shmem.h"
+#include "tcop/tcopprot.h"
+#include "utils/acl.h"
+#include "utils/backend_status.h"
+#include "utils/builtins.h"
+#include "utils/guc.h"
+#include "utils/timestamp.h"
+
+/* SQLSTATEs of dpagg's own refusals (documented in the README). */
+#define ERRCODE_DPAGG_BUDGET_EXHAUSTED MAKE_SQLSTATE('5','3','D','P','1')
+#define ERRCODE_DPAGG_RELEASE_CAP MAKE_SQLSTATE('5','3','D','P','2')
+
+#define LEDGER_DIR "pg_dpagg"
+#define LEDGER_FILE LEDGER_DIR "/ledger"
+#define LEDGER_FILE_MAGIC "DPAGGLG1"
+#define LEDGER_HEADER_SIZE 16
+#define RECORD_MAGIC 0x4450524Cu	/* "DPRL" */
+#define QUERY_TEXT_MAX 1024
+/* Comparisons of spent against total allow this relative slack, so that e.g. ten releases at
+ * epsilon 0.1 fit a budget of 1.0 (the decimal 0.1 is stored a little above 0.1). */
+#define BUDGET_SLACK 1e-12
+
+/* GUCs */
+bool		dpagg_require_budget = true;
+bool		dpagg_limit_superusers = false;
+static int	dpagg_max_roles = 1000;
+
+typedef enum RecordType
+{
+	REC_RELEASE = 1,
+	REC_BUDGET_SET = 2,
+	REC_BUDGET_DROP = 3
+} RecordType;
+
+typedef enum BudgetMethod
+{
+	METHOD_BASIC = 0,
+	METHOD_ZCDP = 1
+} BudgetMethod;
+
+/* Record flags */
+#define FLAG_UNLIMITED 1		/* a superuser, recorded but not limited */
+#define FLAG_NO_BUDGET 2		/* released without a budget (dpagg.require_budget off) */
+
+/* One journal record; the query text (query_len bytes) follows, padded to 8 bytes. */
+typedef struct LedgerRecord
+{
+	uint32		magic;
+	uint32		length;			/* whole record, padding included */
+	pg_crc32c	crc;			/* CRC-32C of the record with this field zero */
+	uint32		type;			/* RecordType */
+	uint64		seq;
+	TimestampTz at;
+	Oid			role;			/* charged role / role whose budget changes */
+	Oid			database;
+	Oid			actor;			/* current user at the time (who ran the query / the change) */
+	int32		pid;
+	int32		flags;
+	int32		method;			/* budget records */
+	int64		query_id;
+	double		epsilon;		/* release: requested; budget: total */
+	double		delta;
+	double		rho;			/* release: zCDP rho of its zCDP parts (0 if none) */
+	double		epsilon_nz;		/* release: epsilon of its parts that are not zCDP */
+	double		delta_nz;
+	double		cap;			/* budget: per-release epsilon cap, NaN for none */
+	NameData	role_name;
+	NameData	database_name;
+	NameData	actor_name;
+	char		aggregate[16];
+	char		mechanism[2 * DPAGG_MECH_SPEC_LEN];
+	uint32		query_len;
+	uint32		pad;
+} LedgerRecord;
+
+/* Shared memory: the replayed totals. */
+typedef struct RoleAccount
+{
+	Oid			role;
+	bool		has_budget;
+	int32		method;
+	double		epsilon_total;
+	double		delta_total;
+	double		cap;			/* NaN: none */
+	/* Sums over every release of the role (long double: no drift over many releases). */
+	long double epsilon_all;
+	long double delta_all;
+	long double rho;			/* zCDP parts */
+	long double epsilon_nz;		/* parts that are not zCDP */
+	long double delta_nz;
+	int64		releases;
+} RoleAccount;
+
+typedef struct LedgerShared
+{
+	LWLock	   *lock;			/* accounts, next_seq, appending */
+	LWLock	   *flush_lock;		/* the group flush */
+	bool		usable;
+	char		problem[256];	/* why not usable */
+	uint64		next_seq;
+	pg_atomic_uint64 write_pos; /* end of the journal as written */
+	pg_atomic_uint64 flushed_pos;	/* end of the journal known durable */
+	int			nroles;
+	RoleAccount roles[FLEXIBLE_ARRAY_MEMBER];
+} LedgerShared;
+
+static LedgerShared *ledger = NULL;
+static int	ledger_fd = -1;		/* this backend's append descriptor */
+static shmem_request_hook_type prev_shmem_request_hook = NULL;
+static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
+
+static const char *
+method_name(int m)
+{
+	return m == METHOD_ZCDP ? "zcdp" : "basic";
+}
+
+static Size
+ledger_shmem_size(void)
+{
+	return add_size(offsetof(LedgerShared, roles), mul_size(sizeof(RoleAccount), dpagg_max_roles));
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Accounting (pure functions of an account; used at replay and at every charge).
+ */
+
+/* The standard conversion: rho-zCDP implies (rho + 2 sqrt(rho ln(1/d)), d)-DP (Bun & Steinke
+ * 2016, Prop. 1.3). */
+static double
+zcdp_epsilon(double rho, double d)
+{
+	if (rho <= 0)
+		return 0;
+	if (!(d > 0))
+		return INFINITY;
+	return rho + 2 * sqrt(rho * log(1 / d));
+}
+
+typedef struct Spent
+{
+	double		epsilon;
+	double		delta;
+} Spent;
+
+/* What the account has spent, under its method, after adding a release (r may be NULL). */
+static Spent
+spent_with(const RoleAccount *a, const LedgerRecord *r)
+{
+	Spent		s;
+
+	if (a->method == METHOD_ZCDP && a->has_budget)
+	{
+		long double rho = a->rho + (r ? r->rho : 0);
+		long double enz = a->epsilon_nz + (r ? r->epsilon_nz : 0);
+		long double dnz = a->delta_nz + (r ? r->delta_nz : 0);
+
+		/* The zCDP parts get the delta the other parts leave: delta_total - dnz. */
+		s.epsilon = (double) enz + (rho > 0 ? zcdp_epsilon((double) rho, a->delta_total - (double) dnz) : 0);
+		s.delta = rho > 0 ? a->delta_total : (double) dnz;
+		if (rho > 0 && (double) dnz > a->delta_total)
+			s.delta = (double) dnz;
+	}
+	else
+	{
+		s.epsilon = (double) (a->epsilon_all + (r ? r->epsilon : 0));
+		s.delta = (double) (a->delta_all + (r ? r->delta : 0));
+	}
+	return s;
+}
+
+static bool
+within(double spent, double total)
+{
+	return spent <= total * (1 + BUDGET_SLACK) || spent == 0;
+}
+
+static void
+account_add_release(RoleAccount *a, const LedgerRecord *r)
+{
+	a->epsilon_all += r->epsilon;
+	a->delta_all += r->delta;
+	a->rho += r->rho;
+	a->epsilon_nz += r->epsilon_nz;
+	a->delta_nz += r->delta_nz;
+	a->releases++;
+}
+
+static RoleAccount *
+find_account(Oid role, bool create)
+{
+	int			i;
+
+	for (i = 0; i < ledger->nroles; i++)
+		if (ledger->roles[i].role == role)
+			return &ledger->roles[i];
+	if (!create || ledger->nroles >= dpagg_max_roles)
+		return NULL;
+	{
+		RoleAccount *a = &ledger->roles[ledger->nroles++];
+
+		memset(a, 0, sizeof(*a));
+		a->role = role;
+		a->cap = NAN;
+		return a;
+	}
+}
+
+/* Apply one record to the shared totals (replay and live). */
+static bool
+apply_record(const LedgerRecord *r)
+{
+	RoleAccount *a = find_account(r->role, true);
+
+	if (a == NULL)
+		return false;
+	switch (r->type)
+	{
+		case REC_RELEASE:
+			account_add_release(a, r);
+			break;
+		case REC_BUDGET_SET:
+			a->has_budget = true;
+			a->method = r->method;
+			a->epsilon_total = r->epsilon;
+			a->delta_total = r->delta;
+			a->cap = r->cap;
+			break;
+		case REC_BUDGET_DROP:
+			a->has_budget = false;
+			break;
+	}
+	if (r->seq >= ledger->next_seq)
+		ledger->next_seq = r->seq + 1;
+	return true;
+}
+
+static pg_crc32c
+record_crc(const LedgerRecord *r)
+{
+	pg_crc32c	crc;
+	LedgerRecord tmp = *r;
+
+	tmp.crc = 0;
+	INIT_CRC32C(crc);
+	COMP_CRC32C(crc, &tmp, sizeof(tmp));
+	COMP_CRC32C(crc, ((const char *) r) + sizeof(LedgerRecord), r->length - sizeof(LedgerRecord));
+	FIN_CRC32C(crc);
+	return crc;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Startup: replay the journal into shared memory (postmaster, at start and after a crash).
+ */
+static void
+ledger_problem(const char *fmt, const char *detail)
+{
+	ledger->usable = false;
+	snprintf(ledger->problem, sizeof(ledger->problem), fmt, detail);
+	ereport(LOG, (errmsg("dpagg: %s", ledger->problem)));
+}
+
+static void
+fsync_path(const char *path, bool is_dir)
+{
+	int			fd = OpenTransientFile(path, (is_dir ? O_RDONLY : O_RDWR) | PG_BINARY);
+
+	if (fd < 0)
+		ereport(FATAL, (errcode_for_file_access(), errmsg("dpagg: could not open \"%s\": %m", path)));
+	if (pg_fsync(fd) != 0)
+		ereport(FATAL, (errcode_for_file_access(), errmsg("dpagg: could not fsync \"%s\": %m", path)));
+	CloseTransientFile(fd);
+}
+
+static void
+ledger_load(void)
+{
+	int			fd;
+	struct stat st;
+	char		header[LEDGER_HEADER_SIZE];
+	off_t		pos,
+				size;
+	char	   *buf;
+	int			nrec = 0;
+
+	ledger->usable = true;
+	ledger->next_seq = 1;
+	ledger->nroles = 0;
+
+	if (stat(LEDGER_DIR, &st) != 0)
+	{
+		if (MakePGDirectory(LEDGER_DIR) != 0 && errno != EEXIST)
+			ereport(FATAL, (errcode_for_file_access(),
+							errmsg("dpagg: could not create directory \"%s\": %m", LEDGER_DIR)));
+		fsync_path(".", true);
+	}
+	fd = OpenTransientFile(LEDGER_FILE, O_RDWR | O_CREAT | PG_BINARY);
+	if (fd < 0)
+		ereport(FATAL, (errcode_for_file_access(), errmsg("dpagg: could not open \"%s\": %m", LEDGER_FILE)));
+	if (fstat(fd, &st) != 0)
+		ereport(FATAL, (errcode_for_file_access(), errmsg("dpagg: could not stat \"%s\": %m", LEDGER_FILE)));
+	size = st.st_size;
+	if (size < LEDGER_HEADER_SIZE)
+	{
+		/* New (or torn at creation): write the header. */
+		memset(header, 0, sizeof(header));
+		memcpy(header, LEDGER_FILE_MAGIC, 8);
+		if (ftruncate(fd, 0) != 0 ||
+			pg_pwrite(fd, header, sizeof(header), 0) != sizeof(header) || pg_fsync(fd) != 0)
+			ereport(FATAL, (errcode_for_file_access(), errmsg("dpagg: could not write \"%s\": %m", LEDGER_FILE)));
+		CloseTransientFile(fd);
+		fsync_path(LEDGER_DIR, true);
+		pg_atomic_init_u64(&ledger->write_pos, LEDGER_HEADER_SIZE);
+		pg_atomic_init_u64(&ledger->flushed_pos, LEDGER_HEADER_SIZE);
+		return;
+	}
+	if (pg_pread(fd, header, sizeof(header), 0) != sizeof(header) || memcmp(header, LEDGER_FILE_MAGIC, 8) != 0)
+	{
+		CloseTransientFile(fd);
+		pg_atomic_init_u64(&ledger->write_pos, size);
+		pg_atomic_init_u64(&ledger->flushed_pos, size);
+		ledger_problem("the ledger \"%s\" is not a dpagg ledger; releases are refused", LEDGER_FILE);
+		return;
+	}
+	buf = palloc(sizeof(LedgerRecord) + QUERY_TEXT_MAX + 8);
+	pos = LEDGER_HEADER_SIZE;
+	while (pos < size)
+	{
+		LedgerRecord *r = (LedgerRecord *) buf;
+		bool		torn = false;
+
+		if (size - pos < (off_t) sizeof(LedgerRecord) ||
+			pg_pread(fd, buf, sizeof(LedgerRecord), pos) != sizeof(LedgerRecord))
+			torn = true;
+		else if (r->magic != RECORD_MAGIC || r->length < sizeof(LedgerRecord) ||
+				 r->length > sizeof(LedgerRecord) + QUERY_TEXT_MAX + 8 || (r->length & 7) != 0 ||
+				 r->query_len > r->length - sizeof(LedgerRecord))
+			torn = (pos + (off_t) sizeof(LedgerRecord) >= size);
+		else if (pos + (off_t) r->length > size)
+			torn = true;
+		else
+		{
+			size_t		rest = r->length - sizeof(LedgerRecord);
+
+			if (rest > 0 && pg_pread(fd, buf + sizeof(LedgerRecord), rest, pos + sizeof(LedgerRecord)) != (ssize_t) rest)
+				torn = true;
+			else if (record_crc(r) != r->crc)
+				torn = (pos + (off_t) r->length >= size);
+			else
+			{
+				if (!apply_record(r))
+				{
+					pfree(buf);
+					CloseTransientFile(fd);
+					pg_atomic_init_u64(&ledger->write_pos, size);
+					pg_atomic_init_u64(&ledger->flushed_pos, size);
+					ledger_problem("the ledger holds more roles than dpagg.max_roles (%s); raise it and restart",
+								   LEDGER_FILE);
+					return;
+				}
+				nrec++;
+				pos += r->length;
+				continue;
+			}
+		}
+		if (torn)
+		{
+			/* The last record was cut by a crash in the middle of its write: it released nothing
+			 * (its value is returned only after the record is durable).  Cut it off. */
+			ereport(LOG, (errmsg("dpagg: removing a torn record at the end of the ledger (offset %lld)",
+								 (long long) pos)));
+			if (ftruncate(fd, pos) != 0 || pg_fsync(fd) != 0)
+				ereport(FATAL, (errcode_for_file_access(), errmsg("dpagg: could not truncate \"%s\": %m", LEDGER_FILE)));
+			size = pos;
+			break;
+		}
+		/* A damaged record with intact data after it: do not guess; refuse releases. */
+		pfree(buf);
+		CloseTransientFile(fd);
+		pg_atomic_init_u64(&ledger->write_pos, size);
+		pg_atomic_init_u64(&ledger->flushed_pos, size);
+		ledger_problem("the ledger \"%s\" is damaged; releases are refused until it is repaired", LEDGER_FILE);
+		return;
+	}
+	pfree(buf);
+	CloseTransientFile(fd);
+	pg_atomic_init_u64(&ledger->write_pos, size);
+	pg_atomic_init_u64(&ledger->flushed_pos, size);
+	ereport(LOG, (errmsg("dpagg: ledger loaded: %d records, %d roles", nrec, ledger->nroles)));
+}
+
+static void
+ledger_shmem_request(void)
+{
+	if (prev_shmem_request_hook)
+		prev_shmem_request_hook();
+	RequestAddinShmemSpace(ledger_shmem_size());
+	RequestNamedLWLockTranche("dpagg", 2);
+}
+
+static void
+ledger_shmem_startup(void)
+{
+	bool		found;
+
+	if (prev_shmem_startup_hook)
+		prev_shmem_startup_hook();
+	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
+	ledger = ShmemInitStruct("dpagg ledger", ledger_shmem_size(), &found);
+	if (!found)
+	{
+		LWLockPadded *locks = GetNamedLWLockTranche("dpagg");
+
+		ledger->lock = &locks[0].lock;
+		ledger->flush_lock = &locks[1].lock;
+		ledger->problem[0] = '\0';
+		ledger_load();
+	}
+	LWLockRelease(AddinShmemInitLock);
+}
+
+void
+dpagg_budget_init(void)
+{
+	DefineCustomBoolVariable("dpagg.require_budget",
+							 "Refuse releases by roles that have no privacy budget.",
+							 "When off, a role without a budget may release without limit (every release is still recorded in the ledger).",
+							 &dpagg_require_budget, true, PGC_SUSET, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("dpagg.limit_superusers",
+							 "Hold superusers to their privacy budget.",
+							 "When off (default), releases by superusers are recorded in the ledger but not limited.",
+							 &dpagg_limit_superusers, false, PGC_SUSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("dpagg.max_roles",
+							"Number of roles the ledger can account for (shared memory).",
+							"Every role that has a budget or has released counts.",
+							&dpagg_max_roles, 1000, 16, 1000000, PGC_POSTMASTER, 0, NULL, NULL, NULL);
+	if (!process_shared_preload_libraries_in_progress)
+		return;
+	prev_shmem_request_hook = shmem_request_hook;
+	shmem_request_hook = ledger_shmem_request;
+	prev_shmem_startup_hook = shmem_startup_hook;
+	shmem_startup_hook = ledger_shmem_startup;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Appending: one write() under the lock, then the group flush outside it.
+ */
+static void
+require_ledger(void)
+{
+	if (ledger == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("dpagg cannot release values: it is not loaded through shared_preload_libraries"),
+				 errdetail("Every release is charged to a privacy budget in a durable ledger kept in shared memory."),
+				 errhint("Add dpagg to shared_preload_libraries in postgresql.conf and restart the server.")));
+}
+
+static void
+open_ledger_fd(void)
+{
+	if (ledger_fd >= 0)
+		return;
+	ledger_fd = BasicOpenFile(LEDGER_FILE, O_WRONLY | O_APPEND | PG_BINARY);
+	if (ledger_fd < 0)
+		ereport(ERROR, (errcode_for_file_access(), errmsg("dpagg: could not open the ledger \"%s\": %m", LEDGER_FILE)));
+}
+
+/* Called with the lock held exclusively; on failure releases the lock and reports. */
+static uint64
+append_locked(LedgerRecord *r)
+{
+	uint64		pos = pg_atomic_read_u64(&ledger->write_pos);
+	ssize_t		n;
+
+	r->magic = RECORD_MAGIC;
+	r->seq = ledger->next_seq;
+	r->crc = record_crc(r);
+	errno = 0;
+	n = write(ledger_fd, r, r->length);
+	if (n != (ssize_t) r->length)
+	{
+		int			save = errno ? errno : ENOSPC;
+
+		/* Remove a partial record so that the journal stays a sequence of whole records. */
+		if (n > 0 && ftruncate(ledger_fd, (off_t) pos) != 0)
+		{
+			ledger->usable = false;
+			strlcpy(ledger->problem, "a failed ledger write could not be undone; restart the server", sizeof(ledger->problem));
+		}
+		LWLockRelease(ledger->lock);
+		errno = save;
+		ereport(ERROR, (errcode_for_file_access(), errmsg("dpagg: could not write the ledger: %m"),
+						errdetail("Nothing was released.")));
+	}
+	ledger->next_seq++;
+	pos += r->length;
+	pg_atomic_write_u64(&ledger->write_pos, pos);
+	return pos;
+}
+
+/* Make the journal durable up to `upto` (group flush). */
+static void
+flush_to(uint64 upto)
+{
+	while (pg_atomic_read_u64(&ledger->flushed_pos) < upto)
+	{
+		if (LWLockAcquireOrWait(ledger->flush_lock, LW_EXCLUSIVE))
+		{
+			if (pg_atomic_read_u64(&ledger->flushed_pos) < upto)
+			{
+				uint64		target = pg_atomic_read_u64(&ledger->write_pos);
+
+				if (pg_fdatasync(ledger_fd) != 0)
+				{
+					int			save = errno;
+
+					LWLockAcquire(ledger->lock, LW_EXCLUSIVE);
+					ledger->usable = false;
+					strlcpy(ledger->problem, "the ledger could not be synced to disk; releases are refused until a restart",
+							sizeof(ledger->problem));
+					LWLockRelease(ledger->lock);
+					LWLockRelease(ledger->flush_lock);
+					errno = save;
+					ereport(ERROR, (errcode_for_file_access(), errmsg("dpagg: could not sync the ledger: %m"),
+									errdetail("Nothing was released.")));
+				}
+				pg_atomic_write_u64(&ledger->flushed_pos, target);
+			}
+			LWLockRelease(ledger->flush_lock);
+		}
+	}
+}
+
+static void
+fill_common(LedgerRecord *r, RecordType type, Oid role)
+{
+	const char *rn = GetUserNameFromId(role, true);
+	const char *an;
+	char	   *dbn = MyDatabaseId != InvalidOid ? get_database_name(MyDatabaseId) : NULL;
+
+	memset(r, 0, sizeof(*r));
+	r->type = type;
+	r->at = GetCurrentTimestamp();
+	r->role = role;
+	r->database = MyDatabaseId;
+	r->actor = GetUserId();
+	r->pid = MyProcPid;
+	r->cap = NAN;
+	an = GetUserNameFromId(r->actor, true);
+	namestrcpy(&r->role_name, rn ? rn : "");
+	namestrcpy(&r->actor_name, an ? an : "");
+	namestrcpy(&r->database_name, dbn ? dbn : "");
+	r->length = sizeof(LedgerRecord);
+}
+
+/* ------------------------------------------------------------------------------------------
+ * The charge of a release.
+ */
+typedef struct ExecCharge
+{
+	bool		charged;		/* this execution of the aggregation has been charged */
+	bool		registered;		/* the rescan callback is registered */
+} ExecCharge;
+
+static void
+exec_charge_reset(Datum arg)
+{
+	ExecCharge *ec = (ExecCharge *) DatumGetPointer(arg);
+
+	ec->charged = false;
+	ec->registered = false;
+}
+
+static void
+ledger_charge(const char *aggregate, double epsilon, double delta,
+			  const dpagg_calibration *parts, int nparts)
+{
+	Oid			role = GetSessionUserId();
+	bool		unlimited = superuser_arg(role) && !dpagg_limit_superusers;
+	char		buf[sizeof(LedgerRecord) + QUERY_TEXT_MAX + 8];
+	LedgerRecord *r = (LedgerRecord *) buf;
+	RoleAccount *a;
+	uint64		end;
+	int			i;
+
+	require_ledger();
+	open_ledger_fd();
+	fill_common(r, REC_RELEASE, role);
+	r->query_id = pgstat_get_my_query_id();
+	strlcpy(r->aggregate, aggregate, sizeof(r->aggregate));
+	r->epsilon = epsilon;
+	r->delta = delta;
+	for (i = 0; i < nparts; i++)
+	{
+		double		rho = dpagg_zcdp_rho(&parts[i]);
+
+		if (i > 0)
+			strlcat(r->mechanism, " + ", sizeof(r->mechanism));
+		strlcat(r->mechanism, parts[i].spec, sizeof(r->mechanism));
+		/* A part is charged as rho when its mechanism is rho-zCDP with rho <= its epsilon (the
+		 * Gaussians at usual parameters); otherwise (not zCDP, or a rho so large that it could
+		 * only be worse, e.g. the integer-valued multi-Gaussian) by its epsilon and delta.  Either
+		 * is a valid guarantee of the part; the choice depends only on public values. */
+		if (!isnan(rho) && rho <= parts[i].epsilon)
+			r->rho += rho;
+		else
+		{
+			r->epsilon_nz += parts[i].epsilon;
+			r->delta_nz += parts[i].delta;
+		}
+	}
+	if (debug_query_string)
+	{
+		int			len = strlen(debug_query_string);
+
+		if (len > QUERY_TEXT_MAX)
+			len = pg_mbcliplen(debug_query_string, len, QUERY_TEXT_MAX);
+		memcpy(buf + sizeof(LedgerRecord), debug_query_string, len);
+		r->query_len = len;
+		r->length = sizeof(LedgerRecord) + TYPEALIGN(8, len);
+		memset(buf + sizeof(LedgerRecord) + len, 0, r->length - sizeof(LedgerRecord) - len);
+	}
+
+	LWLockAcquire(ledger->lock, LW_EXCLUSIVE);
+	if (!ledger->usable)
+	{
+		char		problem[256];
+
+		strlcpy(problem, ledger->problem, sizeof(problem));
+		LWLockRelease(ledger->lock);
+		ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED), errmsg("dpagg cannot release values: %s", problem),
+						errhint("See the server log; the ledger is %s in the data directory.", LEDGER_FILE)));
+	}
+	a = find_account(role, true);
+	if (a == NULL)
+	{
+		LWLockRelease(ledger->lock);
+		ereport(ERROR, (errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+						errmsg("dpagg's ledger has no room for another role"),
+						errhint("Raise dpagg.max_roles (currently %d) and restart the server.", dpagg_max_roles)));
+	}
+	if (unlimited)
+		r->flags |= FLAG_UNLIMITED;
+	else if (!a->has_budget)
+	{
+		if (dpagg_require_budget)
+		{
+			LWLockRelease(ledger->lock);
+			ereport(ERROR, (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+							errmsg("role \"%s\" has no privacy budget", NameStr(r->role_name)),
+							errdetail("Nothing was released."),
+							errhint("An administrator grants one with dp_set_budget().")));
+		}
+		r->flags |= FLAG_NO_BUDGET;
+	}
+	else
+	{
+		Spent		s = spent_with(a, r);
+
+		if (!isnan(a->cap) && epsilon > a->cap * (1 + BUDGET_SLACK))
+		{
+			double		cap = a->cap;
+
+			LWLockRelease(ledger->lock);
+			ereport(ERROR, (errcode(ERRCODE_DPAGG_RELEASE_CAP),
+							errmsg("epsilon %g exceeds the per-release cap %g of role \"%s\"", epsilon, cap, NameStr(r->role_name)),
+							errdetail("Nothing was released and nothing was charged."),
+							errhint("Request a smaller epsilon.")));
+		}
+		if (!within(s.epsilon, a->epsilon_total) || !within(s.delta, a->delta_total))
+		{
+			Spent		now = spent_with(a, NULL);
+			double		te = a->epsilon_total,
+						td = a->delta_total;
+			const char *m = method_name(a->method);
+
+			LWLockRelease(ledger->lock);
+			ereport(ERROR, (errcode(ERRCODE_DPAGG_BUDGET_EXHAUSTED),
+							errmsg("privacy budget of role \"%s\" exhausted", NameStr(r->role_name)),
+							errdetail("Spent epsilon %g and delta %g of %g and %g (%s accounting); this release of epsilon %g and delta %g would overspend. Nothing was released.",
+									  now.epsilon, now.delta, te, td, m, epsilon, delta),
+							errhint("Ask an administrator to raise the budget with dp_set_budget(), or request less.")));
+		}
+	}
+	end = append_locked(r);
+	account_add_release(a, r);
+	LWLockRelease(ledger->lock);
+	flush_to(end);
+}
+
+void
+dpagg_charge(FunctionCallInfo fcinfo, const char *aggregate, double epsilon, double delta,
+			 const dpagg_calibration *parts, int nparts)
+{
+	AggState   *as;
+	ExecCharge *ec;
+
+	if (fcinfo->context == NULL || !IsA(fcinfo->context, AggState))
+		ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+						errmsg("%s can only release as an aggregate", aggregate)));
+	as = (AggState *) fcinfo->context;
+	ec = (ExecCharge *) fcinfo->flinfo->fn_extra;
+	if (ec == NULL)
+	{
+		ec = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(ExecCharge));
+		fcinfo->flinfo->fn_extra = ec;
+	}
+	if (ec->charged)
+		return;
+	ledger_charge(aggregate, epsilon, delta, parts, nparts);
+	ec->charged = true;
+	if (!ec->registered && as->ss.ps.ps_ExprContext != NULL)
+	{
+		RegisterExprContextCallback(as->ss.ps.ps_ExprContext, exec_charge_reset, PointerGetDatum(ec));
+		ec->registered = true;
+	}
+	else if (as->ss.ps.ps_ExprContext == NULL)
+		ec->charged = false;	/* no way to see a rescan: charge every group */
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Administration.
+ */
+static void
+budget_record(RecordType type, Oid role, double epsilon, double delta, int method, double cap)
+{
+	char		buf[sizeof(LedgerRecord)];
+	LedgerRecord *r = (LedgerRecord *) buf;
+	RoleAccount *a;
+	uint64		end;
+
+	require_ledger();
+	open_ledger_fd();
+	fill_common(r, type, role);
+	r->epsilon = epsilon;
+	r->delta = delta;
+	r->method = method;
+	r->cap = cap;
+	LWLockAcquire(ledger->lock, LW_EXCLUSIVE);
+	if (!ledger->usable)
+	{
+		LWLockRelease(ledger->lock);
+		ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED), errmsg("dpagg's ledger is not usable; see the server log")));
+	}
+	a = find_account(role, true);
+	if (a == NULL)
+	{
+		LWLockRelease(ledger->lock);
+		ereport(ERROR, (errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+						errmsg("dpagg's ledger has no room for another role"),
+						errhint("Raise dpagg.max_roles (currently %d) and restart the server.", dpagg_max_roles)));
+	}
+	end = append_locked(r);
+	apply_record(r);
+	LWLockRelease(ledger->lock);
+	flush_to(end);
+}
+
+static double
+arg_float(FunctionCallInfo fcinfo, int i, const char *name)
+{
+	if (PG_ARGISNULL(i))
+		ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("%s must not be NULL", name)));
+	return PG_GETARG_FLOAT8(i);
+}
+
+PG_FUNCTION_INFO_V1(dpagg_set_budget);
+Datum
+dpagg_set_budget(PG_FUNCTION_ARGS)
+{
+	Oid			role;
+	double		eps,
+				delta,
+				cap = NAN;
+	int			method = METHOD_BASIC;
+
+	if (PG_ARGISNULL(0))
+		ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("role must not be NULL")));
+	role = PG_GETARG_OID(0);
+	eps = arg_float(fcinfo, 1, "epsilon");
+	delta = arg_float(fcinfo, 2, "delta");
+	if (!PG_ARGISNULL(3))
+	{
+		char	   *m = text_to_cstring(PG_GETARG_TEXT_PP(3));
+
+		if (pg_strcasecmp(m, "basic") == 0)
+			method = METHOD_BASIC;
+		else if (pg_strcasecmp(m, "zcdp") == 0)
+			method = METHOD_ZCDP;
+		else
+			ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+							errmsg("unknown accounting method \"%s\"", m),
+							errhint("Use 'basic' (epsilon and delta add up) or 'zcdp' (rho adds up for zCDP mechanisms).")));
+	}
+	if (!PG_ARGISNULL(4))
+		cap = PG_GETARG_FLOAT8(4);
+	if (!isfinite(eps) || eps < 0)
+		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("budget epsilon must be finite and >= 0"),
+						errhint("For example dp_set_budget('analyst', 1.0, 1e-6).")));
+	if (!isfinite(delta) || delta < 0 || delta >= 1)
+		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("budget delta must be in [0, 1)"),
+						errhint("Typical values are far below 1/n for n rows, e.g. 1e-6.")));
+	if (method == METHOD_ZCDP && !(delta > 0))
+		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("zcdp accounting needs a budget delta > 0"),
+						errhint("The total rho is converted to epsilon at the budget's delta.")));
+	if (!isnan(cap) && (!isfinite(cap) || cap <= 0))
+		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("max_release_epsilon must be > 0 and finite, or NULL"),
+						errhint("NULL means no per-release cap.")));
+	if (!OidIsValid(role) || GetUserNameFromId(role, true) == NULL)
+		ereport(ERROR, (errcode(ERRCODE_UNDEFINED_OBJECT), errmsg("role with OID %u does not exist", role)));
+	budget_record(REC_BUDGET_SET, role, eps, delta, method, cap);
+	PG_RETURN_VOID();
+}
+
+PG_FUNCTION_INFO_V1(dpagg_drop_budget);
+Datum
+dpagg_drop_budget(PG_FUNCTION_ARGS)
+{
+	Oid			role = PG_GETARG_OID(0);
+	RoleAccount *a;
+	bool		had;
+
+	require_ledger();
+	LWLockAcquire(ledger->lock, LW_SHARED);
+	a = find_account(role, false);
+	had = a != NULL && a->has_budget;
+	LWLockRelease(ledger->lock);
+	if (had)
+		budget_record(REC_BUDGET_DROP, role, 0, 0, METHOD_BASIC, NAN);
+	PG_RETURN_BOOL(had);
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Views.  A row is visible to roles with the privileges of its role, and to members of
+ * pg_read_all_stats (auditors); superusers see everything.
+ */
+static bool
+visible(Oid role)
+{
+	Oid			me = GetUserId();
+
+	return has_privs_of_role(me, role) || has_privs_of_role(me, ROLE_PG_READ_ALL_STATS);
+}
+
+static Datum
+float_or_null(double v, bool *isnull)
+{
+	*isnull = isnan(v);
+	return Float8GetDatum(v);
+}
+
+PG_FUNCTION_INFO_V1(dpagg_budgets);
+Datum
+dpagg_budgets(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	RoleAccount *copy;
+	int			n,
+				i;
+
+	InitMaterializedSRF(fcinfo, 0);
+	require_ledger();
+	copy = palloc(sizeof(RoleAccount) * dpagg_max_roles);
+	LWLockAcquire(ledger->lock, LW_SHARED);
+	n = ledger->nroles;
+	memcpy(copy, ledger->roles, sizeof(RoleAccount) * n);
+	LWLockRelease(ledger->lock);
+	for (i = 0; i < n; i++)
+	{
+		RoleAccount *a = &copy[i];
+		Datum		v[13];
+		bool		nl[13];
+		const char *name = GetUserNameFromId(a->role, true);
+		Spent		s = spent_with(a, NULL);
+
+		if (!visible(a->role))
+			continue;
+		memset(nl, 0, sizeof(nl));
+		nl[0] = name == NULL;
+		v[0] = 0;
+		if (name)
+		{
+			Name		nm = palloc0(NAMEDATALEN);
+
+			namestrcpy(nm, name);
+			v[0] = NameGetDatum(nm);
+		}
+		v[1] = ObjectIdGetDatum(a->role);
+		v[2] = CStringGetTextDatum(method_name(a->method));
+		nl[2] = !a->has_budget;
+		v[3] = Float8GetDatum(a->epsilon_total);
+		nl[3] = !a->has_budget;
+		v[4] = Float8GetDatum(a->delta_total);
+		nl[4] = !a->has_budget;
+		v[5] = float_or_null(a->cap, &nl[5]);
+		v[6] = Float8GetDatum(s.epsilon);
+		v[7] = Float8GetDatum(s.delta);
+		v[8] = Float8GetDatum((double) a->rho);
+		v[9] = Float8GetDatum(fmax(0, a->epsilon_total - s.epsilon));
+		nl[9] = !a->has_budget;
+		v[10] = Float8GetDatum(fmax(0, a->delta_total - s.delta));
+		nl[10] = !a->has_budget;
+		v[11] = Int64GetDatum(a->releases);
+		v[12] = BoolGetDatum(a->has_budget);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, nl);
+	}
+	return (Datum) 0;
+}
+
+static const char *
+event_name(int type)
+{
+	return type == REC_RELEASE ? "release" : type == REC_BUDGET_SET ? "set budget" : "drop budget";
+}
+
+PG_FUNCTION_INFO_V1(dpagg_journal);
+Datum
+dpagg_journal(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	uint64		end;
+	off_t		pos = LEDGER_HEADER_SIZE;
+	int			fd;
+	char	   *buf = palloc(sizeof(LedgerRecord) + QUERY_TEXT_MAX + 8);
+
+	InitMaterializedSRF(fcinfo, 0);
+	require_ledger();
+	end = pg_atomic_read_u64(&ledger->flushed_pos);
+	fd = OpenTransientFile(LEDGER_FILE, O_RDONLY | PG_BINARY);
+	if (fd < 0)
+		ereport(ERROR, (errcode_for_file_access(), errmsg("dpagg: could not open the ledger \"%s\": %m", LEDGER_FILE)));
+	while ((uint64) pos + sizeof(LedgerRecord) <= end)
+	{
+		LedgerRecord *r = (LedgerRecord *) buf;
+		Datum		v[18];
+		bool		nl[18];
+		size_t		rest;
+
+		CHECK_FOR_INTERRUPTS();
+		if (pg_pread(fd, buf, sizeof(LedgerRecord), pos) != sizeof(LedgerRecord) ||
+			r->magic != RECORD_MAGIC || r->length < sizeof(LedgerRecord) ||
+			r->length > sizeof(LedgerRecord) + QUERY_TEXT_MAX + 8)
+			break;
+		rest = r->length - sizeof(LedgerRecord);
+		if (rest > 0 && pg_pread(fd, buf + sizeof(LedgerRecord), rest, pos + sizeof(LedgerRecord)) != (ssize_t) rest)
+			break;
+		pos += r->length;
+		if (record_crc(r) != r->crc)
+			break;
+		if (!visible(r->role))
+			continue;
+		memset(nl, 0, sizeof(nl));
+		v[0] = Int64GetDatum((int64) r->seq);
+		v[1] = CStringGetTextDatum(event_name(r->type));
+		v[2] = TimestampTzGetDatum(r->at);
+		v[3] = NameGetDatum(&r->role_name);
+		v[4] = ObjectIdGetDatum(r->role);
+		v[5] = NameGetDatum(&r->database_name);
+		v[6] = NameGetDatum(&r->actor_name);
+		v[7] = Int32GetDatum(r->pid);
+		if (r->type == REC_RELEASE)
+		{
+			v[8] = Int64GetDatum(r->query_id);
+			nl[8] = r->query_id == 0;
+			v[9] = PointerGetDatum(cstring_to_text_with_len(buf + sizeof(LedgerRecord), r->query_len));
+			v[10] = CStringGetTextDatum(r->aggregate);
+			v[11] = CStringGetTextDatum(r->mechanism);
+			v[12] = Float8GetDatum(r->epsilon);
+			v[13] = Float8GetDatum(r->delta);
+			v[14] = Float8GetDatum(r->rho);
+			nl[14] = !(r->rho > 0);
+			v[15] = BoolGetDatum((r->flags & (FLAG_UNLIMITED | FLAG_NO_BUDGET)) == 0);
+			nl[16] = nl[17] = true;
+			v[16] = v[17] = 0;
+		}
+		else
+		{
+			nl[8] = nl[9] = nl[10] = nl[11] = nl[14] = nl[15] = true;
+			v[8] = v[9] = v[10] = v[11] = v[14] = v[15] = 0;
+			v[12] = Float8GetDatum(r->epsilon);
+			v[13] = Float8GetDatum(r->delta);
+			nl[12] = nl[13] = r->type == REC_BUDGET_DROP;
+			v[16] = CStringGetTextDatum(method_name(r->method));
+			nl[16] = r->type == REC_BUDGET_DROP;
+			v[17] = float_or_null(r->cap, &nl[17]);
+		}
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, nl);
+	}
+	CloseTransientFile(fd);
+	return (Datum) 0;
+}
