@@ -1,0 +1,155 @@
+-- Privacy budgets: administration, charging rules and what an analyst cannot do.  (Durability
+-- across ROLLBACK, cursors, kills and crashes is tested against a real cluster by
+-- tests/ledger/run.sh; here the cluster runs with shared_preload_libraries = dpagg.)
+CREATE ROLE dp_analyst LOGIN;
+CREATE ROLE dp_other LOGIN;
+CREATE TABLE b_t AS SELECT g::float8 AS x, g % 4 AS k FROM generate_series(1, 400) g;
+GRANT SELECT ON b_t TO dp_analyst, dp_other;
+-- charges(role): releases of a role in the ledger (run as superuser: sees every row).
+CREATE FUNCTION charges(r text) RETURNS bigint LANGUAGE sql AS
+  $$ SELECT count(*) FROM dp_ledger WHERE role = r $$;
+CREATE FUNCTION spent(r text) RETURNS text LANGUAGE sql AS
+  $$ SELECT format('eps %s of %s, delta %s of %s, releases %s', round(epsilon_spent::numeric, 9),
+                   epsilon_total, delta_spent, delta_total, releases)
+       FROM dp_budgets WHERE role = r $$;
+
+-- A role without a budget may not release (dpagg.require_budget defaults to on).
+SHOW dpagg.require_budget;
+SHOW dpagg.limit_superusers;
+SET SESSION AUTHORIZATION dp_analyst;
+SELECT expect_error($$SELECT dp_count(0.1, 0) FROM b_t$$);
+RESET SESSION AUTHORIZATION;
+SELECT charges('dp_analyst');
+
+-- Administration and its validation.
+SELECT dp_set_budget('dp_analyst', 0.3, 1e-6);
+SELECT expect_error($$SELECT dp_set_budget('dp_analyst', -1, 0)$$);
+SELECT expect_error($$SELECT dp_set_budget('dp_analyst', 'Infinity', 0)$$);
+SELECT expect_error($$SELECT dp_set_budget('dp_analyst', 1, 1)$$);
+SELECT expect_error($$SELECT dp_set_budget('dp_analyst', 1, 1e-6, 'rdp')$$);
+SELECT expect_error($$SELECT dp_set_budget('dp_analyst', 1, 0, 'zcdp')$$);
+SELECT expect_error($$SELECT dp_set_budget('dp_analyst', 1, 1e-6, 'basic', 0)$$);
+SELECT expect_error($$SELECT dp_set_budget('dp_analyst', NULL, 1e-6)$$);
+SELECT expect_error($$SELECT dp_set_budget('no_such_role', 1, 1e-6)$$);
+SELECT role, method, epsilon_total, delta_total, max_release_epsilon, epsilon_spent, releases, has_budget
+  FROM dp_budgets WHERE role = 'dp_analyst';
+
+-- Charging: three releases of 0.1 fit a budget of 0.3; the fourth is refused (SQLSTATE 53DP1)
+-- and releases nothing; a release refused for bad input is not charged either.
+SET SESSION AUTHORIZATION dp_analyst;
+SELECT dp_count(0.1, 0) IS NOT NULL AS released FROM b_t;
+SELECT dp_sum(x, 0.1, 0, 0, 400, 'laplace') IS NOT NULL AS released FROM b_t;
+SELECT dp_avg(x, 0.1, 0, 0, 400, 'laplace') IS NOT NULL AS released FROM b_t;
+SELECT expect_error($$SELECT dp_count(0.1, 0) FROM b_t$$);
+SELECT expect_error($$SELECT dp_count(-1, 0) FROM b_t$$);
+RESET SESSION AUTHORIZATION;
+SELECT charges('dp_analyst'), spent('dp_analyst');
+
+-- The groups of one GROUP BY share one charge per aggregate; two aggregates are two charges;
+-- a correlated subquery is charged once per execution; dp_avg is charged its full epsilon.
+SELECT dp_set_budget('dp_analyst', 100, 1e-6);
+SET SESSION AUTHORIZATION dp_analyst;
+SELECT k, dp_count(0.5, 0) IS NOT NULL AS released FROM b_t GROUP BY k ORDER BY k;
+RESET SESSION AUTHORIZATION;
+SELECT charges('dp_analyst') AS after_group_by;
+SET SESSION AUTHORIZATION dp_analyst;
+SELECT dp_count(0.5, 0) IS NOT NULL AS a, dp_sum(x, 0.5, 0, 0, 400, 'laplace') IS NOT NULL AS b FROM b_t;
+RESET SESSION AUTHORIZATION;
+SELECT charges('dp_analyst') AS after_two_aggregates;
+SET SESSION AUTHORIZATION dp_analyst;
+SELECT g, (SELECT dp_count(0.5, 0) FROM b_t WHERE x <= g * 100) IS NOT NULL AS released
+  FROM generate_series(1, 3) g;
+SELECT dp_count(0.5, 0) IS NOT NULL AS released FROM b_t a, LATERAL (SELECT 1) l;
+RESET SESSION AUTHORIZATION;
+SELECT charges('dp_analyst') AS after_correlated, spent('dp_analyst');
+SELECT aggregate, mechanism, epsilon, delta FROM dp_ledger WHERE role = 'dp_analyst' ORDER BY seq LIMIT 4;
+
+-- A charge is not part of the transaction: ROLLBACK, savepoints and caught errors keep it.
+SET SESSION AUTHORIZATION dp_analyst;
+BEGIN;
+SELECT dp_count(0.5, 0) IS NOT NULL AS released FROM b_t;
+ROLLBACK;
+BEGIN;
+SAVEPOINT s;
+SELECT dp_count(0.5, 0) IS NOT NULL AS released FROM b_t;
+ROLLBACK TO SAVEPOINT s;
+COMMIT;
+DO $$ BEGIN PERFORM dp_count(0.5, 0) FROM b_t; RAISE division_by_zero; EXCEPTION WHEN division_by_zero THEN NULL; END $$;
+SELECT expect_error($$SELECT c / 0 FROM (SELECT dp_count(0.5, 0) AS c FROM b_t) s$$);
+RESET SESSION AUTHORIZATION;
+SELECT charges('dp_analyst') AS after_rollbacks;
+
+-- Per-release cap (53DP2) and zCDP accounting: zCDP releases add rho, converted at the end with
+-- epsilon = rho + 2 sqrt(rho ln(1/delta)).  (A new role: a budget change keeps what a role has
+-- already spent.)
+CREATE ROLE dp_z LOGIN;
+GRANT SELECT ON b_t TO dp_z;
+SELECT dp_set_budget('dp_z', 2, 1e-5, 'zcdp', 0.2);
+SET SESSION AUTHORIZATION dp_z;
+SELECT expect_error($$SELECT dp_count(0.25, 1e-7) FROM b_t$$);
+SELECT dp_count(0.2, 1e-7, 'analytic_gaussian') IS NOT NULL AS released FROM b_t;
+SELECT dp_count(0.2, 1e-7, 'analytic_gaussian') IS NOT NULL AS released FROM b_t;
+SELECT dp_count(0.1, 0, 'laplace') IS NOT NULL AS released FROM b_t;
+-- the multi-Gaussian is rho-zCDP too (Corollary 3.7 of seed 000); so is Laplace (epsilon-DP
+-- implies epsilon^2/2-zCDP).  Every part whose rho is at most its epsilon is charged as rho.
+SELECT dp_count(0.2, 1e-7, 'multi_gaussian(k=3)') IS NOT NULL AS released FROM b_t;
+RESET SESSION AUTHORIZATION;
+SELECT mechanism, epsilon, round(rho::numeric, 9) AS rho FROM dp_ledger WHERE role = 'dp_z' ORDER BY seq;
+WITH r AS (SELECT sum(rho) AS rho FROM dp_ledger WHERE role = 'dp_z')
+SELECT round(b.rho_spent::numeric, 12) = round(r.rho::numeric, 12) AS rho_adds_up,
+       round(b.epsilon_spent::numeric, 9) = round((r.rho + 2 * sqrt(r.rho * ln(1 / 1e-5)))::numeric, 9) AS converted,
+       round(b.epsilon_spent::numeric, 6) AS epsilon_spent, b.delta_spent,
+       (SELECT sum(epsilon) FROM dp_ledger WHERE role = 'dp_z') AS basic_would_be
+  FROM dp_budgets b, r WHERE b.role = 'dp_z';
+
+-- What the analyst cannot do.
+CREATE SCHEMA dp_analyst_s AUTHORIZATION dp_analyst;
+SET SESSION AUTHORIZATION dp_analyst;
+SELECT expect_error($$SELECT dp_set_budget('dp_analyst', 1000, 0.1)$$);
+SELECT expect_error($$SELECT dp_drop_budget('dp_analyst')$$);
+SELECT expect_error($$SET dpagg.require_budget = off$$);
+SELECT expect_error($$SET dpagg.limit_superusers = on$$);
+SELECT expect_error($$SELECT set_config('dpagg.require_budget', 'off', false)$$);
+SELECT expect_error($$CREATE FUNCTION dp_analyst_s.my_set(regrole, float8, float8, text, float8)
+                      RETURNS void AS '$libdir/dpagg', 'dpagg_set_budget' LANGUAGE C$$);
+SELECT expect_error($$SELECT dpagg_sum_final(NULL::dpagg_state)$$);
+-- it sees only its own rows of the ledger and of the budgets
+SELECT DISTINCT role FROM dp_ledger;
+SELECT DISTINCT role FROM dpagg_journal();
+SELECT role FROM dp_budgets;
+SELECT count(*) > 0 AS own_rows_visible FROM dp_ledger;
+RESET SESSION AUTHORIZATION;
+
+-- Another role sees none of it; pg_read_all_stats members (auditors) see everything.
+SELECT dp_set_budget('dp_other', 1, 0);
+SET SESSION AUTHORIZATION dp_other;
+SELECT count(*) AS analyst_rows_seen_by_other FROM dp_ledger WHERE role = 'dp_analyst';
+RESET SESSION AUTHORIZATION;
+GRANT pg_read_all_stats TO dp_other;
+SET SESSION AUTHORIZATION dp_other;
+SELECT count(*) > 0 AS auditor_sees_analyst FROM dp_ledger WHERE role = 'dp_analyst';
+RESET SESSION AUTHORIZATION;
+
+-- Superusers are recorded but not limited (dpagg.limit_superusers = off) ...
+SELECT dp_count(0.5, 0) IS NOT NULL AS released FROM b_t;
+SELECT limited FROM dp_ledger WHERE role = current_user ORDER BY seq DESC LIMIT 1;
+-- ... unless limited; a superuser without a budget is then refused like anyone.
+SET dpagg.limit_superusers = on;
+SELECT expect_error($$SELECT dp_count(0.5, 0) FROM b_t$$);
+RESET dpagg.limit_superusers;
+-- With dpagg.require_budget off, a role without a budget releases, recorded as not limited.
+SELECT dp_drop_budget('dp_analyst'), dp_drop_budget('dp_analyst') AS again;
+SET dpagg.require_budget = off;
+SET SESSION AUTHORIZATION dp_analyst;
+SELECT dp_count(0.5, 0) IS NOT NULL AS released FROM b_t;
+RESET SESSION AUTHORIZATION;
+RESET dpagg.require_budget;
+SELECT limited FROM dp_ledger WHERE role = 'dp_analyst' ORDER BY seq DESC LIMIT 1;
+SELECT event, role, actor, epsilon, delta, method, max_release_epsilon
+  FROM dp_budget_log WHERE role IN ('dp_analyst', 'dp_other') ORDER BY seq;
+
+DROP TABLE b_t;
+DROP FUNCTION charges(text), spent(text);
+REVOKE pg_read_all_stats FROM dp_other;
+DROP SCHEMA dp_analyst_s;
+DROP ROLE dp_analyst, dp_other, dp_z;
