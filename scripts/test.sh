@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite: installs dependencies, builds, runs the C++ unit tests of the core, then
-# the pg_regress suite in a throwaway PostgreSQL 15 cluster (pg_virtualenv).
+# the pg_regress suite in a throwaway PostgreSQL 15 cluster (pg_virtualenv), then the ledger's
+# durability and concurrency script (tests/ledger/run.sh) in another.
 # Ends with one line "N passed, N failed".
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,6 +30,14 @@ rp=$(grep -cE '^ok |^test .* \.\.\. ok|^ +[0-9a-z_]+ +\.\.\. ok' build/regress.l
 rf=$(grep -cE 'FAILED|failed \(ignored\)' build/regress.log || true)
 if [ "$rstatus" -ne 0 ] && [ "$rf" -eq 0 ]; then rf=1; fi
 passed=$((passed + rp)); failed=$((failed + rf))
+
+echo "== ledger durability and concurrency (tests/ledger/run.sh, a real throwaway cluster) =="
+lstatus=0
+tests/ledger/run.sh 2>&1 | tee build/ledger.log || lstatus=1
+lp=$(grep -c '^ok ' build/ledger.log || true)
+lf=$(grep -c '^not ok ' build/ledger.log || true)
+if [ "$lstatus" -ne 0 ]; then status=1; [ "$lf" -eq 0 ] && lf=1; fi
+passed=$((passed + lp)); failed=$((failed + lf))
 
 echo "$passed passed, $failed failed"
 exit $status

@@ -1,0 +1,166 @@
+#!/usr/bin/env bash
+# Durability and concurrency of the privacy ledger, against a real throwaway cluster.
+#
+# Each case releases values as a budgeted role and then checks, in the ledger and in the spent
+# totals, that every release was charged exactly once: ROLLBACK, ROLLBACK TO SAVEPOINT, an
+# exception caught in PL/pgSQL, an error later in the statement, cursors (closed, rolled back,
+# scrolled back over), client disconnect, SIGKILL of the backend (crash restart), an immediate
+# shutdown and restart, a torn last record; then 16 concurrent clients against a budget of 1.0,
+# and the added latency and throughput of a release (printed, not asserted).
+#
+# Prints "ok N - ..." / "not ok N - ..." per check and ends with "ledger: N passed, N failed".
+# Unless PGPORT is set it runs itself in `pg_virtualenv -t -v 15 -o shared_preload_libraries=dpagg`.
+# Needs dpagg installed (make install) and must run as root or as the cluster owner.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+
+if [ -z "${DPAGG_LEDGER_INSIDE:-}" ]; then
+  export DPAGG_LEDGER_INSIDE=1
+  exec pg_virtualenv -t -v 15 -o shared_preload_libraries=dpagg -o max_connections=60 -o fsync=on "$0" "$@"
+fi
+
+PSQL=(psql -X -q -At -v ON_ERROR_STOP=1)
+n=0; passed=0; failed=0
+check() {  # check "description" expected actual
+  n=$((n + 1))
+  if [ "$2" == "$3" ]; then passed=$((passed + 1)); echo "ok $n - $1"
+  else failed=$((failed + 1)); echo "not ok $n - $1: expected [$2], got [$3]"; fi
+}
+q() { "${PSQL[@]}" -c "$1" 2>&1; }
+as_analyst() { "${PSQL[@]}" -c "SET SESSION AUTHORIZATION analyst" -c "$1" 2>&1; }
+charges() { q "SELECT count(*) FROM dp_ledger WHERE role = 'analyst'"; }
+spent() { q "SELECT round(epsilon_spent::numeric, 9) FROM dp_budgets WHERE role = 'analyst'"; }
+datadir=$(q "SHOW data_directory")
+cluster_ctl() { pg_ctlcluster 15 regress "$@"; }
+wait_up() {
+  for _ in $(seq 1 120); do
+    if "${PSQL[@]}" -c "SELECT 1" >/dev/null 2>&1; then return 0; fi
+    sleep 0.5
+  done
+  echo "server did not come back" >&2; return 1
+}
+
+q "CREATE EXTENSION dpagg" >/dev/null
+q "CREATE TABLE t AS SELECT g::float8 AS x, g % 4 AS k FROM generate_series(1, 1000) g" >/dev/null
+q "CREATE ROLE analyst LOGIN; GRANT SELECT ON t TO analyst" >/dev/null
+q "SELECT dp_set_budget('analyst', 1000, 0)" >/dev/null
+REL="SELECT dp_count(0.5, 0, 'laplace') FROM t"   # one release of epsilon 0.5
+
+expect=0
+# --- transactions and errors --------------------------------------------------------------
+as_analyst "BEGIN; $REL; ROLLBACK;" >/dev/null; expect=$((expect + 1))
+check "a release inside a rolled-back transaction stays charged" "$expect" "$(charges)"
+as_analyst "BEGIN; SAVEPOINT s; $REL; ROLLBACK TO SAVEPOINT s; COMMIT;" >/dev/null; expect=$((expect + 1))
+check "ROLLBACK TO SAVEPOINT keeps the charge" "$expect" "$(charges)"
+as_analyst "DO \$\$ BEGIN PERFORM dp_count(0.5, 0, 'laplace') FROM t; RAISE division_by_zero;
+            EXCEPTION WHEN division_by_zero THEN NULL; END \$\$" >/dev/null; expect=$((expect + 1))
+check "an exception caught in PL/pgSQL after the release keeps the charge" "$expect" "$(charges)"
+as_analyst "SELECT c / 0 FROM (SELECT dp_count(0.5, 0, 'laplace') AS c FROM t) s" >/dev/null; expect=$((expect + 1))
+check "an error later in the same statement keeps the charge" "$expect" "$(charges)"
+as_analyst "SELECT dp_count(-1, 0) FROM t" >/dev/null
+check "a release refused for bad input is not charged" "$expect" "$(charges)"
+
+# --- cursors ------------------------------------------------------------------------------
+as_analyst "BEGIN; DECLARE c CURSOR FOR SELECT k, dp_count(0.5, 0, 'laplace') FROM t GROUP BY k;
+            FETCH 1 FROM c; CLOSE c; COMMIT;" >/dev/null; expect=$((expect + 1))
+check "a cursor fetched once then closed: one charge" "$expect" "$(charges)"
+as_analyst "BEGIN; DECLARE c CURSOR FOR $REL; FETCH 1 FROM c; ROLLBACK;" >/dev/null; expect=$((expect + 1))
+check "a cursor fetched then rolled back: one charge" "$expect" "$(charges)"
+out=$(as_analyst "BEGIN; DECLARE c SCROLL CURSOR FOR SELECT k, dp_count(0.5, 0, 'laplace') FROM t GROUP BY k ORDER BY k;
+                  FETCH ALL FROM c; MOVE ABSOLUTE 0 FROM c; FETCH ALL FROM c; COMMIT;")
+expect=$((expect + 1))
+first=$(echo "$out" | head -4); second=$(echo "$out" | tail -4)
+check "a scrollable cursor read twice returns the same values" "$first" "$second"
+check "... and is charged once" "$expect" "$(charges)"
+
+# --- client disconnect --------------------------------------------------------------------
+before=$(charges)
+"${PSQL[@]}" -c "SET SESSION AUTHORIZATION analyst" -c "BEGIN" -c "$REL" -c "SELECT pg_sleep(60)" >/dev/null 2>&1 &
+client=$!
+for _ in $(seq 1 100); do [ "$(charges)" -gt "$before" ] && break; sleep 0.1; done
+kill -9 "$client" 2>/dev/null; wait "$client" 2>/dev/null
+expect=$((expect + 1))
+q "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'SELECT pg_sleep(60)%'" >/dev/null
+check "client killed after the answer (transaction never committed): charged" "$expect" "$(charges)"
+spent_before=$(spent)
+
+# --- SIGKILL of the backend: crash restart ------------------------------------------------
+"${PSQL[@]}" -c "SET SESSION AUTHORIZATION analyst" -c "BEGIN" -c "$REL" -c "SELECT pg_sleep(60)" >/dev/null 2>&1 &
+client=$!
+for _ in $(seq 1 100); do [ "$(charges)" -gt "$expect" ] && break; sleep 0.1; done
+pid=$(q "SELECT pid FROM pg_stat_activity WHERE query LIKE 'SELECT pg_sleep(60)%' LIMIT 1")
+expect=$((expect + 1))
+if [ -n "$pid" ]; then kill -9 "$pid"; fi
+wait "$client" 2>/dev/null
+sleep 1; wait_up
+check "SIGKILL of the backend (crash restart): the charge survives" "$expect" "$(charges)"
+check "... and the spent total is replayed exactly (none lost, none doubled)" \
+  "$(awk -v s="$spent_before" 'BEGIN { printf "%.9f", s + 0.5 }')" "$(spent)"
+grep -q "ledger loaded" "$(ls /tmp/pg_virtualenv.*/log/postgresql-15-regress.log 2>/dev/null | head -1)" 2>/dev/null
+check "... after the crash the postmaster reloaded the ledger" "0" "$?"
+
+# --- immediate shutdown and restart -------------------------------------------------------
+as_analyst "$REL" >/dev/null; expect=$((expect + 1))
+s1=$(spent)
+cluster_ctl stop -m immediate >/dev/null 2>&1
+cluster_ctl start >/dev/null 2>&1
+wait_up
+check "immediate shutdown and restart: every charge is still there" "$expect" "$(charges)"
+check "... with the same spent total" "$s1" "$(spent)"
+
+# --- a torn last record (a machine crash in the middle of a write) ------------------------
+cluster_ctl stop -m immediate >/dev/null 2>&1
+printf 'DPRL\x40\x02\x00\x00partial' >>"$datadir/pg_dpagg/ledger"
+cluster_ctl start >/dev/null 2>&1
+wait_up
+check "a torn last record is cut off at start and nothing else changes" "$expect" "$(charges)"
+as_analyst "$REL" >/dev/null; expect=$((expect + 1))
+check "... and releases go on after it" "$expect" "$(charges)"
+
+# --- concurrency: 16 clients x 20 releases of 0.1 against a budget of 1.0 -----------------
+q "CREATE ROLE racer LOGIN; GRANT SELECT ON t TO racer; SELECT dp_set_budget('racer', 1.0, 0)" >/dev/null
+tmp=$(mktemp -d)
+for c in $(seq 1 16); do
+  (
+    for i in $(seq 1 20); do echo "SELECT dp_count(0.1, 0, 'laplace') IS NOT NULL AS released FROM t;"; done |
+      psql -X -At -c "SET SESSION AUTHORIZATION racer" -f - >"$tmp/$c.out" 2>"$tmp/$c.err"
+  ) &
+done
+wait
+ok=$(cat "$tmp"/*.out | grep -c '^t$')
+refused=$(cat "$tmp"/*.err | grep -c 'privacy budget of role "racer" exhausted')
+check "16 concurrent clients x 20 releases of 0.1, budget 1.0: exactly 10 succeed" "10" "$ok"
+check "... and the other 310 are refused" "310" "$refused"
+check "... the ledger holds exactly the 10 releases" "10" "$(q "SELECT count(*) FROM dp_ledger WHERE role = 'racer'")"
+check "... which add up to the budget" "1.000000000" \
+  "$(q "SELECT round(sum(epsilon)::numeric, 9) FROM dp_ledger WHERE role = 'racer'")"
+check "... as the budget view says" "1.000000000 0.000000000" \
+  "$(q "SELECT round(epsilon_spent::numeric, 9) || ' ' || round(epsilon_remaining::numeric, 9) FROM dp_budgets WHERE role = 'racer'")"
+rm -rf "$tmp"
+
+# --- latency and throughput (printed; synchronous_commit = on) ----------------------------
+if command -v pgbench >/dev/null || [ -x /usr/lib/postgresql/15/bin/pgbench ]; then
+  PGBENCH=$(command -v pgbench || echo /usr/lib/postgresql/15/bin/pgbench)
+  q "CREATE TABLE one AS SELECT 1.0::float8 AS x; ALTER ROLE analyst PASSWORD 'analyst'; GRANT SELECT ON one TO analyst" >/dev/null
+  q "SELECT dp_set_budget('analyst', 1e9, 0)" >/dev/null
+  tmp=$(mktemp -d)
+  echo "SELECT dp_count(0.001, 0, 'laplace') FROM one;" >"$tmp/dp.sql"
+  echo "SELECT count(*) FROM one;" >"$tmp/native.sql"
+  median() { awk '{print $3}' "$@" | sort -n | awk '{a[NR]=$1} END {print (NR ? a[int((NR+1)/2)] : "NaN")}'; }
+  run() {  # run script clients seconds -> "median_us tps"
+    rm -f "$tmp"/pgbench_log.*
+    (cd "$tmp" && PGUSER=analyst PGPASSWORD=analyst "$PGBENCH" -n -f "$1" -c "$2" -j 2 -T "$3" -l 2>/dev/null) >"$tmp/out"
+    echo "$(median "$tmp"/pgbench_log.*) $(sed -n 's/^tps = \([0-9.]*\).*/\1/p' "$tmp/out" | head -1)"
+  }
+  read -r dp1 dptps1 <<<"$(run dp.sql 1 5)"
+  read -r nat1 nattps1 <<<"$(run native.sql 1 5)"
+  read -r dp16 dptps16 <<<"$(run dp.sql 16 5)"
+  read -r nat16 nattps16 <<<"$(run native.sql 16 5)"
+  echo "# latency (median, us) one client: dp_count $dp1, count $nat1, added $((dp1 - nat1)) us (synchronous_commit = $(q "SHOW synchronous_commit"), fsync = $(q "SHOW fsync"))"
+  echo "# 16 clients: dp_count median $dp16 us, $dptps16 releases/s; count median $nat16 us, $nattps16 queries/s"
+  echo "# fsync of this disk (pg_test_fsync would say more): the added latency is one ledger flush"
+  rm -rf "$tmp"
+fi
+
+echo "ledger: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
