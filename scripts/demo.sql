@@ -40,3 +40,21 @@ FROM dp_calibrate('classic_gaussian', 1.0, 1e-6, 1);
 \echo
 \echo '== Mechanisms =='
 SELECT name, guarantee FROM dp_mechanisms();
+
+\echo
+\echo '== Privacy budgets: analyst alice may spend epsilon 1.0 in total =='
+DROP ROLE IF EXISTS alice;
+CREATE ROLE alice;
+GRANT SELECT ON employees TO alice;
+SELECT dp_set_budget('alice', 1.0, 1e-6);
+SET SESSION AUTHORIZATION alice;
+SELECT dp_count(0.5, 1e-7) AS private_count FROM employees;
+SELECT round(dp_avg(salary, 0.5, 1e-7, 0, 200000)::numeric, 2) AS private_avg FROM employees;
+DO $$ BEGIN
+  PERFORM dp_count(0.5, 1e-7) FROM employees;
+EXCEPTION WHEN SQLSTATE '53DP1' THEN
+  RAISE WARNING 'third release refused: %', SQLERRM;
+END $$;
+RESET SESSION AUTHORIZATION;
+SELECT role, epsilon_total, epsilon_spent, epsilon_remaining, releases FROM dp_budgets WHERE role = 'alice';
+SELECT seq, role, aggregate, mechanism, epsilon, delta FROM dp_ledger WHERE role = 'alice' ORDER BY seq;

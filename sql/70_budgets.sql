@@ -13,6 +13,10 @@ CREATE FUNCTION spent(r text) RETURNS text LANGUAGE sql AS
                    epsilon_total, delta_spent, delta_total, releases)
        FROM dp_budgets WHERE role = r $$;
 
+-- a function that runs a DP query: every call is a release
+CREATE FUNCTION released_by_function() RETURNS bigint LANGUAGE sql AS
+  $$ SELECT dp_count(0.5, 0) FROM b_t $$;
+
 -- A role without a budget may not release (dpagg.require_budget defaults to on).
 SHOW dpagg.require_budget;
 SHOW dpagg.limit_superusers;
@@ -59,7 +63,9 @@ SELECT charges('dp_analyst') AS after_two_aggregates;
 SET SESSION AUTHORIZATION dp_analyst;
 SELECT g, (SELECT dp_count(0.5, 0) FROM b_t WHERE x <= g * 100) IS NOT NULL AS released
   FROM generate_series(1, 3) g;
-SELECT dp_count(0.5, 0) IS NOT NULL AS released FROM b_t a, LATERAL (SELECT 1) l;
+SELECT g, s.c IS NOT NULL AS released
+  FROM generate_series(1, 2) g, LATERAL (SELECT dp_count(0.5, 0) AS c FROM b_t WHERE x <= g * 100) s;
+SELECT released_by_function() IS NOT NULL AS released FROM generate_series(1, 2);
 RESET SESSION AUTHORIZATION;
 SELECT charges('dp_analyst') AS after_correlated, spent('dp_analyst');
 SELECT aggregate, mechanism, epsilon, delta FROM dp_ledger WHERE role = 'dp_analyst' ORDER BY seq LIMIT 4;
@@ -149,7 +155,7 @@ SELECT event, role, actor, epsilon, delta, method, max_release_epsilon
   FROM dp_budget_log WHERE role IN ('dp_analyst', 'dp_other') ORDER BY seq;
 
 DROP TABLE b_t;
-DROP FUNCTION charges(text), spent(text);
+DROP FUNCTION charges(text), spent(text), released_by_function();
 REVOKE pg_read_all_stats FROM dp_other;
 DROP SCHEMA dp_analyst_s;
 DROP ROLE dp_analyst, dp_other, dp_z;
