@@ -66,7 +66,27 @@ SELECT g, (SELECT dp_count(0.5, 0) FROM b_t WHERE x <= g * 100) IS NOT NULL AS r
 SELECT g, s.c IS NOT NULL AS released
   FROM generate_series(1, 2) g, LATERAL (SELECT dp_count(0.5, 0) AS c FROM b_t WHERE x <= g * 100) s;
 SELECT released_by_function() IS NOT NULL AS released FROM generate_series(1, 2);
+-- the same with a sorted aggregation (a GroupAggregate resets its per-group contexts at every
+-- group: still one charge), and a sorted aggregation re-executed per outer row after returning
+-- only its first group (LIMIT 1): one charge per execution; also under EXPLAIN ANALYZE
+SET enable_hashagg = off;
+SELECT k, dp_count(0.5, 0) IS NOT NULL AS released FROM b_t GROUP BY k ORDER BY k;
+SELECT g, (SELECT dp_count(0.5, 0) FROM b_t WHERE x <= g * 100 GROUP BY k ORDER BY k LIMIT 1) IS NOT NULL AS released
+  FROM generate_series(1, 3) g;
 RESET SESSION AUTHORIZATION;
+SELECT charges('dp_analyst') AS after_sorted;
+SET SESSION AUTHORIZATION dp_analyst;
+DO $$ DECLARE r record; BEGIN
+  FOR r IN EXPLAIN (ANALYZE) SELECT g, (SELECT dp_count(0.5, 0) FROM b_t WHERE x <= g * 100 GROUP BY k ORDER BY k LIMIT 1)
+                               FROM generate_series(1, 3) g LOOP END LOOP; END $$;
+RESET enable_hashagg;
+RESET SESSION AUTHORIZATION;
+SELECT charges('dp_analyst') AS after_explain_analyze;
+SET SESSION AUTHORIZATION dp_analyst;
+-- each grouping set is a release: ROLLUP (k) has two sets, charged as one record of 2 x 0.5
+SELECT k, dp_count(0.5, 0) IS NOT NULL AS released FROM b_t GROUP BY ROLLUP (k) ORDER BY k;
+RESET SESSION AUTHORIZATION;
+SELECT aggregate, epsilon FROM dp_ledger WHERE role = 'dp_analyst' ORDER BY seq DESC LIMIT 1;
 SELECT charges('dp_analyst') AS after_correlated, spent('dp_analyst');
 SELECT aggregate, mechanism, epsilon, delta FROM dp_ledger WHERE role = 'dp_analyst' ORDER BY seq LIMIT 4;
 

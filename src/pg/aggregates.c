@@ -538,15 +538,8 @@ aggregate_context(FunctionCallInfo fcinfo, int kind)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("dpagg support functions can only be called by dpagg's aggregates")));
-	if (fcinfo->context && IsA(fcinfo->context, AggState) &&
-		(((AggState *) fcinfo->context)->maxsets > 1 ||
-		 ((AggState *) fcinfo->context)->num_hashes > 1 ||
-		 ((Agg *) ((AggState *) fcinfo->context)->ss.ps.plan)->groupingSets != NIL))
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("%s cannot be used with GROUPING SETS, ROLLUP or CUBE", kind_name(kind)),
-				 errdetail("A row would be released once per grouping set, each time with the full epsilon."),
-				 errhint("Run one query per grouping, each with its share of the privacy budget.")));
+	/* GROUPING SETS, ROLLUP and CUBE are allowed: each grouping set is charged as a release of
+	 * its own (budget.c). */
 	return cxt;
 }
 

@@ -22,9 +22,9 @@
  *    load.  A damaged record anywhere else stops all releases until an administrator looks.
  *  - The charge is per execution of an aggregation (one Aggref of one Agg node): the groups of
  *    one grouping are disjoint, so they share it.  A rescan of the Agg node (correlated subquery,
- *    nested loop, ...) is a new execution, detected by an ExprContext callback on the node's
- *    output context, which PostgreSQL shuts down on every rescan; it is charged again.  A state
- *    finalized again returns the value already released (aggregates.c) and is not charged.
+ *    nested loop, ...) is a new execution and is charged again (see dpagg_charge for how a rescan
+ *    is detected).  A state finalized again returns the value already released (aggregates.c)
+ *    and is not charged.
  *  - The role charged is the session user (the login role), so SET ROLE and SECURITY DEFINER
  *    functions cannot move a release onto another role's budget.
  */
@@ -40,10 +40,12 @@
 #include "commands/dbcommands.h"
 #include "common/file_perm.h"
 #include "executor/executor.h"
+#include "executor/instrument.h"
 #include "funcapi.h"
 #include "mb/pg_wchar.h"
 #include "miscadmin.h"
 #include "nodes/execnodes.h"
+#include "nodes/plannodes.h"
 #include "port/pg_crc32c.h"
 #include "storage/fd.h"
 #include "storage/ipc.h"
@@ -607,23 +609,25 @@ fill_common(LedgerRecord *r, RecordType type, Oid role)
 /* ------------------------------------------------------------------------------------------
  * The charge of a release.
  */
+/*
+ * One charge per execution of the aggregation.  An execution ends with a rescan of the Agg node
+ * (ExecReScan), never inside one; the groups of one execution share the charge.  The obvious
+ * detector, a shutdown callback on the node's output ExprContext, does not work: a sorted
+ * aggregation rescans that context at every group boundary too.  What ExecReScan alone does is
+ * close a loop of the node's instrumentation (InstrEndLoop, which counts nloops if the node ran
+ * since the last one).  So the charge is keyed by the node's loop count: EXPLAIN ANALYZE or
+ * auto_explain provide instrumentation, whose loop count is read only; otherwise dpagg attaches a
+ * zeroed, timer-less one (no counters are collected) and marks it running at every final call, so
+ * that the next rescan counts.  A final call in a later loop is a new execution and is charged.
+ */
 typedef struct ExecCharge
 {
-	bool		charged;		/* this execution of the aggregation has been charged */
-	bool		registered;		/* the rescan callback is registered */
+	bool		charged;		/* charged in loop `loop` */
+	double		loop;			/* the node's loop count when charged */
 } ExecCharge;
 
 static void
-exec_charge_reset(Datum arg)
-{
-	ExecCharge *ec = (ExecCharge *) DatumGetPointer(arg);
-
-	ec->charged = false;
-	ec->registered = false;
-}
-
-static void
-ledger_charge(const char *aggregate, double epsilon, double delta,
+ledger_charge(const char *aggregate, int sets, double epsilon, double delta,
 			  const dpagg_calibration *parts, int nparts)
 {
 	Oid			role = GetSessionUserId();
@@ -638,9 +642,12 @@ ledger_charge(const char *aggregate, double epsilon, double delta,
 	open_ledger_fd();
 	fill_common(r, REC_RELEASE, role);
 	r->query_id = pgstat_get_my_query_id();
-	strlcpy(r->aggregate, aggregate, sizeof(r->aggregate));
-	r->epsilon = epsilon;
-	r->delta = delta;
+	if (sets > 1)
+		snprintf(r->aggregate, sizeof(r->aggregate), "%s x%d", aggregate, sets);
+	else
+		strlcpy(r->aggregate, aggregate, sizeof(r->aggregate));
+	r->epsilon = epsilon * sets;
+	r->delta = delta * sets;
 	for (i = 0; i < nparts; i++)
 	{
 		double		rho = dpagg_zcdp_rho(&parts[i]);
@@ -653,11 +660,11 @@ ledger_charge(const char *aggregate, double epsilon, double delta,
 		 * only be worse, e.g. the integer-valued multi-Gaussian) by its epsilon and delta.  Either
 		 * is a valid guarantee of the part; the choice depends only on public values. */
 		if (!isnan(rho) && rho <= parts[i].epsilon)
-			r->rho += rho;
+			r->rho += rho * sets;
 		else
 		{
-			r->epsilon_nz += parts[i].epsilon;
-			r->delta_nz += parts[i].delta;
+			r->epsilon_nz += parts[i].epsilon * sets;
+			r->delta_nz += parts[i].delta * sets;
 		}
 	}
 	if (debug_query_string)
@@ -708,7 +715,7 @@ ledger_charge(const char *aggregate, double epsilon, double delta,
 	{
 		Spent		s = spent_with(a, r);
 
-		if (!isnan(a->cap) && epsilon > a->cap * (1 + BUDGET_SLACK))
+		if (!isnan(a->cap) && epsilon > a->cap * (1 + BUDGET_SLACK))	/* per grouping set */
 		{
 			double		cap = a->cap;
 
@@ -739,12 +746,31 @@ ledger_charge(const char *aggregate, double epsilon, double delta,
 	flush_to(end);
 }
 
+/*
+ * How many grouping sets the Agg node computes (1 without GROUPING SETS): each set releases its
+ * groups with the full epsilon, so the execution is charged that many releases at once, before
+ * the first value of any set is returned.  Identical sets count separately; a set that turns
+ * out to have no groups is charged all the same.
+ */
+static int
+grouping_sets_of(AggState *as)
+{
+	Agg		   *agg = (Agg *) as->ss.ps.plan;
+	int			n = list_length(agg->groupingSets);
+	ListCell   *lc;
+
+	foreach(lc, agg->chain)
+		n += list_length(((Agg *) lfirst(lc))->groupingSets);
+	return n > 0 ? n : 1;
+}
+
 void
 dpagg_charge(FunctionCallInfo fcinfo, const char *aggregate, double epsilon, double delta,
 			 const dpagg_calibration *parts, int nparts)
 {
 	AggState   *as;
 	ExecCharge *ec;
+	Instrumentation *instr;
 
 	if (fcinfo->context == NULL || !IsA(fcinfo->context, AggState))
 		ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
@@ -756,17 +782,21 @@ dpagg_charge(FunctionCallInfo fcinfo, const char *aggregate, double epsilon, dou
 		ec = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(ExecCharge));
 		fcinfo->flinfo->fn_extra = ec;
 	}
-	if (ec->charged)
-		return;
-	ledger_charge(aggregate, epsilon, delta, parts, nparts);
-	ec->charged = true;
-	if (!ec->registered && as->ss.ps.ps_ExprContext != NULL)
+	instr = as->ss.ps.instrument;
+	if (instr == NULL)
 	{
-		RegisterExprContextCallback(as->ss.ps.ps_ExprContext, exec_charge_reset, PointerGetDatum(ec));
-		ec->registered = true;
+		instr = MemoryContextAllocZero(as->ss.ps.state->es_query_cxt, sizeof(Instrumentation));
+		as->ss.ps.instrument = instr;
 	}
-	else if (as->ss.ps.ps_ExprContext == NULL)
-		ec->charged = false;	/* no way to see a rescan: charge every group */
+	/* Without EXPLAIN ANALYZE / auto_explain (es_instrument == 0) the instrumentation is dpagg's:
+	 * mark it running, so that the next ExecReScan closes this loop. */
+	if (as->ss.ps.state->es_instrument == 0)
+		instr->running = true;
+	if (ec->charged && ec->loop == instr->nloops)
+		return;
+	ledger_charge(aggregate, grouping_sets_of(as), epsilon, delta, parts, nparts);
+	ec->charged = true;
+	ec->loop = instr->nloops;
 }
 
 /* ------------------------------------------------------------------------------------------
