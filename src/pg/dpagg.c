@@ -112,6 +112,11 @@ dpagg_report(const dpagg_error *err)
 	pg_unreachable();
 }
 
+static bool last_spec_valid = false;
+static bool last_spec_takes_objective = false;
+static char last_spec[DPAGG_MECH_SPEC_LEN];
+static char last_canonical[DPAGG_MECH_SPEC_LEN];
+
 void
 dpagg_mechanism_spec(text *arg, char *buf, size_t buflen)
 {
@@ -131,10 +136,20 @@ dpagg_mechanism_spec(text *arg, char *buf, size_t buflen)
 	strlcpy(buf, src, buflen);
 	if (tmp)
 		pfree(tmp);
-	/* auto without an objective takes it from dpagg.objective (fixed for the whole group). */
-	if (dpagg_validate_spec(buf, canonical, sizeof(canonical), &err) == DPAGG_OK &&
-		(strcmp(canonical, "auto") == 0 || strcmp(canonical, "multi_gaussian") == 0))
-		snprintf(buf, buflen, "%s(objective=%s)", canonical,
+	/* auto without an objective takes it from dpagg.objective (fixed for the whole group).  The
+	 * answer for the last spec seen is remembered (parsing it is most of a repeated call). */
+	if (!last_spec_valid || strcmp(buf, last_spec) != 0)
+	{
+		last_spec_takes_objective =
+			dpagg_validate_spec(buf, canonical, sizeof(canonical), &err) == DPAGG_OK &&
+			(strcmp(canonical, "auto") == 0 || strcmp(canonical, "multi_gaussian") == 0);
+		if (last_spec_takes_objective)
+			strlcpy(last_canonical, canonical, sizeof(last_canonical));
+		strlcpy(last_spec, buf, sizeof(last_spec));
+		last_spec_valid = true;
+	}
+	if (last_spec_takes_objective)
+		snprintf(buf, buflen, "%s(objective=%s)", last_canonical,
 				 dpagg_objective == DPAGG_OBJECTIVE_L1 ? "l1" : "l2");
 }
 
@@ -196,39 +211,74 @@ dpagg_calibrate_cached(const char *spec, double epsilon, double delta, double se
 
 /*
  * The description of a calibration is deterministic too, and for auto it recalibrates every
- * candidate: keep the last few, keyed by the calibration itself.
+ * candidate: keep the last few, keyed by the calibration and the requested sensitivity, as the
+ * finished jsonb value (building it is most of the cost of a repeated dp_calibrate).
  */
 #define DESCRIBE_SLOTS 16
 typedef struct DescribeEntry
 {
 	bool		valid;
 	dpagg_calibration cal;
-	char		json[4096];
+	double		requested_sensitivity;
+	Datum		details;		/* jsonb in TopMemoryContext */
 } DescribeEntry;
 static DescribeEntry describe_cache[DESCRIBE_SLOTS];
 static int	describe_next = 0;
 
-static void
-describe_cached(const dpagg_calibration *cal, char *buf, size_t buflen)
+static Datum
+details_cached(const dpagg_calibration *cal, double sensitivity)
 {
 	dpagg_error err;
+	char		json[4096];
+	char	   *full;
+	Datum		d;
+	DescribeEntry *e;
 	int			i;
 
 	for (i = 0; i < DESCRIBE_SLOTS; i++)
 	{
-		if (describe_cache[i].valid && memcmp(&describe_cache[i].cal, cal, sizeof(*cal)) == 0)
-		{
-			strlcpy(buf, describe_cache[i].json, buflen);
-			return;
-		}
+		e = &describe_cache[i];
+		if (e->valid && e->requested_sensitivity == sensitivity &&
+			memcmp(&e->cal, cal, sizeof(*cal)) == 0)
+			return e->details;
 	}
-	if (dpagg_describe(cal, buf, buflen, &err) != DPAGG_OK)
+	if (dpagg_describe(cal, json, sizeof(json), &err) != DPAGG_OK)
 		dpagg_report(&err);
-	i = describe_next;
+	/* The core describes the calibration; say which sensitivity the caller asked for. */
+	full = psprintf("{\"requested_sensitivity\": %.17g, %s", sensitivity, json + 1);
+	d = DirectFunctionCall1(jsonb_in, CStringGetDatum(full));
+	e = &describe_cache[describe_next];
 	describe_next = (describe_next + 1) % DESCRIBE_SLOTS;
-	describe_cache[i].valid = true;
-	describe_cache[i].cal = *cal;
-	strlcpy(describe_cache[i].json, buf, sizeof(describe_cache[i].json));
+	if (e->valid)
+		pfree(DatumGetPointer(e->details));
+	e->valid = false;
+	e->details = PointerGetDatum(MemoryContextAlloc(TopMemoryContext, VARSIZE(DatumGetPointer(d))));
+	memcpy(DatumGetPointer(e->details), DatumGetPointer(d), VARSIZE(DatumGetPointer(d)));
+	e->cal = *cal;
+	e->requested_sensitivity = sensitivity;
+	e->valid = true;
+	return e->details;
+}
+
+/* dp_calibrate's result row type, blessed once per backend (per function OID). */
+static TupleDesc
+calibrate_tupdesc(FunctionCallInfo fcinfo)
+{
+	static TupleDesc cached = NULL;
+	static Oid	cached_fn = InvalidOid;
+	TupleDesc	tupdesc;
+	MemoryContext old;
+
+	if (cached != NULL && cached_fn == fcinfo->flinfo->fn_oid)
+		return cached;
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	old = MemoryContextSwitchTo(TopMemoryContext);
+	tupdesc = BlessTupleDesc(CreateTupleDescCopy(tupdesc));
+	MemoryContextSwitchTo(old);
+	cached = tupdesc;			/* the previous one, if any, is leaked: it may still be in use */
+	cached_fn = fcinfo->flinfo->fn_oid;
+	return cached;
 }
 
 static double
@@ -256,12 +306,10 @@ dpagg_calibrate_sql(PG_FUNCTION_ARGS)
 	double		sensitivity = arg_float8(fcinfo, 3, "sensitivity");
 	bool		integer_valued = PG_ARGISNULL(4) ? false : PG_GETARG_BOOL(4);
 	dpagg_calibration cal;
-	char		json[4096];
 	TupleDesc	tupdesc;
 	Datum		values[6];
 	bool		nulls[6] = {false, false, false, false, false, false};
 	double		rho;
-	char	   *full;
 
 	dpagg_mechanism_spec(PG_ARGISNULL(0) ? NULL : PG_GETARG_TEXT_PP(0), spec, sizeof(spec));
 	if (!(isfinite(sensitivity) && sensitivity > 0))
@@ -273,13 +321,7 @@ dpagg_calibrate_sql(PG_FUNCTION_ARGS)
 	dpagg_calibrate_cached(spec, epsilon, delta,
 						   integer_valued ? sensitivity : dpagg_release_sensitivity(sensitivity),
 						   integer_valued, &cal);
-	describe_cached(&cal, json, sizeof(json));
-	/* The core describes the calibration; say which sensitivity the caller asked for. */
-	full = psprintf("{\"requested_sensitivity\": %.17g, %s", sensitivity, json + 1);
-
-	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
-		elog(ERROR, "return type must be a row type");
-	tupdesc = BlessTupleDesc(tupdesc);
+	tupdesc = calibrate_tupdesc(fcinfo);
 	values[0] = CStringGetTextDatum(cal.spec);
 	values[1] = Float8GetDatum(cal.scale);
 	values[2] = Float8GetDatum(cal.l1);
@@ -287,7 +329,7 @@ dpagg_calibrate_sql(PG_FUNCTION_ARGS)
 	rho = dpagg_zcdp_rho(&cal);
 	values[4] = Float8GetDatum(rho);
 	nulls[4] = isnan(rho);
-	values[5] = DirectFunctionCall1(jsonb_in, CStringGetDatum(full));
+	values[5] = details_cached(&cal, sensitivity);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }
 
