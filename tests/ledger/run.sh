@@ -96,8 +96,9 @@ sleep 1; wait_up
 check "SIGKILL of the backend (crash restart): the charge survives" "$expect" "$(charges)"
 check "... and the spent total is replayed exactly (none lost, none doubled)" \
   "$(awk -v s="$spent_before" 'BEGIN { printf "%.9f", s + 0.5 }')" "$(spent)"
-grep -q "ledger loaded" "$(ls /tmp/pg_virtualenv.*/log/postgresql-15-regress.log 2>/dev/null | head -1)" 2>/dev/null
-check "... after the crash the postmaster reloaded the ledger" "0" "$?"
+logfile=$(pg_lsclusters -h 2>/dev/null | awk '$2 == "regress" { print $7 }')
+reloaded=$(awk '/all server processes terminated; reinitializing/ { r = 1 } r && /dpagg: ledger loaded/ { print "yes"; exit }' "$logfile")
+check "... the postmaster reloaded the ledger after reinitializing" "yes" "$reloaded"
 
 # --- immediate shutdown and restart -------------------------------------------------------
 as_analyst "$REL" >/dev/null; expect=$((expect + 1))
