@@ -14,6 +14,7 @@
 #include "errors.h"
 #include "registry.h"
 #include "release.h"
+#include "vector.h"
 
 namespace {
 int (*g_should_stop)(void) = nullptr;
@@ -194,6 +195,56 @@ double dpagg_release_sensitivity(double sensitivity) {
 }
 
 void dpagg_set_interrupt_check(int (*should_stop)(void)) { g_should_stop = should_stop; }
+
+namespace {
+dpagg::VectorCalibration from_c(const dpagg_vector_calibration& c) {
+  return {c.kind == 1 ? dpagg::VectorKind::kL2 : dpagg::VectorKind::kGaussian, c.dimension, c.epsilon,
+          c.delta, c.sensitivity, c.scale, c.mse, c.delta_bound};
+}
+std::string vector_mechanism_name(const char* m) {
+  std::string s = m ? m : "auto";
+  for (char& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  size_t b = s.find_first_not_of(" \t"), e = s.find_last_not_of(" \t");
+  return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
+}
+}  // namespace
+
+int dpagg_vector_check(const char* mechanism, int dimension, double epsilon, double delta,
+                       double l2_bound, dpagg_error* err) {
+  return guarded(err, [&] { dpagg::vector_validate(vector_mechanism_name(mechanism), dimension, epsilon, delta, l2_bound); });
+}
+
+int dpagg_vector_calibrate(const char* mechanism, int dimension, double epsilon, double delta,
+                           double l2_bound, dpagg_vector_calibration* out, dpagg_error* err) {
+  return guarded(err, [&] {
+    std::string m = vector_mechanism_name(mechanism);
+    dpagg::VectorCalibration c = dpagg::vector_calibrate(
+        m.c_str(), dimension, epsilon, delta, dpagg::vector_release_sensitivity(l2_bound, dimension));
+    std::memset(out, 0, sizeof(*out));
+    std::snprintf(out->spec, sizeof(out->spec), "%s", c.kind == dpagg::VectorKind::kL2 ? "l2" : "gaussian");
+    out->kind = c.kind == dpagg::VectorKind::kL2 ? 1 : 0;
+    out->dimension = c.dimension;
+    out->epsilon = c.epsilon;
+    out->delta = c.delta;
+    out->sensitivity = c.sensitivity;
+    out->scale = c.scale;
+    out->mse = c.mse;
+    out->delta_bound = c.delta_bound;
+  });
+}
+
+int dpagg_vector_release(const dpagg_vector_calibration* cal, const __int128* quanta, double quantum,
+                         double* out, dpagg_error* err) {
+  return guarded(err, [&] {
+    dpagg::SecureRandom rng;
+    dpagg::vector_release(from_c(*cal), quanta, quantum, rng, out);
+  });
+}
+
+double dpagg_vector_rho(const dpagg_vector_calibration* cal) {
+  if (cal->kind != 0) return std::numeric_limits<double>::quiet_NaN();
+  return cal->sensitivity * cal->sensitivity / (2 * cal->scale * cal->scale);
+}
 
 int dpagg_secure_bytes(void* buf, size_t n, dpagg_error* err) {
   return guarded(err, [&] { dpagg::secure_bytes(buf, n); });

@@ -116,6 +116,36 @@ double		dpagg_zcdp_rho(const dpagg_calibration *cal);
 /* The sensitivity to calibrate with so that snapping to the release grid stays private. */
 double		dpagg_release_sensitivity(double sensitivity);
 
+/*
+ * Vector releases (src/core/vector.h): T sums over the same rows, each row's vector clipped to
+ * an l2 norm bound.  mechanism: "gaussian", "l2" or "auto" (least expected squared error).
+ */
+typedef struct dpagg_vector_calibration
+{
+	char		spec[DPAGG_MECH_SPEC_LEN];	/* "gaussian" or "l2" */
+	int32_t		kind;			/* 0 gaussian, 1 l2 */
+	int32_t		dimension;
+	double		epsilon;
+	double		delta;
+	double		sensitivity;	/* the l2 bound calibrated for (release allowance included) */
+	double		scale;			/* sigma or theta */
+	double		mse;			/* E ||noise||_2^2 */
+	double		delta_bound;	/* certified upper bound of the profile at epsilon */
+} dpagg_vector_calibration;
+
+/* Validate only (cheap). */
+int			dpagg_vector_check(const char *mechanism, int dimension, double epsilon, double delta,
+							   double l2_bound, dpagg_error *err);
+/* Calibrate for rows clipped to l2_bound (the release allowance is added here). */
+int			dpagg_vector_calibrate(const char *mechanism, int dimension, double epsilon,
+								   double delta, double l2_bound, dpagg_vector_calibration *out,
+								   dpagg_error *err);
+/* Release: out[j] = quanta[j] * quantum + noise_j, snapped to the release grid (release.cpp). */
+int			dpagg_vector_release(const dpagg_vector_calibration *cal, const __int128 *quanta,
+								 double quantum, double *out, dpagg_error *err);
+/* rho of the noise if it is rho-zCDP (the Gaussian), else NaN. */
+double		dpagg_vector_rho(const dpagg_vector_calibration *cal);
+
 /* Install the function long computations poll; a non-zero answer makes them stop with
  * DPAGG_CANCELED.  It must not long-jump. */
 void		dpagg_set_interrupt_check(int (*should_stop) (void));

@@ -41,23 +41,20 @@ __int128 round_half_even_div(__int128 n, __int128 d) {  // d > 0, a power of two
 
 double release_sensitivity(double sensitivity) { return sensitivity * (1.0 + 0x1p-29); }
 
-double release_grid(const dpagg_calibration& cal) {
-  double cap = pow2_floor(cal.sensitivity * 0x1p-31);
-  double floor = pow2_floor(cal.sensitivity * 0x1p-92);
-  double g = std::min(cap, pow2_ceil(cal.scale) * 0x1p-40);
+double release_grid_for(double sensitivity, double scale) {
+  double cap = pow2_floor(sensitivity * 0x1p-31);
+  double floor = pow2_floor(sensitivity * 0x1p-92);
+  double g = std::min(cap, pow2_ceil(scale) * 0x1p-40);
   return std::max(g, floor);
 }
 
-double release(const dpagg_calibration& cal, __int128 quanta, double quantum, RandomSource& rng) {
-  const auto& mechs = all_mechanisms();
-  if (cal.mechanism < 0 || static_cast<size_t>(cal.mechanism) >= mechs.size())
-    throw Error(DPAGG_INTERNAL, "release: calibration names no known mechanism");
+double release_grid(const dpagg_calibration& cal) { return release_grid_for(cal.sensitivity, cal.scale); }
+
+__int128 answer_in_grid_units(__int128 quanta, double quantum, double g) {
   if (!(quantum > 0) || !std::isfinite(quantum) || std::ldexp(1.0, std::ilogb(quantum)) != quantum)
     throw Error(DPAGG_INTERNAL, "release: the quantum must be a finite power of two");
-  const double g = release_grid(cal);
   const int log2g = std::ilogb(g);
   const int log2q = std::ilogb(quantum);
-
   __int128 k;
   if (log2g >= log2q) {
     int shift = log2g - log2q;
@@ -74,13 +71,25 @@ double release(const dpagg_calibration& cal, __int128 quanta, double quantum, Ra
       throw Error(DPAGG_INTERNAL, "release: the true answer is out of the representable range");
     k = quanta * (static_cast<__int128>(1) << shift);
   }
+  return k;
+}
 
-  double x = mechs[static_cast<size_t>(cal.mechanism)]->sample(cal, rng);
-  double jd = std::nearbyint(x / g);
+double snap_and_add(__int128 k, double noise, double g) {
+  double jd = std::nearbyint(noise / g);
   if (!std::isfinite(jd) || std::fabs(jd) > 0x1p62)
     throw Error(DPAGG_INTERNAL, "release: noise sample out of range");
   __int128 total = k + static_cast<__int128>(static_cast<long long>(jd));
-  return std::ldexp(static_cast<double>(total), log2g);
+  return std::ldexp(static_cast<double>(total), std::ilogb(g));
+}
+
+double release(const dpagg_calibration& cal, __int128 quanta, double quantum, RandomSource& rng) {
+  const auto& mechs = all_mechanisms();
+  if (cal.mechanism < 0 || static_cast<size_t>(cal.mechanism) >= mechs.size())
+    throw Error(DPAGG_INTERNAL, "release: calibration names no known mechanism");
+  const double g = release_grid(cal);
+  const __int128 k = answer_in_grid_units(quanta, quantum, g);
+  double x = mechs[static_cast<size_t>(cal.mechanism)]->sample(cal, rng);
+  return snap_and_add(k, x, g);
 }
 
 }  // namespace dpagg

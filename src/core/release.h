@@ -14,4 +14,10 @@ double release(const dpagg_calibration& cal, __int128 quanta, double quantum, Ra
 
 double release_sensitivity(double sensitivity);
 
+// The pieces of release(), for releases that are not one scalar mechanism (vector.cpp): the grid
+// for a given sensitivity and noise scale, the true answer in grid units, and answer + noise.
+double release_grid_for(double sensitivity, double scale);
+__int128 answer_in_grid_units(__int128 quanta, double quantum, double g);
+double snap_and_add(__int128 k, double noise, double g);
+
 }  // namespace dpagg

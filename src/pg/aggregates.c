@@ -135,8 +135,8 @@ value_type_of(Oid t)
 }
 
 /* The Aggref whose arguments hold the privacy parameters (the partial one when combining). */
-static Aggref *
-argument_aggref(FunctionCallInfo fcinfo)
+Aggref *
+dpagg_argument_aggref(FunctionCallInfo fcinfo)
 {
 	Aggref	   *aggref = AggGetAggref(fcinfo);
 
@@ -251,6 +251,14 @@ contains_exec_param_or_subplan(Node *expr)
 	return exec_param_walker(expr, NULL);
 }
 
+/* Could the expression's value differ between rows or depend on the data? */
+bool
+dpagg_expr_is_row_dependent(Node *expr)
+{
+	return contain_var_clause(expr) || contain_volatile_functions(expr) ||
+		contains_exec_param_or_subplan(expr);
+}
+
 /*
  * The privacy parameters must be public and the same for every row: refuse arguments that
  * reference the rows' columns, call volatile functions, or read a subquery or an outer query
@@ -270,9 +278,7 @@ check_parameters_fixed(Aggref *aggref, const Layout *lo)
 
 		if (tle->resjunk)
 			continue;			/* an ORDER BY key of the aggregate, not an argument */
-		if (i != lo->value &&
-			(contain_var_clause(expr) || contain_volatile_functions(expr) ||
-			 contains_exec_param_or_subplan(expr)))
+		if (i != lo->value && dpagg_expr_is_row_dependent(expr))
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("the privacy parameters of %s must be the same for every row",
@@ -293,8 +299,8 @@ extern Datum dpagg_avg_final(PG_FUNCTION_ARGS);
 extern Datum dpagg_combine(PG_FUNCTION_ARGS);
 
 /* Is this function one of ours, with the given entry point? */
-static bool
-is_function(Oid fn, PGFunction expected)
+bool
+dpagg_is_function(Oid fn, PGFunction expected)
 {
 	FmgrInfo	finfo;
 
@@ -327,8 +333,8 @@ check_own_aggregate(Oid aggfnoid, int kind)
 	(void) SysCacheGetAttr(AGGFNOID, tup, Anum_pg_aggregate_agginitval, &initval_null);
 	ReleaseSysCache(tup);
 	if (!initval_null ||
-		!is_function(combinefn, dpagg_combine) ||
-		!is_function(finalfn, kind == DP_SUM ? dpagg_sum_final :
+		!dpagg_is_function(combinefn, dpagg_combine) ||
+		!dpagg_is_function(finalfn, kind == DP_SUM ? dpagg_sum_final :
 					 kind == DP_COUNT ? dpagg_count_final : dpagg_avg_final))
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
@@ -344,7 +350,7 @@ get_layout(FunctionCallInfo fcinfo, int kind)
 
 	if (lo != NULL && lo->kind == kind)
 		return lo;
-	aggref = argument_aggref(fcinfo);
+	aggref = dpagg_argument_aggref(fcinfo);
 	lo = MemoryContextAlloc(fcinfo->flinfo->fn_mcxt, sizeof(Layout));
 	layout_from_aggref(aggref, kind, lo);
 	check_parameters_fixed(aggref, lo);
@@ -374,14 +380,18 @@ param_datum(ParamSource *src, int i, bool *isnull)
 		*isnull = PG_ARGISNULL_FROM(src->fcinfo, i + 1);
 		return src->fcinfo->args[i + 1].value;
 	}
-	else
-	{
-		AggState   *aggstate = (AggState *) src->fcinfo->context;
-		TargetEntry *tle = list_nth_node(TargetEntry, src->aggref->args, i);
-		ExprState  *es = ExecInitExpr(tle->expr, &aggstate->ss.ps);
+	return dpagg_eval_aggref_arg(src->fcinfo, src->aggref, i, isnull);
+}
 
-		return ExecEvalExprSwitchContext(es, aggstate->ss.ps.ps_ExprContext, isnull);
-	}
+/* Evaluate argument i of the Aggref (for an empty group; the arguments are row-independent). */
+Datum
+dpagg_eval_aggref_arg(FunctionCallInfo fcinfo, Aggref *aggref, int i, bool *isnull)
+{
+	AggState   *aggstate = (AggState *) fcinfo->context;
+	TargetEntry *tle = list_nth_node(TargetEntry, aggref->args, i);
+	ExprState  *es = ExecInitExpr(tle->expr, &aggstate->ss.ps);
+
+	return ExecEvalExprSwitchContext(es, aggstate->ss.ps.ps_ExprContext, isnull);
 }
 
 static double
@@ -522,8 +532,8 @@ new_state(MemoryContext cxt)
 }
 
 /* Refuse window use and direct calls; return the aggregate memory context. */
-static MemoryContext
-aggregate_context(FunctionCallInfo fcinfo, int kind)
+MemoryContext
+dpagg_aggregate_context(FunctionCallInfo fcinfo, const char *name)
 {
 	MemoryContext cxt;
 	int			how = AggCheckCallContext(fcinfo, &cxt);
@@ -531,7 +541,7 @@ aggregate_context(FunctionCallInfo fcinfo, int kind)
 	if (how == AGG_CONTEXT_WINDOW)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("%s cannot be used as a window function", kind_name(kind)),
+				 errmsg("%s cannot be used as a window function", name),
 				 errdetail("Each window frame would be a separate release of the same rows."),
 				 errhint("Aggregate with GROUP BY instead.")));
 	if (how != AGG_CONTEXT_AGGREGATE)
@@ -541,6 +551,12 @@ aggregate_context(FunctionCallInfo fcinfo, int kind)
 	/* GROUPING SETS, ROLLUP and CUBE are allowed: each grouping set is charged as a release of
 	 * its own (budget.c). */
 	return cxt;
+}
+
+static MemoryContext
+aggregate_context(FunctionCallInfo fcinfo, int kind)
+{
+	return dpagg_aggregate_context(fcinfo, kind_name(kind));
 }
 
 static DpState *
@@ -723,7 +739,7 @@ final_state(FunctionCallInfo fcinfo, int kind, DpState *empty)
 	{
 		/* An empty group: the transition function never ran.  Read the parameters from the
 		 * aggregate call itself; the answer is then a noisy 0. */
-		Aggref	   *aggref = argument_aggref(fcinfo);
+		Aggref	   *aggref = dpagg_argument_aggref(fcinfo);
 		Layout		lo;
 		ParamSource src = {fcinfo, false, aggref};
 

@@ -628,7 +628,7 @@ typedef struct ExecCharge
 
 static void
 ledger_charge(const char *aggregate, int sets, double epsilon, double delta,
-			  const dpagg_calibration *parts, int nparts)
+			  const DpChargePart *parts, int nparts)
 {
 	Oid			role = GetSessionUserId();
 	bool		unlimited = superuser_arg(role) && !dpagg_limit_superusers;
@@ -650,7 +650,7 @@ ledger_charge(const char *aggregate, int sets, double epsilon, double delta,
 	r->delta = delta * sets;
 	for (i = 0; i < nparts; i++)
 	{
-		double		rho = dpagg_zcdp_rho(&parts[i]);
+		double		rho = parts[i].rho;
 
 		if (i > 0)
 			strlcat(r->mechanism, " + ", sizeof(r->mechanism));
@@ -766,7 +766,25 @@ grouping_sets_of(AggState *as)
 
 void
 dpagg_charge(FunctionCallInfo fcinfo, const char *aggregate, double epsilon, double delta,
-			 const dpagg_calibration *parts, int nparts)
+			 const dpagg_calibration *cals, int ncals)
+{
+	DpChargePart parts[2];
+	int			i;
+
+	Assert(ncals <= 2);
+	for (i = 0; i < ncals && i < 2; i++)
+	{
+		parts[i].spec = cals[i].spec;
+		parts[i].epsilon = cals[i].epsilon;
+		parts[i].delta = cals[i].delta;
+		parts[i].rho = dpagg_zcdp_rho(&cals[i]);
+	}
+	dpagg_charge_parts(fcinfo, aggregate, epsilon, delta, parts, i);
+}
+
+void
+dpagg_charge_parts(FunctionCallInfo fcinfo, const char *aggregate, double epsilon, double delta,
+				   const DpChargePart *parts, int nparts)
 {
 	AggState   *as;
 	ExecCharge *ec;

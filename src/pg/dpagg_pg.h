@@ -7,6 +7,7 @@
 
 #include "postgres.h"
 #include "fmgr.h"
+#include "nodes/nodes.h"
 
 #include "../core/dpagg_core.h"
 
@@ -42,5 +43,25 @@ extern void dpagg_budget_init(void);
  */
 extern void dpagg_charge(FunctionCallInfo fcinfo, const char *aggregate, double epsilon,
 						 double delta, const dpagg_calibration *parts, int nparts);
+
+/* One part of a release, for dpagg_charge_parts: its mechanism, (epsilon, delta) and zCDP rho
+ * (NaN if the mechanism is not rho-zCDP). */
+typedef struct DpChargePart
+{
+	const char *spec;
+	double		epsilon;
+	double		delta;
+	double		rho;
+} DpChargePart;
+extern void dpagg_charge_parts(FunctionCallInfo fcinfo, const char *aggregate, double epsilon,
+							   double delta, const DpChargePart *parts, int nparts);
+
+/* Shared with vector.c (aggregates.c). */
+struct Aggref;
+extern struct Aggref *dpagg_argument_aggref(FunctionCallInfo fcinfo);
+extern bool dpagg_expr_is_row_dependent(Node *expr);
+extern bool dpagg_is_function(Oid fn, PGFunction expected);
+extern MemoryContext dpagg_aggregate_context(FunctionCallInfo fcinfo, const char *name);
+extern Datum dpagg_eval_aggref_arg(FunctionCallInfo fcinfo, struct Aggref *aggref, int i, bool *isnull);
 
 #endif							/* DPAGG_PG_H */

@@ -1,0 +1,498 @@
+/*
+ * vector.c — dp_sum_vector: T sums over the same rows, released together (src/core/vector.h).
+ *
+ * dp_sum_vector(value double precision[], dimension integer, epsilon, delta, l2_bound
+ *               [, mechanism text])  ->  double precision[]
+ *
+ * Each row's vector is made exactly `dimension` long (extra elements are ignored, missing ones
+ * and NULL elements count as 0; the length is a public parameter so that the shape of the answer
+ * never depends on the data), NaN elements count as 0, and a vector with infinite elements points
+ * along their signs.  It is then scaled down to l2 norm l2_bound if longer, so that adding or
+ * removing a row moves the vector of sums by at most l2_bound in l2 norm.  Coordinates are summed
+ * exactly in 128-bit fixed point (as the scalar aggregates do).  The final function calibrates
+ * the Gaussian or the l2 mechanism (or the better of the two: 'auto', the default), charges the
+ * release to the budget, then draws the noise vector.
+ *
+ * The state is `internal` (a variable-length array of sums); parallel plans move it through the
+ * serialize/deserialize functions.  Only dp_sum_vector itself may drive these functions.
+ */
+#include "dpagg_pg.h"
+
+#include <math.h>
+
+#include "catalog/pg_aggregate.h"
+#include "catalog/pg_type.h"
+#include "executor/executor.h"
+#include "funcapi.h"
+#include "nodes/execnodes.h"
+#include "nodes/primnodes.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/syscache.h"
+
+#include "../core/dpagg_accum.h"
+
+#define VSTATE_VERSION 1
+#define VNAME "dp_sum_vector"
+
+typedef struct VSum
+{
+	uint64		lo;
+	int64		hi;
+} VSum;
+
+typedef struct VState
+{
+	int32		version;
+	int32		dimension;
+	double		epsilon;
+	double		delta;
+	double		bound;
+	double		inv_quantum;
+	int64		rows;
+	char		mechanism[DPAGG_MECH_SPEC_LEN];
+	bool		released;
+	ArrayType  *released_value; /* in the aggregate context, once released */
+	VSum		sums[FLEXIBLE_ARRAY_MEMBER];
+} VState;
+
+static inline __int128
+vsum_get(const VSum *s)
+{
+	return (__int128) (((unsigned __int128) (uint64) s->hi << 64) | s->lo);
+}
+
+static inline void
+vsum_set(VSum *s, __int128 v)
+{
+	s->lo = (uint64) v;
+	s->hi = (int64) (v >> 64);
+}
+
+static VState *
+vstate_new(MemoryContext cxt, int dimension)
+{
+	VState	   *st = MemoryContextAllocZero(cxt, offsetof(VState, sums) + sizeof(VSum) * dimension);
+
+	st->version = VSTATE_VERSION;
+	st->dimension = dimension;
+	return st;
+}
+
+static void
+vreport(dpagg_error *err)
+{
+	dpagg_report(err);
+}
+
+/* Read and validate the parameters: from the transition function's arguments (from_args) or by
+ * evaluating the Aggref's (an empty group). */
+static VState *
+vstate_from_params(FunctionCallInfo fcinfo, Aggref *aggref, bool from_args, MemoryContext cxt)
+{
+	int			nargs = list_length(aggref->aggargtypes);
+	Datum		v[6];
+	bool		isnull[6];
+	int			i;
+	VState	   *st;
+	char		mech[DPAGG_MECH_SPEC_LEN] = "auto";
+	dpagg_error err;
+	int			dimension;
+
+	for (i = 1; i < nargs && i < 6; i++)
+	{
+		if (from_args)
+		{
+			v[i] = fcinfo->args[i + 1].value;
+			isnull[i] = fcinfo->args[i + 1].isnull;
+		}
+		else
+			v[i] = dpagg_eval_aggref_arg(fcinfo, aggref, i, &isnull[i]);
+		if (isnull[i])
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("the parameters of %s must not be NULL", VNAME),
+					 errhint("Pass dimension, epsilon, delta, l2_bound (and mechanism) as constants.")));
+	}
+	if (nargs == 6)
+	{
+		char	   *m = TextDatumGetCString(v[5]);
+
+		if (strlen(m) >= sizeof(mech))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("mechanism \"%s\" is too long", m),
+					 errhint("Use 'gaussian', 'l2' or 'auto'.")));
+		strlcpy(mech, m, sizeof(mech));
+	}
+	dimension = DatumGetInt32(v[1]);
+	if (dpagg_vector_check(mech, dimension, DatumGetFloat8(v[2]), DatumGetFloat8(v[3]),
+						   DatumGetFloat8(v[4]), &err) != DPAGG_OK)
+		vreport(&err);
+	st = vstate_new(cxt, dimension);
+	st->epsilon = DatumGetFloat8(v[2]);
+	st->delta = DatumGetFloat8(v[3]);
+	st->bound = DatumGetFloat8(v[4]);
+	st->inv_quantum = 1.0 / dpagg_quantum_for_bound(st->bound);
+	strlcpy(st->mechanism, mech, sizeof(st->mechanism));
+	return st;
+}
+
+extern Datum dpagg_vsum_final(PG_FUNCTION_ARGS);
+extern Datum dpagg_vsum_combine(PG_FUNCTION_ARGS);
+extern Datum dpagg_vsum_serialize(PG_FUNCTION_ARGS);
+extern Datum dpagg_vsum_deserialize(PG_FUNCTION_ARGS);
+
+/* Parameters row-independent, and the aggregate is dp_sum_vector itself (no foreign final,
+ * combine or serialization function, no INITCOND that could read or seed exact sums). */
+static void
+check_call(FunctionCallInfo fcinfo, Aggref *aggref)
+{
+	ListCell   *lc;
+	int			i = 0;
+	HeapTuple	tup;
+	Form_pg_aggregate agg;
+	bool		initval_null;
+	bool		ok;
+
+	foreach(lc, aggref->args)
+	{
+		TargetEntry *tle = lfirst_node(TargetEntry, lc);
+
+		if (tle->resjunk)
+			continue;
+		if (i > 0 && dpagg_expr_is_row_dependent((Node *) tle->expr))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("the privacy parameters of %s must be the same for every row", VNAME),
+					 errdetail("Argument %d refers to the rows' columns, a subquery or an outer query, or calls a volatile function.", i + 1),
+					 errhint("Pass dimension, epsilon, delta, l2_bound and mechanism as constants or query parameters.")));
+		i++;
+	}
+	tup = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(AggGetAggref(fcinfo)->aggfnoid));
+	if (!HeapTupleIsValid(tup))
+		elog(ERROR, "cache lookup failed for aggregate %u", AggGetAggref(fcinfo)->aggfnoid);
+	agg = (Form_pg_aggregate) GETSTRUCT(tup);
+	(void) SysCacheGetAttr(AGGFNOID, tup, Anum_pg_aggregate_agginitval, &initval_null);
+	ok = initval_null &&
+		dpagg_is_function(agg->aggfinalfn, dpagg_vsum_final) &&
+		dpagg_is_function(agg->aggcombinefn, dpagg_vsum_combine) &&
+		dpagg_is_function(agg->aggserialfn, dpagg_vsum_serialize) &&
+		dpagg_is_function(agg->aggdeserialfn, dpagg_vsum_deserialize);
+	ReleaseSysCache(tup);
+	if (!ok)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("dpagg support functions can only be used by dpagg's own aggregates")));
+}
+
+/* Clip one row to the l2 bound and add it, coordinate by coordinate, in exact fixed point. */
+static void
+vaccumulate(VState *st, ArrayType *arr)
+{
+	Datum	   *elems;
+	bool	   *nulls;
+	int			n,
+				m,
+				j;
+	double	   *x;
+	double		scale = 0,
+				sumsq = 0,
+				norm,
+				factor = 1;
+	bool		anyinf = false;
+
+	if (ARR_ELEMTYPE(arr) != FLOAT8OID)
+		elog(ERROR, "dp_sum_vector: expected double precision[]");
+	deconstruct_array(arr, FLOAT8OID, sizeof(float8), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE,
+					  &elems, &nulls, &n);
+	m = Min(n, st->dimension);
+	x = palloc(sizeof(double) * (m > 0 ? m : 1));
+	for (j = 0; j < m; j++)
+	{
+		double		v = nulls[j] ? 0.0 : DatumGetFloat8(elems[j]);
+
+		if (isnan(v))
+			v = 0.0;
+		if (isinf(v))
+			anyinf = true;
+		x[j] = v;
+	}
+	if (anyinf)
+		for (j = 0; j < m; j++)
+			x[j] = isinf(x[j]) ? copysign(1.0, x[j]) : 0.0;
+	for (j = 0; j < m; j++)
+		scale = fmax(scale, fabs(x[j]));
+	if (scale > 0)
+	{
+		for (j = 0; j < m; j++)
+		{
+			double		r = x[j] / scale;
+
+			sumsq += r * r;
+		}
+		norm = scale * sqrt(sumsq);
+		/* An infinite vector has an infinite norm: scaled to the bound along its direction. */
+		if (norm > st->bound || anyinf)
+			factor = st->bound / norm;
+		for (j = 0; j < m; j++)
+		{
+			int64		q = dpagg_quantize(x[j] * factor, -st->bound, st->bound, st->inv_quantum);
+
+			vsum_set(&st->sums[j], vsum_get(&st->sums[j]) + q);
+		}
+	}
+	st->rows++;
+	pfree(x);
+	pfree(elems);
+	pfree(nulls);
+}
+
+PG_FUNCTION_INFO_V1(dpagg_vsum_trans);
+Datum
+dpagg_vsum_trans(PG_FUNCTION_ARGS)
+{
+	MemoryContext cxt = dpagg_aggregate_context(fcinfo, VNAME);
+	VState	   *st = PG_ARGISNULL(0) ? NULL : (VState *) PG_GETARG_POINTER(0);
+
+	if (st == NULL)
+	{
+		Aggref	   *aggref = dpagg_argument_aggref(fcinfo);
+
+		check_call(fcinfo, aggref);
+		st = vstate_from_params(fcinfo, aggref, true, cxt);
+	}
+	if (!PG_ARGISNULL(1))
+		vaccumulate(st, PG_GETARG_ARRAYTYPE_P(1));
+	PG_RETURN_POINTER(st);
+}
+
+static void
+same_parameters(const VState *a, const VState *b)
+{
+	if (a->dimension != b->dimension || a->epsilon != b->epsilon || a->delta != b->delta ||
+		a->bound != b->bound || strcmp(a->mechanism, b->mechanism) != 0)
+		elog(ERROR, "dp_sum_vector: partial states with different parameters");
+}
+
+PG_FUNCTION_INFO_V1(dpagg_vsum_combine);
+Datum
+dpagg_vsum_combine(PG_FUNCTION_ARGS)
+{
+	MemoryContext cxt = dpagg_aggregate_context(fcinfo, VNAME);
+	VState	   *a = PG_ARGISNULL(0) ? NULL : (VState *) PG_GETARG_POINTER(0);
+	VState	   *b = PG_ARGISNULL(1) ? NULL : (VState *) PG_GETARG_POINTER(1);
+	int			j;
+
+	if (b == NULL)
+	{
+		if (a == NULL)
+			PG_RETURN_NULL();
+		PG_RETURN_POINTER(a);
+	}
+	if (a == NULL)
+	{
+		a = vstate_new(cxt, b->dimension);
+		memcpy(a, b, offsetof(VState, sums) + sizeof(VSum) * b->dimension);
+		a->released = false;
+		a->released_value = NULL;
+		PG_RETURN_POINTER(a);
+	}
+	same_parameters(a, b);
+	for (j = 0; j < a->dimension; j++)
+		vsum_set(&a->sums[j], vsum_get(&a->sums[j]) + vsum_get(&b->sums[j]));
+	a->rows += b->rows;
+	PG_RETURN_POINTER(a);
+}
+
+PG_FUNCTION_INFO_V1(dpagg_vsum_serialize);
+Datum
+dpagg_vsum_serialize(PG_FUNCTION_ARGS)
+{
+	VState	   *st;
+	Size		len;
+	bytea	   *out;
+
+	(void) dpagg_aggregate_context(fcinfo, VNAME);
+	st = (VState *) PG_GETARG_POINTER(0);
+	len = offsetof(VState, sums) + sizeof(VSum) * st->dimension;
+	out = palloc(VARHDRSZ + len);
+	SET_VARSIZE(out, VARHDRSZ + len);
+	memcpy(VARDATA(out), st, len);
+	((VState *) VARDATA(out))->released_value = NULL;
+	PG_RETURN_BYTEA_P(out);
+}
+
+PG_FUNCTION_INFO_V1(dpagg_vsum_deserialize);
+Datum
+dpagg_vsum_deserialize(PG_FUNCTION_ARGS)
+{
+	bytea	   *in;
+	VState		head;
+	VState	   *st;
+	Size		len;
+
+	(void) dpagg_aggregate_context(fcinfo, VNAME);
+	in = PG_GETARG_BYTEA_PP(0);
+	len = VARSIZE_ANY_EXHDR(in);
+	if (len < offsetof(VState, sums))
+		elog(ERROR, "dp_sum_vector: malformed partial state");
+	memcpy(&head, VARDATA_ANY(in), offsetof(VState, sums));
+	if (head.version != VSTATE_VERSION || head.dimension < 1 || head.dimension > 10000 ||
+		len != offsetof(VState, sums) + sizeof(VSum) * head.dimension)
+		elog(ERROR, "dp_sum_vector: malformed partial state");
+	st = palloc(len);
+	memcpy(st, VARDATA_ANY(in), len);
+	st->released = false;
+	st->released_value = NULL;
+	PG_RETURN_POINTER(st);
+}
+
+/* A few calibrations per backend: the l2 mechanism's takes a fraction of a second. */
+#define VCACHE 8
+typedef struct VCacheEntry
+{
+	bool		valid;
+	char		mech[DPAGG_MECH_SPEC_LEN];
+	int			dimension;
+	double		epsilon,
+				delta,
+				bound;
+	dpagg_vector_calibration cal;
+} VCacheEntry;
+static VCacheEntry vcache[VCACHE];
+static int	vcache_next = 0;
+
+static void
+vcalibrate(const char *mech, int dimension, double epsilon, double delta, double bound,
+		   dpagg_vector_calibration *cal)
+{
+	dpagg_error err;
+	int			i;
+
+	for (i = 0; i < VCACHE; i++)
+	{
+		VCacheEntry *e = &vcache[i];
+
+		if (e->valid && e->dimension == dimension && e->epsilon == epsilon && e->delta == delta &&
+			e->bound == bound && strcmp(e->mech, mech) == 0)
+		{
+			*cal = e->cal;
+			return;
+		}
+	}
+	if (dpagg_vector_calibrate(mech, dimension, epsilon, delta, bound, cal, &err) != DPAGG_OK)
+		vreport(&err);
+	i = vcache_next;
+	vcache_next = (vcache_next + 1) % VCACHE;
+	vcache[i].valid = true;
+	strlcpy(vcache[i].mech, mech, sizeof(vcache[i].mech));
+	vcache[i].dimension = dimension;
+	vcache[i].epsilon = epsilon;
+	vcache[i].delta = delta;
+	vcache[i].bound = bound;
+	vcache[i].cal = *cal;
+}
+
+PG_FUNCTION_INFO_V1(dpagg_vsum_final);
+Datum
+dpagg_vsum_final(PG_FUNCTION_ARGS)
+{
+	MemoryContext cxt = dpagg_aggregate_context(fcinfo, VNAME);
+	VState	   *st = PG_ARGISNULL(0) ? NULL : (VState *) PG_GETARG_POINTER(0);
+	dpagg_vector_calibration cal;
+	DpChargePart part;
+	dpagg_error err;
+	__int128   *quanta;
+	double	   *out;
+	Datum	   *elems;
+	ArrayType  *result;
+	int			j;
+
+	if (st == NULL)
+	{
+		/* An empty group: read the parameters from the call itself; the answer is noise. */
+		Aggref	   *aggref = dpagg_argument_aggref(fcinfo);
+
+		check_call(fcinfo, aggref);
+		st = vstate_from_params(fcinfo, aggref, false, CurrentMemoryContext);
+	}
+	if (st->released)
+		PG_RETURN_ARRAYTYPE_P(DatumGetArrayTypePCopy(PointerGetDatum(st->released_value)));
+	vcalibrate(st->mechanism, st->dimension, st->epsilon, st->delta, st->bound, &cal);
+	part.spec = cal.spec;
+	part.epsilon = st->epsilon;
+	part.delta = st->delta;
+	part.rho = dpagg_vector_rho(&cal);
+	dpagg_charge_parts(fcinfo, VNAME, st->epsilon, st->delta, &part, 1);
+
+	quanta = palloc(sizeof(__int128) * st->dimension);
+	out = palloc(sizeof(double) * st->dimension);
+	for (j = 0; j < st->dimension; j++)
+		quanta[j] = vsum_get(&st->sums[j]);
+	if (dpagg_vector_release(&cal, quanta, 1.0 / st->inv_quantum, out, &err) != DPAGG_OK)
+		vreport(&err);
+	elems = palloc(sizeof(Datum) * st->dimension);
+	for (j = 0; j < st->dimension; j++)
+		elems[j] = Float8GetDatum(out[j]);
+	result = construct_array(elems, st->dimension, FLOAT8OID, sizeof(float8), FLOAT8PASSBYVAL,
+							 TYPALIGN_DOUBLE);
+	if (!PG_ARGISNULL(0))
+	{
+		MemoryContext old = MemoryContextSwitchTo(cxt);
+
+		st->released_value = DatumGetArrayTypePCopy(PointerGetDatum(result));
+		st->released = true;
+		MemoryContextSwitchTo(old);
+	}
+	PG_RETURN_ARRAYTYPE_P(result);
+}
+
+/*
+ * dp_calibrate_vector(mechanism, dimension, epsilon, delta, l2_bound): the calibration a
+ * dp_sum_vector with these parameters would use; releases nothing.
+ */
+PG_FUNCTION_INFO_V1(dpagg_calibrate_vector_sql);
+Datum
+dpagg_calibrate_vector_sql(PG_FUNCTION_ARGS)
+{
+	char		mech[DPAGG_MECH_SPEC_LEN] = "auto";
+	dpagg_vector_calibration cal;
+	TupleDesc	tupdesc;
+	Datum		values[6];
+	bool		nulls[6] = {false, false, false, false, false, false};
+	double		rho;
+	int			i;
+
+	for (i = 1; i < 5; i++)
+		if (PG_ARGISNULL(i))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("the parameters of dp_calibrate_vector must not be NULL"),
+					 errhint("Pass dimension, epsilon, delta and l2_bound.")));
+	if (!PG_ARGISNULL(0))
+	{
+		char	   *m = text_to_cstring(PG_GETARG_TEXT_PP(0));
+
+		if (strlen(m) >= sizeof(mech))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("mechanism \"%s\" is too long", m),
+					 errhint("Use 'gaussian', 'l2' or 'auto'.")));
+		strlcpy(mech, m, sizeof(mech));
+	}
+	vcalibrate(mech, PG_GETARG_INT32(1), PG_GETARG_FLOAT8(2), PG_GETARG_FLOAT8(3),
+			   PG_GETARG_FLOAT8(4), &cal);
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	tupdesc = BlessTupleDesc(tupdesc);
+	values[0] = CStringGetTextDatum(cal.spec);
+	values[1] = Float8GetDatum(cal.scale);
+	values[2] = Float8GetDatum(cal.mse);
+	values[3] = Float8GetDatum(cal.mse / cal.dimension);
+	rho = dpagg_vector_rho(&cal);
+	values[4] = Float8GetDatum(rho);
+	nulls[4] = isnan(rho);
+	values[5] = Float8GetDatum(cal.delta_bound);
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}
