@@ -105,8 +105,9 @@ SELECT expect_error($$SELECT c / 0 FROM (SELECT dp_count(0.5, 0) AS c FROM b_t) 
 RESET SESSION AUTHORIZATION;
 SELECT charges('dp_analyst') AS after_rollbacks;
 
--- Per-release cap (53DP2) and zCDP accounting: zCDP releases add rho, converted at the end with
--- epsilon = rho + 2 sqrt(rho ln(1/delta)).  (A new role: a budget change keeps what a role has
+-- Per-release cap (53DP2) and zCDP accounting: releases add rho (their own, or epsilon^2/2 plus
+-- their delta for mechanisms that are not zCDP), converted with half the budget's delta:
+-- epsilon = rho + 2 sqrt(rho ln(2/delta)).  (A new role: a budget change keeps what a role has
 -- already spent.)
 CREATE ROLE dp_z LOGIN;
 GRANT SELECT ON b_t TO dp_z;
@@ -116,14 +117,13 @@ SELECT expect_error($$SELECT dp_count(0.25, 1e-7) FROM b_t$$);
 SELECT dp_count(0.2, 1e-7, 'analytic_gaussian') IS NOT NULL AS released FROM b_t;
 SELECT dp_count(0.2, 1e-7, 'analytic_gaussian') IS NOT NULL AS released FROM b_t;
 SELECT dp_count(0.1, 0, 'laplace') IS NOT NULL AS released FROM b_t;
--- the multi-Gaussian is rho-zCDP too (Corollary 3.7 of seed 000); so is Laplace (epsilon-DP
--- implies epsilon^2/2-zCDP).  Every part whose rho is at most its epsilon is charged as rho.
+-- the multi-Gaussian is rho-zCDP too (Corollary 3.7 of seed 000); Laplace is epsilon^2/2-zCDP.
 SELECT dp_count(0.2, 1e-7, 'multi_gaussian(k=3)') IS NOT NULL AS released FROM b_t;
 RESET SESSION AUTHORIZATION;
 SELECT mechanism, epsilon, round(rho::numeric, 9) AS rho FROM dp_ledger WHERE role = 'dp_z' ORDER BY seq;
 WITH r AS (SELECT sum(rho) AS rho FROM dp_ledger WHERE role = 'dp_z')
 SELECT round(b.rho_spent::numeric, 12) = round(r.rho::numeric, 12) AS rho_adds_up,
-       round(b.epsilon_spent::numeric, 9) = round((r.rho + 2 * sqrt(r.rho * ln(1 / 1e-5)))::numeric, 9) AS converted,
+       round(b.epsilon_spent::numeric, 9) = round((r.rho + 2 * sqrt(r.rho * ln(2 / 1e-5)))::numeric, 9) AS converted,
        round(b.epsilon_spent::numeric, 6) AS epsilon_spent, b.delta_spent,
        (SELECT sum(epsilon) FROM dp_ledger WHERE role = 'dp_z') AS basic_would_be
   FROM dp_budgets b, r WHERE b.role = 'dp_z';
@@ -177,5 +177,15 @@ SELECT event, role, actor, epsilon, delta, method, max_release_epsilon
 DROP TABLE b_t;
 DROP FUNCTION charges(text), spent(text), released_by_function();
 REVOKE pg_read_all_stats FROM dp_other;
+-- DROP ROLE removes the role's account (a later role may get the same OID); it is logged.
+SELECT count(*) AS accounts_before FROM dp_budgets WHERE role_oid = 'dp_z'::regrole;
+CREATE TEMP TABLE z_oid AS SELECT 'dp_z'::regrole::oid AS oid;
+BEGIN;
+DROP ROLE dp_z;
+ROLLBACK;
+SELECT count(*) AS after_rollback FROM dp_budgets WHERE role = 'dp_z';
+DROP ROLE dp_z;
+SELECT count(*) AS after_drop FROM dp_budgets b JOIN z_oid z ON b.role_oid = z.oid;
+SELECT event FROM dp_budget_log b JOIN z_oid z ON b.role_oid = z.oid ORDER BY seq DESC LIMIT 1;
 DROP SCHEMA dp_analyst_s;
-DROP ROLE dp_analyst, dp_other, dp_z;
+DROP ROLE dp_analyst, dp_other;

@@ -185,6 +185,10 @@ layout_from_aggref(Aggref *aggref, int kind, Layout *lo)
 	bool		has_mech = (last == TEXTOID);
 	int			p = 0;
 
+	if (n < 2)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("dpagg support functions can only be used by dpagg's own aggregates")));
 	memset(lo, -1, sizeof(*lo));
 	lo->kind = kind;
 	lo->nargs = n;
@@ -727,6 +731,10 @@ static DpState *
 final_state(FunctionCallInfo fcinfo, int kind, DpState *empty)
 {
 	(void) aggregate_context(fcinfo, kind);
+	/* Only dpagg's own aggregates may finalize (a user aggregate could otherwise feed a forged
+	 * state, or none at all, to the final function).  Checked once per call site. */
+	if (fcinfo->flinfo->fn_extra == NULL)
+		check_own_aggregate(AggGetAggref(fcinfo)->aggfnoid, kind);
 	if (!PG_ARGISNULL(0))
 	{
 		DpState    *st = (DpState *) PG_GETARG_POINTER(0);

@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "access/xact.h"
+#include "catalog/objectaccess.h"
 #include "catalog/pg_authid.h"
 #include "commands/dbcommands.h"
 #include "common/file_perm.h"
@@ -81,7 +82,8 @@ typedef enum RecordType
 {
 	REC_RELEASE = 1,
 	REC_BUDGET_SET = 2,
-	REC_BUDGET_DROP = 3
+	REC_BUDGET_DROP = 3,
+	REC_ROLE_DROPPED = 4			/* the role was dropped: its account is removed */
 } RecordType;
 
 typedef enum BudgetMethod
@@ -112,9 +114,10 @@ typedef struct LedgerRecord
 	int64		query_id;
 	double		epsilon;		/* release: requested; budget: total */
 	double		delta;
-	double		rho;			/* release: zCDP rho of its zCDP parts (0 if none) */
-	double		epsilon_nz;		/* release: epsilon of its parts that are not zCDP */
-	double		delta_nz;
+	double		rho;			/* release: rho charged under zcdp accounting */
+	double		epsilon_nz;		/* release: epsilon of its parts charged as approximate zCDP */
+	double		delta_nz;		/* ... and their delta */
+	uint64		flushed_hint;	/* the journal was durable up to here when this was appended */
 	double		cap;			/* budget: per-release epsilon cap, NaN for none */
 	NameData	role_name;
 	NameData	database_name;
@@ -137,9 +140,9 @@ typedef struct RoleAccount
 	/* Sums over every release of the role (long double: no drift over many releases). */
 	long double epsilon_all;
 	long double delta_all;
-	long double rho;			/* zCDP parts */
-	long double epsilon_nz;		/* parts that are not zCDP */
-	long double delta_nz;
+	long double rho;			/* rho charged under zcdp accounting */
+	long double epsilon_nz;		/* parts charged as approximate zCDP: epsilon ... */
+	long double delta_nz;		/* ... and delta */
 	int64		releases;
 } RoleAccount;
 
@@ -160,6 +163,11 @@ static LedgerShared *ledger = NULL;
 static int	ledger_fd = -1;		/* this backend's append descriptor */
 static shmem_request_hook_type prev_shmem_request_hook = NULL;
 static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
+static object_access_hook_type prev_object_access_hook = NULL;
+static void role_drop_hook(ObjectAccessType access, Oid classId, Oid objectId, int subId, void *arg);
+static void role_drop_xact(XactEvent event, void *arg);
+static void role_drop_subxact(SubXactEvent event, SubTransactionId mySubid,
+							  SubTransactionId parentSubid, void *arg);
 
 static const char *
 method_name(int m)
@@ -193,9 +201,23 @@ typedef struct Spent
 {
 	double		epsilon;
 	double		delta;
+	double		delta_approx;	/* zcdp: the deltas of the approximate parts */
 } Spent;
 
-/* What the account has spent, under its method, after adding a release (r may be NULL). */
+/*
+ * What the account has spent, under its method, after adding a release (r may be NULL).
+ *
+ * basic: epsilon and delta add up (sequential composition; valid for adaptively chosen releases,
+ * Rogers et al. 2016, "Privacy odometers and filters").
+ * zcdp: every release is (approximately) zCDP: a part of a release whose mechanism is rho-zCDP
+ * with rho <= epsilon^2 / 2 is charged its rho; any other part, being (epsilon, delta)-DP, is
+ * delta-approximately (epsilon^2 / 2)-zCDP (Bun & Steinke 2016) and is charged epsilon^2 / 2 and
+ * its delta.  The budget's delta is split once, in advance: half for the conversion
+ * rho -> epsilon = rho + 2 sqrt(rho ln(2 / delta)), half for the approximate parts; a release is
+ * allowed while the converted epsilon stays within the budget's epsilon and the approximate
+ * deltas within delta / 2.  With both limits fixed in advance this is a zCDP privacy filter
+ * (Whitehouse et al. 2023, fully adaptive composition).
+ */
 static Spent
 spent_with(const RoleAccount *a, const LedgerRecord *r)
 {
@@ -204,21 +226,30 @@ spent_with(const RoleAccount *a, const LedgerRecord *r)
 	if (a->method == METHOD_ZCDP && a->has_budget)
 	{
 		long double rho = a->rho + (r ? r->rho : 0);
-		long double enz = a->epsilon_nz + (r ? r->epsilon_nz : 0);
 		long double dnz = a->delta_nz + (r ? r->delta_nz : 0);
+		double		dconv = a->delta_total / 2;
 
-		/* The zCDP parts get the delta the other parts leave: delta_total - dnz. */
-		s.epsilon = (double) enz + (rho > 0 ? zcdp_epsilon((double) rho, a->delta_total - (double) dnz) : 0);
-		s.delta = rho > 0 ? a->delta_total : (double) dnz;
-		if (rho > 0 && (double) dnz > a->delta_total)
-			s.delta = (double) dnz;
+		s.epsilon = rho > 0 ? zcdp_epsilon((double) rho, dconv) : 0;
+		s.delta = (double) dnz + (rho > 0 ? dconv : 0);
+		s.delta_approx = (double) dnz;
 	}
 	else
 	{
 		s.epsilon = (double) (a->epsilon_all + (r ? r->epsilon : 0));
 		s.delta = (double) (a->delta_all + (r ? r->delta : 0));
+		s.delta_approx = s.delta;
 	}
 	return s;
+}
+
+/* Does the spend fit the account's budget? */
+static bool within(double spent, double total);
+static bool
+fits(const RoleAccount *a, Spent s)
+{
+	if (a->method == METHOD_ZCDP)
+		return within(s.epsilon, a->epsilon_total) && within(s.delta_approx, a->delta_total / 2);
+	return within(s.epsilon, a->epsilon_total) && within(s.delta, a->delta_total);
 }
 
 static bool
@@ -281,6 +312,10 @@ apply_record(const LedgerRecord *r)
 		case REC_BUDGET_DROP:
 			a->has_budget = false;
 			break;
+		case REC_ROLE_DROPPED:
+			/* A later role with the same OID starts afresh, with no budget. */
+			*a = ledger->roles[--ledger->nroles];
+			break;
 	}
 	if (r->seq >= ledger->next_seq)
 		ledger->next_seq = r->seq + 1;
@@ -324,6 +359,26 @@ fsync_path(const char *path, bool is_dir)
 	CloseTransientFile(fd);
 }
 
+/* Read and check the record at pos: true if it is whole, well-formed and its CRC matches. */
+static bool
+read_record(int fd, off_t pos, off_t size, char *buf)
+{
+	LedgerRecord *r = (LedgerRecord *) buf;
+	size_t		rest;
+
+	if (size - pos < (off_t) sizeof(LedgerRecord) ||
+		pg_pread(fd, buf, sizeof(LedgerRecord), pos) != sizeof(LedgerRecord))
+		return false;
+	if (r->magic != RECORD_MAGIC || r->length < sizeof(LedgerRecord) ||
+		r->length > sizeof(LedgerRecord) + QUERY_TEXT_MAX + 8 || (r->length & 7) != 0 ||
+		r->query_len > r->length - sizeof(LedgerRecord) || pos + (off_t) r->length > size)
+		return false;
+	rest = r->length - sizeof(LedgerRecord);
+	if (rest > 0 && pg_pread(fd, buf + sizeof(LedgerRecord), rest, pos + sizeof(LedgerRecord)) != (ssize_t) rest)
+		return false;
+	return record_crc(r) == r->crc;
+}
+
 static void
 ledger_load(void)
 {
@@ -334,17 +389,29 @@ ledger_load(void)
 				size;
 	char	   *buf;
 	int			nrec = 0;
+	bool		had_dir;
+	uint64		watermark = 0;
 
 	ledger->usable = true;
 	ledger->next_seq = 1;
 	ledger->nroles = 0;
 
-	if (stat(LEDGER_DIR, &st) != 0)
+	had_dir = stat(LEDGER_DIR, &st) == 0;
+	if (!had_dir)
 	{
 		if (MakePGDirectory(LEDGER_DIR) != 0 && errno != EEXIST)
 			ereport(FATAL, (errcode_for_file_access(),
 							errmsg("dpagg: could not create directory \"%s\": %m", LEDGER_DIR)));
 		fsync_path(".", true);
+	}
+	else if (stat(LEDGER_FILE, &st) != 0)
+	{
+		/* The directory is there but the ledger is gone: never start from zero silently. */
+		pg_atomic_init_u64(&ledger->write_pos, 0);
+		pg_atomic_init_u64(&ledger->flushed_pos, 0);
+		ledger_problem("the ledger \"%s\" is missing; releases are refused (to start a new, empty ledger, remove the directory pg_dpagg while the server is stopped)",
+					   LEDGER_FILE);
+		return;
 	}
 	fd = OpenTransientFile(LEDGER_FILE, O_RDWR | O_CREAT | PG_BINARY);
 	if (fd < 0)
@@ -354,7 +421,7 @@ ledger_load(void)
 	size = st.st_size;
 	if (size < LEDGER_HEADER_SIZE)
 	{
-		/* New (or torn at creation): write the header. */
+		/* New (or cut while being created, before any record): write the header. */
 		memset(header, 0, sizeof(header));
 		memcpy(header, LEDGER_FILE_MAGIC, 8);
 		if (ftruncate(fd, 0) != 0 ||
@@ -379,60 +446,61 @@ ledger_load(void)
 	while (pos < size)
 	{
 		LedgerRecord *r = (LedgerRecord *) buf;
-		bool		torn = false;
+		off_t		o;
+		uint64		later = 0;
+		char		where[64];
 
-		if (size - pos < (off_t) sizeof(LedgerRecord) ||
-			pg_pread(fd, buf, sizeof(LedgerRecord), pos) != sizeof(LedgerRecord))
-			torn = true;
-		else if (r->magic != RECORD_MAGIC || r->length < sizeof(LedgerRecord) ||
-				 r->length > sizeof(LedgerRecord) + QUERY_TEXT_MAX + 8 || (r->length & 7) != 0 ||
-				 r->query_len > r->length - sizeof(LedgerRecord))
-			torn = (pos + (off_t) sizeof(LedgerRecord) >= size);
-		else if (pos + (off_t) r->length > size)
-			torn = true;
-		else
+		if (read_record(fd, pos, size, buf))
 		{
-			size_t		rest = r->length - sizeof(LedgerRecord);
-
-			if (rest > 0 && pg_pread(fd, buf + sizeof(LedgerRecord), rest, pos + sizeof(LedgerRecord)) != (ssize_t) rest)
-				torn = true;
-			else if (record_crc(r) != r->crc)
-				torn = (pos + (off_t) r->length >= size);
-			else
+			if (!apply_record(r))
 			{
-				if (!apply_record(r))
-				{
-					pfree(buf);
-					CloseTransientFile(fd);
-					pg_atomic_init_u64(&ledger->write_pos, size);
-					pg_atomic_init_u64(&ledger->flushed_pos, size);
-					ledger_problem("the ledger holds more roles than dpagg.max_roles (%s); raise it and restart",
-								   LEDGER_FILE);
-					return;
-				}
-				nrec++;
-				pos += r->length;
-				continue;
+				pfree(buf);
+				CloseTransientFile(fd);
+				pg_atomic_init_u64(&ledger->write_pos, size);
+				pg_atomic_init_u64(&ledger->flushed_pos, size);
+				ledger_problem("the ledger holds more roles than dpagg.max_roles (%s); raise it and restart",
+							   LEDGER_FILE);
+				return;
+			}
+			watermark = Max(watermark, r->flushed_hint);
+			nrec++;
+			pos += r->length;
+			continue;
+		}
+
+		/*
+		 * An invalid record.  A crash can leave the unflushed end of the journal partly written
+		 * (records appended while a flush was pending, a sector not written): none of that was
+		 * ever acknowledged, since a value is returned only after a flush, and a flush covers every
+		 * earlier byte.  So if nothing says this offset had been flushed, the rest is cut off.  If
+		 * a valid record (before it, or found further on by scanning) was appended when the
+		 * journal was already durable beyond this offset, flushed data is damaged: refuse.
+		 */
+		for (o = pos + 8; o + (off_t) sizeof(LedgerRecord) <= size; o += 8)
+		{
+			if (read_record(fd, o, size, buf))
+			{
+				later = Max(later, ((LedgerRecord *) buf)->flushed_hint);
+				o += ((LedgerRecord *) buf)->length - 8;
 			}
 		}
-		if (torn)
+		snprintf(where, sizeof(where), "%lld", (long long) pos);
+		if (Max(watermark, later) > (uint64) pos)
 		{
-			/* The last record was cut by a crash in the middle of its write: it released nothing
-			 * (its value is returned only after the record is durable).  Cut it off. */
-			ereport(LOG, (errmsg("dpagg: removing a torn record at the end of the ledger (offset %lld)",
-								 (long long) pos)));
-			if (ftruncate(fd, pos) != 0 || pg_fsync(fd) != 0)
-				ereport(FATAL, (errcode_for_file_access(), errmsg("dpagg: could not truncate \"%s\": %m", LEDGER_FILE)));
-			size = pos;
-			break;
+			pfree(buf);
+			CloseTransientFile(fd);
+			pg_atomic_init_u64(&ledger->write_pos, size);
+			pg_atomic_init_u64(&ledger->flushed_pos, size);
+			ledger_problem("the ledger is damaged at byte %s of pg_dpagg/ledger, in data that had been flushed; releases are refused until an administrator restores it",
+						   where);
+			return;
 		}
-		/* A damaged record with intact data after it: do not guess; refuse releases. */
-		pfree(buf);
-		CloseTransientFile(fd);
-		pg_atomic_init_u64(&ledger->write_pos, size);
-		pg_atomic_init_u64(&ledger->flushed_pos, size);
-		ledger_problem("the ledger \"%s\" is damaged; releases are refused until it is repaired", LEDGER_FILE);
-		return;
+		ereport(LOG, (errmsg("dpagg: removing an unacknowledged torn end of the ledger (from byte %lld of %lld)",
+							 (long long) pos, (long long) size)));
+		if (ftruncate(fd, pos) != 0 || pg_fsync(fd) != 0)
+			ereport(FATAL, (errcode_for_file_access(), errmsg("dpagg: could not truncate \"%s\": %m", LEDGER_FILE)));
+		size = pos;
+		break;
 	}
 	pfree(buf);
 	CloseTransientFile(fd);
@@ -492,6 +560,10 @@ dpagg_budget_init(void)
 	shmem_request_hook = ledger_shmem_request;
 	prev_shmem_startup_hook = shmem_startup_hook;
 	shmem_startup_hook = ledger_shmem_startup;
+	prev_object_access_hook = object_access_hook;
+	object_access_hook = role_drop_hook;
+	RegisterXactCallback(role_drop_xact, NULL);
+	RegisterSubXactCallback(role_drop_subxact, NULL);
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -527,6 +599,7 @@ append_locked(LedgerRecord *r)
 
 	r->magic = RECORD_MAGIC;
 	r->seq = ledger->next_seq;
+	r->flushed_hint = pg_atomic_read_u64(&ledger->flushed_pos);
 	r->crc = record_crc(r);
 	errno = 0;
 	n = write(ledger_fd, r, r->length);
@@ -655,14 +728,14 @@ ledger_charge(const char *aggregate, int sets, double epsilon, double delta,
 		if (i > 0)
 			strlcat(r->mechanism, " + ", sizeof(r->mechanism));
 		strlcat(r->mechanism, parts[i].spec, sizeof(r->mechanism));
-		/* A part is charged as rho when its mechanism is rho-zCDP with rho <= its epsilon (the
-		 * Gaussians at usual parameters); otherwise (not zCDP, or a rho so large that it could
-		 * only be worse, e.g. the integer-valued multi-Gaussian) by its epsilon and delta.  Either
-		 * is a valid guarantee of the part; the choice depends only on public values. */
-		if (!isnan(rho) && rho <= parts[i].epsilon)
+		/* For zcdp accounting (spent_with): a part is charged its rho when its mechanism is
+		 * rho-zCDP with rho <= epsilon^2 / 2, otherwise epsilon^2 / 2 and its delta (approximate
+		 * zCDP).  Both are valid guarantees of the part; the choice depends only on public values. */
+		if (!isnan(rho) && rho <= parts[i].epsilon * parts[i].epsilon / 2)
 			r->rho += rho * sets;
 		else
 		{
+			r->rho += parts[i].epsilon * parts[i].epsilon / 2 * sets;
 			r->epsilon_nz += parts[i].epsilon * sets;
 			r->delta_nz += parts[i].delta * sets;
 		}
@@ -689,13 +762,27 @@ ledger_charge(const char *aggregate, int sets, double epsilon, double delta,
 		ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED), errmsg("dpagg cannot release values: %s", problem),
 						errhint("See the server log; the ledger is %s in the data directory.", LEDGER_FILE)));
 	}
-	a = find_account(role, true);
+	/* The account is created only for a release that will be recorded (a refused one must not
+	 * use up dpagg.max_roles). */
+	a = find_account(role, false);
+	if (a == NULL && (unlimited || !dpagg_require_budget))
+	{
+		a = find_account(role, true);
+		if (a == NULL)
+		{
+			LWLockRelease(ledger->lock);
+			ereport(ERROR, (errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+							errmsg("dpagg's ledger has no room for another role"),
+							errhint("Raise dpagg.max_roles (currently %d) and restart the server.", dpagg_max_roles)));
+		}
+	}
 	if (a == NULL)
 	{
 		LWLockRelease(ledger->lock);
-		ereport(ERROR, (errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
-						errmsg("dpagg's ledger has no room for another role"),
-						errhint("Raise dpagg.max_roles (currently %d) and restart the server.", dpagg_max_roles)));
+		ereport(ERROR, (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+						errmsg("role \"%s\" has no privacy budget", NameStr(r->role_name)),
+						errdetail("Nothing was released."),
+						errhint("An administrator grants one with dp_set_budget().")));
 	}
 	if (unlimited)
 		r->flags |= FLAG_UNLIMITED;
@@ -725,7 +812,7 @@ ledger_charge(const char *aggregate, int sets, double epsilon, double delta,
 							errdetail("Nothing was released and nothing was charged."),
 							errhint("Request a smaller epsilon.")));
 		}
-		if (!within(s.epsilon, a->epsilon_total) || !within(s.delta, a->delta_total))
+		if (!fits(a, s))
 		{
 			Spent		now = spent_with(a, NULL);
 			double		te = a->epsilon_total,
@@ -853,6 +940,97 @@ budget_record(RecordType type, Oid role, double epsilon, double delta, int metho
 	apply_record(r);
 	LWLockRelease(ledger->lock);
 	flush_to(end);
+}
+
+/*
+ * DROP ROLE: budgets are keyed by role OID, and an OID can be reused by a later role.  A dropped
+ * role's account is removed by a record appended when the dropping transaction commits (just
+ * before: an error there aborts the DROP).  A DROP undone by a rolled-back savepoint is
+ * forgotten; if the commit itself failed after this point, the role would keep existing without
+ * a budget (fail closed).
+ */
+typedef struct PendingDrop
+{
+	Oid			role;
+	int			level;			/* transaction nesting level of the DROP */
+} PendingDrop;
+static List *pending_drops = NIL;
+
+static void
+role_drop_hook(ObjectAccessType access, Oid classId, Oid objectId, int subId, void *arg)
+{
+	if (prev_object_access_hook)
+		prev_object_access_hook(access, classId, objectId, subId, arg);
+	if (access == OAT_DROP && classId == AuthIdRelationId && ledger != NULL)
+	{
+		MemoryContext old = MemoryContextSwitchTo(TopTransactionContext);
+		PendingDrop *p = palloc(sizeof(PendingDrop));
+
+		p->role = objectId;
+		p->level = GetCurrentTransactionNestLevel();
+		pending_drops = lappend(pending_drops, p);
+		MemoryContextSwitchTo(old);
+	}
+}
+
+static void
+role_drop_xact(XactEvent event, void *arg)
+{
+	if (event == XACT_EVENT_PRE_COMMIT && pending_drops != NIL)
+	{
+		ListCell   *lc;
+		List	   *todo = pending_drops;
+
+		pending_drops = NIL;
+		foreach(lc, todo)
+		{
+			PendingDrop *p = (PendingDrop *) lfirst(lc);
+			bool		known;
+
+			LWLockAcquire(ledger->lock, LW_SHARED);
+			known = find_account(p->role, false) != NULL;
+			LWLockRelease(ledger->lock);
+			if (known)
+				budget_record(REC_ROLE_DROPPED, p->role, 0, 0, METHOD_BASIC, NAN);
+		}
+	}
+	else if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT ||
+			 event == XACT_EVENT_COMMIT || event == XACT_EVENT_PARALLEL_COMMIT ||
+			 event == XACT_EVENT_PREPARE)
+		pending_drops = NIL;
+}
+
+static void
+role_drop_subxact(SubXactEvent event, SubTransactionId mySubid, SubTransactionId parentSubid, void *arg)
+{
+	if (event == SUBXACT_EVENT_ABORT_SUB && pending_drops != NIL)
+	{
+		int			level = GetCurrentTransactionNestLevel();
+		List	   *keep = NIL;
+		ListCell   *lc;
+
+		foreach(lc, pending_drops)
+		{
+			PendingDrop *p = (PendingDrop *) lfirst(lc);
+
+			if (p->level < level)
+				keep = lappend(keep, p);
+		}
+		pending_drops = keep;
+	}
+	else if (event == SUBXACT_EVENT_COMMIT_SUB && pending_drops != NIL)
+	{
+		int			level = GetCurrentTransactionNestLevel();
+		ListCell   *lc;
+
+		foreach(lc, pending_drops)
+		{
+			PendingDrop *p = (PendingDrop *) lfirst(lc);
+
+			if (p->level >= level)
+				p->level = level - 1;
+		}
+	}
 }
 
 static double
@@ -1009,7 +1187,8 @@ dpagg_budgets(PG_FUNCTION_ARGS)
 static const char *
 event_name(int type)
 {
-	return type == REC_RELEASE ? "release" : type == REC_BUDGET_SET ? "set budget" : "drop budget";
+	return type == REC_RELEASE ? "release" : type == REC_BUDGET_SET ? "set budget" :
+		type == REC_BUDGET_DROP ? "drop budget" : "role dropped";
 }
 
 PG_FUNCTION_INFO_V1(dpagg_journal);
@@ -1078,9 +1257,9 @@ dpagg_journal(PG_FUNCTION_ARGS)
 			v[8] = v[9] = v[10] = v[11] = v[14] = v[15] = 0;
 			v[12] = Float8GetDatum(r->epsilon);
 			v[13] = Float8GetDatum(r->delta);
-			nl[12] = nl[13] = r->type == REC_BUDGET_DROP;
+			nl[12] = nl[13] = r->type != REC_BUDGET_SET;
 			v[16] = CStringGetTextDatum(method_name(r->method));
-			nl[16] = r->type == REC_BUDGET_DROP;
+			nl[16] = r->type != REC_BUDGET_SET;
 			v[17] = float_or_null(r->cap, &nl[17]);
 		}
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, nl);

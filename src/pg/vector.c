@@ -315,6 +315,8 @@ dpagg_vsum_serialize(PG_FUNCTION_ARGS)
 
 	(void) dpagg_aggregate_context(fcinfo, VNAME);
 	st = (VState *) PG_GETARG_POINTER(0);
+	if (st->version != VSTATE_VERSION || st->dimension < 1 || st->dimension > 10000)
+		elog(ERROR, "dp_sum_vector: state of the wrong kind");
 	len = offsetof(VState, sums) + sizeof(VSum) * st->dimension;
 	out = palloc(VARHDRSZ + len);
 	SET_VARSIZE(out, VARHDRSZ + len);
@@ -409,14 +411,18 @@ dpagg_vsum_final(PG_FUNCTION_ARGS)
 	ArrayType  *result;
 	int			j;
 
+	/* Only dp_sum_vector may finalize: another aggregate's internal state is not a VState. */
+	if (fcinfo->flinfo->fn_extra == NULL)
+		check_call(fcinfo, dpagg_argument_aggref(fcinfo));
 	if (st == NULL)
 	{
 		/* An empty group: read the parameters from the call itself; the answer is noise. */
 		Aggref	   *aggref = dpagg_argument_aggref(fcinfo);
 
-		check_call(fcinfo, aggref);
 		st = vstate_from_params(fcinfo, aggref, false, CurrentMemoryContext);
 	}
+	if (st->version != VSTATE_VERSION)
+		elog(ERROR, "dp_sum_vector: state of the wrong kind");
 	if (st->released)
 		PG_RETURN_ARRAYTYPE_P(DatumGetArrayTypePCopy(PointerGetDatum(st->released_value)));
 	vcalibrate(st->mechanism, st->dimension, st->epsilon, st->delta, st->bound, &cal);
