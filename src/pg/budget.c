@@ -583,8 +583,18 @@ require_ledger(void)
 static void
 open_ledger_fd(void)
 {
+	char		problem[256];
+	bool		usable;
+
 	if (ledger_fd >= 0)
 		return;
+	LWLockAcquire(ledger->lock, LW_SHARED);
+	usable = ledger->usable;
+	strlcpy(problem, ledger->problem, sizeof(problem));
+	LWLockRelease(ledger->lock);
+	if (!usable)
+		ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED), errmsg("dpagg cannot release values: %s", problem),
+						errhint("See the server log; the ledger is %s in the data directory.", LEDGER_FILE)));
 	ledger_fd = BasicOpenFile(LEDGER_FILE, O_WRONLY | O_APPEND | PG_BINARY);
 	if (ledger_fd < 0)
 		ereport(ERROR, (errcode_for_file_access(), errmsg("dpagg: could not open the ledger \"%s\": %m", LEDGER_FILE)));

@@ -31,6 +31,7 @@ as_analyst() { "${PSQL[@]}" -c "SET SESSION AUTHORIZATION analyst" -c "$1" 2>&1;
 charges() { q "SELECT count(*) FROM dp_ledger WHERE role = 'analyst'"; }
 spent() { q "SELECT round(epsilon_spent::numeric, 9) FROM dp_budgets WHERE role = 'analyst'"; }
 datadir=$(q "SHOW data_directory")
+tmpdir_l=$(mktemp -d)
 cluster_ctl() { pg_ctlcluster 15 regress "$@"; }
 wait_up() {
   for _ in $(seq 1 120); do
@@ -117,6 +118,37 @@ wait_up
 check "a torn last record is cut off at start and nothing else changes" "$expect" "$(charges)"
 as_analyst "$REL" >/dev/null; expect=$((expect + 1))
 check "... and releases go on after it" "$expect" "$(charges)"
+
+# --- unacknowledged ends of the journal are cut; damaged flushed data stops releases --------
+ledger_file="$datadir/pg_dpagg/ledger"
+restart_with() {  # restart_with <command run while the server is stopped>
+  cluster_ctl stop -m immediate >/dev/null 2>&1
+  eval "$1"
+  cluster_ctl start >/dev/null 2>&1
+  wait_up
+}
+first_len=$(od -An -tu4 -j20 -N4 "$ledger_file" | tr -d ' ')
+# (a) a whole unwritten record at the end (zeros: a crash after the size grew)
+restart_with 'head -c 1104 /dev/zero >>"$ledger_file"'
+check "an unwritten (zeroed) last record is cut off" "$expect" "$(charges)"
+# (b) a lost record followed by a valid one appended before it could be flushed
+restart_with 'head -c 600 /dev/zero >>"$ledger_file"; dd if="$ledger_file" bs=1 skip=16 count="$first_len" status=none >>"$ledger_file"'
+check "a lost record followed by an unflushed valid one: both cut off, nothing else changes" "$expect" "$(charges)"
+as_analyst "$REL" >/dev/null; expect=$((expect + 1))
+check "... and releases go on" "$expect" "$(charges)"
+# (c) damaged data that had been flushed: releases are refused until the file is restored
+cp "$ledger_file" "$tmpdir_l/ledger.bak"
+restart_with 'printf "\\377" | dd of="$ledger_file" bs=1 seek=100 conv=notrunc status=none'
+out=$(as_analyst "$REL" 2>&1)
+check "damaged flushed data: releases are refused (XX001)" "1" "$(echo "$out" | grep -c 'is damaged at byte 16')"
+restart_with 'cp "$tmpdir_l/ledger.bak" "$ledger_file"'
+check "... and work again once the ledger is restored" "$expect" "$(charges)"
+# (d) a missing ledger is never silently replaced by an empty one
+restart_with 'mv "$ledger_file" "$tmpdir_l/ledger.moved"'
+out=$(as_analyst "$REL" 2>&1)
+check "a missing ledger: releases are refused" "1" "$(echo "$out" | grep -c "is missing")"
+restart_with 'mv "$tmpdir_l/ledger.moved" "$ledger_file"'
+check "... and the restored ledger has every charge" "$expect" "$(charges)"
 
 # --- concurrency: 16 clients x 20 releases of 0.1 against a budget of 1.0 -----------------
 q "CREATE ROLE racer LOGIN; GRANT SELECT ON t TO racer; SELECT dp_set_budget('racer', 1.0, 0)" >/dev/null
