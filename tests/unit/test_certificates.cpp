@@ -18,6 +18,7 @@
 #include <boost/multiprecision/cpp_bin_float.hpp>
 
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <limits>
 
@@ -288,4 +289,52 @@ TEST(AnalyticGaussianCertificate, TightForTinyDelta) {
     EXPECT_GT(gaussian_delta_mp(s * (1 - 1e-6), 1.0, 1.0), mp(d))
         << "sigma=" << s << " is not within 1e-6 of the least private sigma";
   }
+}
+
+// ---- the other Gaussian rules of seed 001 (mechanisms/gaussian_rules.cpp) ----
+
+// pDP profile in 50 digits: P[|L| > eps] for L ~ N(Δ²/(2σ²), Δ²/σ²), by the normal CDF of L
+// itself (not the core's Q(a) + Q(b) arrangement).
+mp pdp_delta_mp(double sigma_d, double eps_d, double sens_d) {
+  const mp sigma = sigma_d, eps = eps_d, sens = sens_d;
+  const mp mean = sens * sens / (2 * sigma * sigma), sd = sens / sigma;
+  const mp sqrt2 = boost::multiprecision::sqrt(mp(2));
+  auto cdf = [&](const mp& x) { return boost::math::erfc(-(x - mean) / (sd * sqrt2)) / 2; };
+  auto sf = [&](const mp& x) { return boost::math::erfc((x - mean) / (sd * sqrt2)) / 2; };
+  return sf(eps) + cdf(-eps);
+}
+
+TEST(ZhaoRulesCertificate, FeasibleByIndependentEvaluation) {
+  const char* const rules[] = {"zhao1_gaussian", "zhao2_gaussian", "dwork2006_gaussian", "zcdp_gaussian",
+                               "pdp_gaussian", "zhao3_pdp_gaussian", "zhao4_pdp_gaussian"};
+  int n = 0;
+  for (const char* rule : rules) {
+    const bool pdp = std::strstr(rule, "pdp") != nullptr;
+    for (double sens : kSens)
+      for (double e : kEps)
+        for (double d : kDelta) {
+          if (std::strstr(rule, "dwork") && e > 1) continue;
+          SCOPED_TRACE(testing::Message() << rule << " eps=" << e << " delta=" << d << " sens=" << sens);
+          dpagg_calibration cal = calibrate(rule, e, d, sens);
+          const double s = cal.scale;
+          mp exact = gaussian_delta_mp(s, e, sens);
+          EXPECT_LE(exact, mp(d));
+          EXPECT_LE(exact, mp(cal.delta_bound)) << "the certified bound must bound the profile";
+          EXPECT_LE(cal.delta_bound, d);
+          Quad q = gaussian_delta_quad(s, e, sens);
+          EXPECT_LE(q.value + q.err, static_cast<LD>(d));
+          if (pdp) {
+            // pDP: |privacy loss| > eps with probability <= delta, and it implies the DP profile.
+            mp p = pdp_delta_mp(s, e, sens);
+            EXPECT_LE(p, mp(d));
+            EXPECT_LE(exact, p);
+          }
+          if (std::strcmp(rule, "pdp_gaussian") == 0) {
+            // pDP-OPT is tight in the pDP profile: 1e-9 less noise violates it.
+            EXPECT_GT(pdp_delta_mp(s * (1 - 1e-9), e, sens), mp(d));
+          }
+          ++n;
+        }
+  }
+  EXPECT_EQ(n, 7 * 64 - 32);  // dwork2006 skips eps in {2, 5, 10, 20}
 }
