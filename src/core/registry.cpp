@@ -20,6 +20,8 @@ const Mechanism& zcdp_gaussian_mechanism();
 const Mechanism& pdp_gaussian_mechanism();
 const Mechanism& zhao3_pdp_gaussian_mechanism();
 const Mechanism& zhao4_pdp_gaussian_mechanism();
+const Mechanism& osgt_mechanism();
+const Mechanism& generalized_gaussian_mechanism();
 const Mechanism& classic_gaussian_mechanism();
 const Mechanism& analytic_gaussian_mechanism();
 const Mechanism& quasi_gaussian_mechanism();
@@ -39,6 +41,8 @@ const std::vector<const Mechanism*>& all_mechanisms() {
       &pdp_gaussian_mechanism(),
       &zhao3_pdp_gaussian_mechanism(),
       &zhao4_pdp_gaussian_mechanism(),
+      &osgt_mechanism(),
+      &generalized_gaussian_mechanism(),
       &quasi_gaussian_mechanism(),
       &multi_gaussian_mechanism(),
       &auto_mechanism(),
