@@ -471,6 +471,14 @@ TEST(OsgtCertificate, BruteForceOverShifts) {
               cal, [r](LD s) { return osgt_log_density(s, r); }, 80.0L * cal.scale, &n);
         }
   EXPECT_EQ(n, 96);
+  // The case where osgt's variance beats Laplace's (test_scalar_mechanisms.cpp,
+  // OsgtCalibration.VarianceNotAlwaysMonotone), re-checked here too.
+  for (double r : {4.0, 6.0}) {
+    char spec[64];
+    std::snprintf(spec, sizeof(spec), "osgt(r=%g)", r);
+    dpagg_calibration cal = calibrate(spec, 0.1, 1e-3, 1.0);
+    check_scalar_certificate(cal, [r](LD s) { return osgt_log_density(s, r); }, 80.0L * cal.scale, &n);
+  }
   // Vector O8 by brute force (m = 3, sigma^2 = 40) against the core's Theorem 1 evaluation.
   const double s = std::sqrt(40.0), r = 3 / s;
   for (double e : {0.05, 0.0875, 0.25, 0.5, 1.0, 2.0}) {

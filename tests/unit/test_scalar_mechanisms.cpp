@@ -365,3 +365,38 @@ TEST(ScalarNoise, SecureRandomAndTails) {
   const double gp = 2 * (1 - gg_cdf(3 * gs, gs, 1.25));
   EXPECT_NEAR(double(gb) / n, gp, 5 * std::sqrt(gp * (1 - gp) / n));
 }
+
+// Every mechanism of this issue over the extremes of the accepted ranges: a certified calibration,
+// or a refusal with an error class the user can act on (never an internal error); the only
+// refusals here are noise beyond the floating-point range (sensitivity 1e150 at tiny epsilon) and
+// the Dwork rules above epsilon 1.
+TEST(ScalarCalibration, ExtremesCalibrateOrRefuseCleanly) {
+  const char* specs[] = {"osgt", "osgt(r=0)", "osgt(r=8)", "generalized_gaussian(p=0.5)",
+                         "generalized_gaussian(p=1)", "generalized_gaussian", "generalized_gaussian(p=2)",
+                         "generalized_gaussian(p=10)", "pdp_gaussian", "zhao1_gaussian", "zhao2_gaussian",
+                         "zcdp_gaussian", "zhao3_pdp_gaussian", "zhao4_pdp_gaussian", "dwork2006_gaussian"};
+  int calibrated = 0, refused = 0;
+  for (const char* spec : specs)
+    for (double e : {1e-9, 1e-3, 1.0, 700.0, 1e6, 1e9})
+      for (double d : {0.999, 0.3, 1e-20, 1e-290})
+        for (double sens : {1e-150, 1.0, 1e150}) {
+          if (std::strstr(spec, "zhao2") && d >= 0.5) continue;
+          SCOPED_TRACE(testing::Message() << spec << " eps=" << e << " delta=" << d << " sens=" << sens);
+          try {
+            dpagg_calibration cal = calibrate(spec, e, d, sens);
+            EXPECT_LE(cal.delta_bound, d);
+            EXPECT_TRUE(std::isfinite(cal.l2) && cal.scale > 0);
+            ++calibrated;
+          } catch (const dpagg::Error& err) {
+            EXPECT_EQ(err.status(), DPAGG_INVALID_PARAMETER) << err.what();
+            const std::string what = err.what();
+            const bool dwork = std::strstr(spec, "dwork") && e > 1;
+            EXPECT_TRUE(dwork || (what.find("floating-point range") != std::string::npos && sens == 1e150 && e < 1))
+                << what;
+            EXPECT_FALSE(err.hint().empty());
+            ++refused;
+          }
+        }
+  std::printf("[ scalar ] extremes: %d calibrated, %d refused\n", calibrated, refused);
+  EXPECT_GT(calibrated, 10 * refused);
+}

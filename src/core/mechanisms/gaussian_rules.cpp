@@ -84,6 +84,9 @@ class GaussianRule : public Mechanism {
 
  protected:
   static void finish(double sigma, const PrivacyRequest& req, dpagg_calibration& cal) {
+    if (!std::isfinite(sigma * sigma))
+      invalid("the Gaussian noise for this epsilon and sensitivity exceeds the floating-point range",
+              "Use a larger epsilon, or rescale the values so that the sensitivity is smaller.");
     cal.scale = sigma;
     cal.nparams = 1;
     cal.params[0] = sigma;

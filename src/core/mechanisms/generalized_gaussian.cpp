@@ -310,6 +310,10 @@ class GeneralizedGaussian final : public Mechanism {
     const GgProfile pb = gg_profile(req.sensitivity / s, p, req.epsilon);
     if (!(pb.upper <= req.delta))
       throw Error(DPAGG_INTERNAL, "generalized_gaussian: certificate check failed");
+    if (!std::isfinite(s * s * gg_l2_unit(p)))
+      invalid("the generalized_gaussian noise for this epsilon and sensitivity exceeds the "
+              "floating-point range",
+              "Use a larger epsilon, or rescale the values so that the sensitivity is smaller.");
     cal.scale = s;
     cal.nparams = 3;
     cal.params[0] = s;

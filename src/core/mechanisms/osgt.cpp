@@ -54,25 +54,25 @@ constexpr double kSqrt1_2 = 0.70710678118654752440;
 constexpr double kDefaultR = 0.6745;
 constexpr double kMaxR = 8.0;
 
+// log Q(x) when x is known to within an absolute error ex, with an absolute error bound: Boost's
+// erfc (or the asymptotic erfcx of gaussian.cpp) is charged 1e-13 relative, and
+// phi(x)/Q(x) <= max(x, 0) + 1 bounds the effect of the argument (factor 2 for the curvature).
+struct LogQ {
+  double value, error;
+};
+LogQ log_q(double x, double ex) {
+  const double lq = log_normal_upper_tail(x);
+  return {lq, 1e-13 + 2.0 * (std::fabs(x) + 1.0 + ex) * ex + 2.0 * kUlp * std::fabs(lq)};
+}
+
+// exp(L) for L = sum of terms with a total absolute error e: an enclosure (exp adds its own ulps).
 struct Enclosure {
   double lo, hi;
 };
-
-// Q(x) when x is known to within an absolute error ex: Boost's erfc is charged 1e-13 relative;
-// phi(x)/Q(x) <= max(x, 0) + 1 bounds the effect of the argument (factor 2 for the curvature).
-Enclosure q_enclosure(double x, double ex) {
-  const double q = normal_upper_tail(x);
-  const double rel = 1e-13 + 2.0 * (std::fabs(x) + 1.0 + ex) * ex;
-  return {q * (1.0 - rel), q * (1.0 + rel) + 1e-300};
-}
-
-// e^eps Q(x), in log form (no overflow), with its relative error bound.
-Enclosure exp_q_enclosure(double eps, double x, double ex) {
-  const double lq = log_normal_upper_tail(x);
-  const double v = std::exp(eps + lq);
-  const double rel = 1e-13 + (64.0 + 4.0 * (eps + std::fabs(lq))) * kUlp +
-                     2.0 * (std::fabs(x) + 1.0 + ex) * ex;
-  return {v * std::max(0.0, 1.0 - rel), v * (1.0 + rel) + 1e-300};
+Enclosure exp_enclosure(double L, double e) {
+  const double v = std::exp(L), rel = e + 4.0 * kUlp * (1.0 + std::fabs(L));
+  // e is tiny (<< 1e-3), so e^rel - 1 <= 2 rel; subnormal results get an absolute 1e-305.
+  return {v * std::max(0.0, 1.0 - 2.0 * rel), v * (1.0 + 2.0 * rel) + 1e-305};
 }
 
 }  // namespace
@@ -80,8 +80,10 @@ Enclosure exp_q_enclosure(double eps, double x, double ex) {
 ProfileBound osgt_profile(double sigma, double r, double eps, double D) {
   const double h = D / sigma;  // the shift in units of sigma
   const double x = eps / h;    // eps sigma / D
-  // 2Q(r): r is exact (an option value), so only erfc's error.
-  const Enclosure q2{2.0 * normal_upper_tail(r) * (1.0 - 1e-13), 2.0 * normal_upper_tail(r) * (1.0 + 1e-13)};
+  // log 2Q(r): r is exact (an option value).
+  const LogQ lqr = log_q(r, 0.0);
+  const double l2qr = lqr.value + 0.69314718055994530942;
+  const double e2qr = lqr.error + 2.0 * kUlp * std::fabs(l2qr);
   const double gap = x - (0.5 * h + r);  // <= 0: first branch (eps <= eps_b)
   const bool near = std::fabs(gap) <= 1e-9 * (x + 0.5 * h + r);
   double value = -INFINITY, upper = -INFINITY;
@@ -89,11 +91,12 @@ ProfileBound osgt_profile(double sigma, double r, double eps, double D) {
     // [Q(x - h/2) - e^eps Q(x + h/2)] / (2Q(r)); x and h carry a few ulps of relative error.
     const double a = x - 0.5 * h, b = x + 0.5 * h;
     const double ex = 6.0 * kUlp * (x + h);
-    const Enclosure t1 = q_enclosure(a, ex), t2 = exp_q_enclosure(eps, b, ex);
-    const double v = (normal_upper_tail(a) - std::exp(eps + log_normal_upper_tail(b))) / (0.5 * (q2.lo + q2.hi));
-    const double num = std::max(0.0, t1.hi - t2.lo + 2.0 * kUlp * t1.hi);
-    value = std::max(value, v);
-    upper = std::max(upper, num / q2.lo * (1.0 + 4.0 * kUlp));
+    const LogQ la = log_q(a, ex), lb = log_q(b, ex);
+    const double L1 = la.value - l2qr, L2 = eps + lb.value - l2qr;
+    const Enclosure t1 = exp_enclosure(L1, la.error + e2qr + 2.0 * kUlp * (std::fabs(la.value) + std::fabs(l2qr)));
+    const Enclosure t2 = exp_enclosure(L2, lb.error + e2qr + 4.0 * kUlp * (eps + std::fabs(lb.value) + std::fabs(l2qr)));
+    value = std::max(value, std::exp(L1) - std::exp(L2));
+    upper = std::max(upper, t1.hi - t2.lo + 2.0 * kUlp * t1.hi);
   }
   if (gap <= 0 || near) {
     // 1 - [Q(u - v) + e^eps Q(u + v)] / (2Q(r)),  u = (h + 2r)/2 = (2m + D)/(2 sigma),
@@ -101,12 +104,12 @@ ProfileBound osgt_profile(double sigma, double r, double eps, double D) {
     const double w = h + 2.0 * r;
     const double u = 0.5 * w, v = eps / w;
     const double ex = 6.0 * kUlp * (u + v);
-    const Enclosure t1 = q_enclosure(u - v, ex), t2 = exp_q_enclosure(eps, u + v, ex);
-    const double mid = 1.0 - (normal_upper_tail(u - v) + std::exp(eps + log_normal_upper_tail(u + v))) /
-                                 (0.5 * (q2.lo + q2.hi));
-    const double lower_ratio = (t1.lo + t2.lo) / q2.hi * (1.0 - 4.0 * kUlp);
-    value = std::max(value, mid);
-    upper = std::max(upper, 1.0 - lower_ratio + 4.0 * kUlp);
+    const LogQ la = log_q(u - v, ex), lb = log_q(u + v, ex);
+    const double L1 = la.value - l2qr, L2 = eps + lb.value - l2qr;
+    const Enclosure t1 = exp_enclosure(L1, la.error + e2qr + 2.0 * kUlp * (std::fabs(la.value) + std::fabs(l2qr)));
+    const Enclosure t2 = exp_enclosure(L2, lb.error + e2qr + 4.0 * kUlp * (eps + std::fabs(lb.value) + std::fabs(l2qr)));
+    value = std::max(value, 1.0 - std::exp(L1) - std::exp(L2));
+    upper = std::max(upper, 1.0 - (t1.lo + t2.lo) * (1.0 - 4.0 * kUlp) + 4.0 * kUlp);
   }
   return {value, std::min(1.0, std::max(0.0, upper))};
 }
@@ -161,6 +164,9 @@ class Osgt final : public Mechanism {
     const double sigma = osgt_sigma(r, req.epsilon, req.delta, req.sensitivity);
     const ProfileBound pb = osgt_profile(sigma, r, req.epsilon, req.sensitivity);
     if (!(pb.upper <= req.delta)) throw Error(DPAGG_INTERNAL, "osgt: certificate check failed");
+    if (!std::isfinite(sigma * sigma))
+      invalid("the osgt noise for this epsilon and sensitivity exceeds the floating-point range",
+              "Use a larger epsilon, or rescale the values so that the sensitivity is smaller.");
     cal.scale = sigma;
     cal.nparams = 3;
     cal.params[0] = sigma;
