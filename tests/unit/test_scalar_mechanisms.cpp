@@ -228,6 +228,21 @@ TEST(GeneralizedGaussianVectors, CalibrationD8) {
   std::printf("[ gg ] D3-D8 max relative error %.2e\n", max_err_gg);
 }
 
+TEST(GeneralizedGaussianCalibration, ContinuousAroundLaplace) {
+  // p -> 1 tends to Laplace from both sides; near p = 1 the loss roots can lie beyond the double
+  // range (the loss decays like |t|^(p-1)), which the profile handles as a far-tail bound.
+  for (double e : {0.01, 1.0, 20.0})
+    for (double d : {0.1, 1e-6, 1e-12}) {
+      const double b = calibrate("laplace", e, d, 1.0).scale;
+      for (double p : {0.999, 0.9999, 1.0001, 1.001}) {
+        char spec[64];
+        std::snprintf(spec, sizeof(spec), "generalized_gaussian(p=%g)", p);
+        const double s = calibrate(spec, e, d, 1.0).scale;
+        EXPECT_LT(rel_err(s, b), 5e-3) << spec << " eps=" << e << " delta=" << d;
+      }
+    }
+}
+
 TEST(GeneralizedGaussianCalibration, OptionsDomainAndScaling) {
   for (const char* bad : {"generalized_gaussian(p=0.4)", "generalized_gaussian(p=11)",
                           "generalized_gaussian(p=x)", "generalized_gaussian(beta=1)"}) {
@@ -240,7 +255,7 @@ TEST(GeneralizedGaussianCalibration, OptionsDomainAndScaling) {
     }
   }
   EXPECT_THROW(calibrate("generalized_gaussian", 1.0, 0.0, 1.0), dpagg::Error);
-  for (double p : {0.5, 0.8, 1.0, 1.3, 2.0, 3.0, 10.0})
+  for (double p : {0.5, 0.8, 0.999, 1.0, 1.001, 1.3, 2.0, 3.0, 10.0})
     for (double e : {1e-4, 0.05, 1.0, 20.0, 500.0})
       for (double d : {0.9, 0.2, 1e-6, 1e-30, 1e-290}) {
         char spec[64];

@@ -24,13 +24,20 @@
 //
 // Calibration (conservative).  The roots of l = eps are found by TOMS 748, then bracketed: points
 // a <= t <= b at which the sign of l - eps is certified (l evaluated with an explicit rounding
-// bound).  Because F is increasing, the profile is bounded above by evaluating the added CDF
-// terms at the outer ends and the subtracted ones at the inner ends (shifted points nudged
-// outwards by their rounding); each incomplete gamma value is charged 2e-13 relative plus the
-// effect of the rounding of its argument.  scale_search.h finds the least s whose bound is
+// bound, in the form |t|^p expm1(p log1p(+-h/|t|)) outside [0, h], where the two powers nearly
+// cancel).  delta is G at the roots, where G's derivative vanishes, so delta <= G(c) + (b - a)
+// max|G'| over the bracket for the computed root c (second order in the bracket width); G(c) is
+// bounded with the added CDF terms from above, the subtracted ones from below, and the shifted
+// points c - h nudged inwards by their rounding.  Each incomplete gamma value is charged 2e-13
+// relative plus the effect of the rounding of its argument; a difference of two tails on one side
+// of 0 is also enclosed by the trapezoid rule on the Gamma density, and the tighter enclosure kept.
+// Roots beyond the double range (p near 1, where the loss decays like |t|^(p-1)) are replaced by a
+// far point where the tail mass is below e^-800.  scale_search.h finds the least s whose bound is
 // <= delta, from the feasible side, and re-checks the returned double; delta_bound is that bound.
 // The exponent used throughout is p' = 1/k with k = fl(1/p), exactly the law the sampler draws,
 // with the difference between pow(., p) and pow(., p') charged as rounding.
+// Where the profile terms nearly cancel (p <= 1 near its pure-DP point with tiny delta) the bound
+// can exceed the exact profile by up to ~1e-2 relative (the scale by ~1e-7): never the other way.
 //
 // Options: p = exponent, 0.5 <= p <= 10, default 1.5 (halfway between Laplace and Gaussian).
 // Sampling: X = +-s Z^k, Z ~ Gamma(k, 1) by the inverse of the regularized upper incomplete gamma
@@ -44,6 +51,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <stdexcept>
 #include <string>
 
 #include "../errors.h"
@@ -58,6 +66,8 @@ namespace {
 constexpr double kUlp = std::numeric_limits<double>::epsilon();
 constexpr double kDefaultP = 1.5;
 constexpr double kMinP = 0.5, kMaxP = 10.0;
+// |t|^p beyond which the tail mass Q(1/p, |t|^p)/2 is below e^-800 (0 in double precision).
+constexpr double kFarTail = 800.0;
 
 struct Enc {
   double lo, hi;
@@ -85,6 +95,10 @@ class Profile {
       double lo = std::min(0.0, 0.5 * h_), hi = 0.5 * h_;
       if (p_ == 1.0) lo = 0.0;  // l(0) = h > eps
       for (int i = 0; loss(lo) <= eps_; ++i) {
+        // For p close to 1 and small h the root can lie beyond the double range.  Once F(lo) is
+        // below e^-800 and the loss at lo is certified <= eps, t* <= lo, so delta <= F(t*) <= F(lo).
+        if (std::pow(-lo, p_) > kFarTail && loss(lo) + loss_error(lo) <= eps_)
+          return {0.0, tail_half(-lo).hi, -INFINITY, nan};
         if (i > 2100) return {nan, 1.0, nan, nan};
         hi = lo;
         lo = 2.0 * lo - std::max(1.0, h_);
@@ -92,10 +106,12 @@ class Profile {
       const double tc = root(lo, hi, true);
       Enc br;
       if (!bracket(tc, true, &br)) return {nan, 1.0, nan, tc};
-      // delta <= F(b) - e^eps F(a - h), a - h rounded downwards.
-      const Enc fb = mass(-INFINITY, br.hi);
-      const Enc fa = mass(-INFINITY, shifted_down(br.lo));
-      const double upper = fb.hi - exp_eps_lower(fa.lo) + 4.0 * kUlp * fb.hi;
+      // delta = G(t*), G(t) = F(t) - e^eps F(t - h), G'(t*) = 0: delta <= G(tc) + |t* - tc| max|G'|
+      // over the bracket (second order in its width), G(tc) bounded with tc - h rounded down.
+      const Enc fb = mass(-INFINITY, tc);
+      const Enc fa = mass(-INFINITY, shifted_down(tc));
+      const double upper = fb.hi - exp_eps_lower(fa.lo) + 4.0 * kUlp * fb.hi +
+                           (br.hi - br.lo) * slope_bound(br);
       const double value = mid(mass(-INFINITY, tc)) - std::exp(eps_) * mid(mass(-INFINITY, tc - h_));
       return {value, std::min(1.0, std::max(0.0, upper)), -INFINITY, tc};
     }
@@ -103,22 +119,37 @@ class Profile {
     if (eps_ >= std::pow(h_, p_) * (1.0 + 1e-12)) return {0.0, 0.0, nan, nan};
     // t1 on (-inf, 0), where l increases from 0 to h^p.
     double lo = -std::max(1.0, h_), hi = 0.0;
+    Enc b1{nan, nan};
+    double t1 = nan;
     for (int i = 0; loss(lo) >= eps_; ++i) {
+      // For p close to 1 the loss decays like |t|^(p-1): t1 can lie beyond the double range.  Once
+      // F(lo) is below e^-800 and the loss at lo is certified >= eps, t1 <= lo: bracket [-inf, lo].
+      if (std::pow(-lo, p_) > kFarTail && loss(lo) - loss_error(lo) >= eps_) {
+        b1 = {-INFINITY, lo};
+        t1 = -INFINITY;
+        break;
+      }
       if (i > 2100) return {nan, 1.0, nan, nan};
       hi = lo;
       lo *= 2.0;
     }
-    const double t1 = root(lo, hi, false);
+    if (std::isnan(t1)) t1 = root(lo, hi, false);
     // t2 on (0, h/2), where l decreases from h^p to 0.
     const double t2 = root(0.0, 0.5 * h_, true);
-    Enc b1, b2;
-    if (!bracket(t1, false, &b1) || !bracket(t2, true, &b2)) return {nan, 1.0, t1, t2};
-    // {l >= eps} = [t1, t2] with t1 in [b1.lo, b1.hi], t2 in [b2.lo, b2.hi]:
-    // delta <= [F(b2.hi) - F(b1.lo)] - e^eps [F(b2.lo - h) - F(b1.hi - h)].
-    const Enc outer = mass(b1.lo, b2.hi);
-    const double y1 = shifted_up(std::min(b1.hi, 0.0)), y2 = shifted_down(std::max(b2.lo, 0.0));
+    Enc b2;
+    if ((std::isnan(b1.lo) && !bracket(t1, false, &b1)) || !bracket(t2, true, &b2))
+      return {nan, 1.0, t1, t2};
+    // {l >= eps} = [t1, t2], delta = G(t1, t2) = [F(t2) - F(t1)] - e^eps [F(t2 - h) - F(t1 - h)],
+    // both partial derivatives 0 at the roots: delta <= G(c1, c2) + sum |t_i - c_i| max|d_i G|
+    // over the brackets, G(c1, c2) bounded with the shifted points moved inwards.  A far-tail t1
+    // (bracket [-inf, lo]) is bounded by F(t1) >= 0 and F(t1 - h) <= F(lo - h) instead.
+    const bool far = std::isinf(b1.lo);
+    const double c1 = far ? -INFINITY : t1, c2 = t2;
+    const Enc outer = mass(c1, c2);
+    const double y1 = shifted_up(far ? b1.hi : c1), y2 = shifted_down(c2);
     const double inner_lo = y1 < y2 ? std::max(0.0, mass(y1, y2).lo) : 0.0;
-    const double upper = outer.hi - exp_eps_lower(inner_lo) + 4.0 * kUlp * outer.hi;
+    const double upper = outer.hi - exp_eps_lower(inner_lo) + 4.0 * kUlp * outer.hi +
+                         (far ? 0.0 : (b1.hi - b1.lo) * slope_bound(b1)) + (b2.hi - b2.lo) * slope_bound(b2);
     const double value = mid(mass(t1, t2)) - std::exp(eps_) * mid(mass(t1 - h_, t2 - h_));
     return {value, std::min(1.0, std::max(0.0, upper)), t1, t2};
   }
@@ -180,6 +211,17 @@ class Profile {
       }
     }
     return false;
+  }
+
+  // A bound on |F'(t) - e^eps F'(t - h)| = f(t) |1 - e^(eps - l(t))| over a certified bracket of
+  // a root of l = eps on which l is monotone: |l - eps| is largest at an end, and the density
+  // f(t) = e^(-|t|^p') / (2 Gamma(1 + k)) is largest at the point of the bracket nearest 0.
+  double slope_bound(Enc br) const {
+    const double dl = std::max(std::fabs(loss(br.lo) - eps_), std::fabs(loss(br.hi) - eps_)) +
+                      std::max(loss_error(br.lo), loss_error(br.hi)) + 2.0 * kUlp * eps_;
+    const double near0 = (br.lo <= 0 && br.hi >= 0) ? 0.0 : std::min(std::fabs(br.lo), std::fabs(br.hi));
+    const double fmax = std::exp(-std::pow(near0, p_)) / (2.0 * boost::math::tgamma(1.0 + k_));
+    return fmax * std::expm1(dl) * (1.0 + 1e-10) + 1e-300;
   }
 
   // t - h rounded so that the result is <= (resp. >=) the exact t - h.
@@ -265,8 +307,16 @@ double gg_scale(double p, double eps, double delta, double D) {
   const double d = std::min(delta, 0.49);
   const double c = std::sqrt(std::log((std::sqrt(16.0 * d + 1.0) + 1.0) / (8.0 * d)));
   const double start = (c + std::sqrt(c * c + eps)) / eps * D;
-  return smallest_feasible_scale([&](double s) { return gg_profile(D / s, p, eps).upper; }, delta,
-                                 start, "generalized_gaussian");
+  // A Boost evaluation error (none is known in the accepted ranges) counts as infeasible: the
+  // search then moves to more noise, never less.
+  auto upper = [&](double s) {
+    try {
+      return gg_profile(D / s, p, eps).upper;
+    } catch (const std::exception&) {
+      return static_cast<double>(INFINITY);
+    }
+  };
+  return smallest_feasible_scale(upper, delta, start, "generalized_gaussian");
 }
 
 double gg_l1_unit(double p) {
