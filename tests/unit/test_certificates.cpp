@@ -438,7 +438,8 @@ std::function<LD(LD)> gg_log_density(LD s, LD p) {
 // profile; and `shrink` less noise is not private.
 void check_scalar_certificate(const dpagg_calibration& cal,
                               const std::function<std::function<LD(LD)>(LD)>& density_at_scale,
-                              LD width, int* checked, LD loose = 1e-6L, double shrink = 1e-8) {
+                              LD width, int* checked, LD loose = 1e-6L, double shrink = 1e-8,
+                              int shifts = 24) {
   SCOPED_TRACE(testing::Message() << cal.spec << " eps=" << cal.epsilon << " delta=" << cal.delta
                                   << " sens=" << cal.sensitivity << " scale=" << cal.scale);
   const LD D = cal.sensitivity, eps = cal.epsilon;
@@ -448,8 +449,8 @@ void check_scalar_certificate(const dpagg_calibration& cal,
   EXPECT_LE(at_d.value + at_d.err, static_cast<LD>(cal.delta_bound) * (1 + 1e-12L));
   // Not vacuous: the certified bound is close to the true profile.
   EXPECT_LE(static_cast<LD>(cal.delta_bound), at_d.value * (1 + loose) + 1e-300L);
-  for (int i = 1; i <= 24; ++i) {
-    const LD S = D * i / 24;
+  for (int i = 1; i <= shifts; ++i) {
+    const LD S = D * i / shifts;
     const Quad q = brute_hockey(log_p, S, eps, width);
     EXPECT_LE(q.value, at_d.value * (1 + 1e-12L) + 1e-300L) << "shift " << (double)S;
   }
@@ -492,7 +493,7 @@ TEST(OsgtCertificate, BruteForceOverShifts) {
 TEST(GeneralizedGaussianCertificate, BruteForceOverShifts) {
   int n = 0;
   for (double p : {0.5, 0.75, 0.999, 1.0, 1.001, 1.5, 2.0, 4.0})
-    for (double e : {0.05, 0.5, 1.0, 4.0})
+    for (double e : {0.05, 0.5, 4.0})
       for (double d : {1e-2, 1e-5, 1e-10}) {
         char spec[64];
         std::snprintf(spec, sizeof(spec), "generalized_gaussian(p=%g)", p);
@@ -512,9 +513,9 @@ TEST(GeneralizedGaussianCertificate, BruteForceOverShifts) {
         // rounding of h = D/s: ~1e-16 h / delta relative.
         const LD loose = p < 1 ? 1e-2L : p == 1 ? 1e-4L : 1e-6L;
         check_scalar_certificate(cal, [p](LD s) { return gg_log_density(s, p); }, width, &n, loose,
-                                 p < 1 ? 1e-6 : 1e-8);
+                                 p < 1 ? 1e-6 : 1e-8, 12);
       }
-  EXPECT_EQ(n, 96);
+  EXPECT_EQ(n, 72);
   // D3–D7 by brute force against the core's threshold-plus-incomplete-gamma evaluation.
   struct V { double p, beta, eps; };
   for (const V& v : {V{1.5, 1, 0.5}, V{1.5, 1, 2}, V{3, 0.2, 1}, V{2, 0.5, 1}, V{0.5, 1, 0.5}, V{0.7, 2, 0.3}}) {
