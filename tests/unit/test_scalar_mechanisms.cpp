@@ -74,6 +74,27 @@ TEST(OsgtVectors, ProfileO5O8) {
   EXPECT_LT(rel_err(dpagg::osgt_profile(1.0, 0.0, 1.0, 1.0).value, 0.12693673751), 1e-10);
 }
 
+// §6.3 O6, O7, O9, O10: OSGT against the Gaussian of the same variance (m = 3, sigma^2 = 40 and
+// m = 2, sigma^2 = 20; D = 1).
+TEST(OsgtVectors, SameVarianceComparisonO6O7O9O10) {
+  const double s = std::sqrt(40.0), r = 3 / s;
+  const double sg = std::sqrt(40.0 * dpagg::osgt_l2_unit(r));  // sigma_g^2 = V = 27.70468
+  EXPECT_LT(rel_err(dpagg::gaussian_profile(sg, 1.0, 1.0).value, 3.928505933e-9), 1e-8);  // O6
+  // O7: the eps at which delta = 1e-10 (8 digits of eps: ~1e-7 of delta)
+  EXPECT_LT(rel_err(dpagg::osgt_profile(s, r, 0.93662576, 1.0).value, 1e-10), 1e-6);
+  EXPECT_LT(rel_err(dpagg::gaussian_profile(sg, 1.11994534, 1.0).value, 1e-10), 1e-6);
+  // O9: the crossover eps ~ 0.14313, delta ~ 0.026544; the Gaussian is better below it.
+  const double o9 = dpagg::osgt_profile(s, r, 0.14313, 1.0).value;
+  EXPECT_NEAR(o9, 0.026544, 2e-6);
+  EXPECT_NEAR(dpagg::gaussian_profile(sg, 0.14313, 1.0).value, o9, 2e-6);
+  EXPECT_LT(dpagg::gaussian_profile(sg, 0.1, 1.0).value, dpagg::osgt_profile(s, r, 0.1, 1.0).value);
+  EXPECT_GT(dpagg::gaussian_profile(sg, 0.2, 1.0).value, dpagg::osgt_profile(s, r, 0.2, 1.0).value);
+  // O10: m = 2, sigma^2 = 20, eps at delta = 1e-10 (6 digits of eps)
+  const double s2 = std::sqrt(20.0), r2 = 2 / s2, sg2 = std::sqrt(20.0 * dpagg::osgt_l2_unit(r2));
+  EXPECT_LT(rel_err(dpagg::osgt_profile(s2, r2, 1.34299, 1.0).value, 1e-10), 1e-4);
+  EXPECT_LT(rel_err(dpagg::gaussian_profile(sg2, 1.59197, 1.0).value, 1e-10), 1e-4);
+}
+
 // §6.3 O17, O18: calibration at fixed r (eps = 1, D = 1).
 TEST(OsgtVectors, CalibrationO17O18) {
   struct V { double delta, r, sigma, var; };
