@@ -13,6 +13,15 @@ namespace dpagg {
 
 // Each mechanism file defines one of these.
 const Mechanism& laplace_mechanism();
+const Mechanism& dwork2006_gaussian_mechanism();
+const Mechanism& zhao1_gaussian_mechanism();
+const Mechanism& zhao2_gaussian_mechanism();
+const Mechanism& zcdp_gaussian_mechanism();
+const Mechanism& pdp_gaussian_mechanism();
+const Mechanism& zhao3_pdp_gaussian_mechanism();
+const Mechanism& zhao4_pdp_gaussian_mechanism();
+const Mechanism& osgt_mechanism();
+const Mechanism& generalized_gaussian_mechanism();
 const Mechanism& classic_gaussian_mechanism();
 const Mechanism& analytic_gaussian_mechanism();
 const Mechanism& quasi_gaussian_mechanism();
@@ -25,6 +34,15 @@ const std::vector<const Mechanism*>& all_mechanisms() {
       &analytic_gaussian_mechanism(),
       &classic_gaussian_mechanism(),
       &laplace_mechanism(),
+      &dwork2006_gaussian_mechanism(),
+      &zhao1_gaussian_mechanism(),
+      &zhao2_gaussian_mechanism(),
+      &zcdp_gaussian_mechanism(),
+      &pdp_gaussian_mechanism(),
+      &zhao3_pdp_gaussian_mechanism(),
+      &zhao4_pdp_gaussian_mechanism(),
+      &osgt_mechanism(),
+      &generalized_gaussian_mechanism(),
       &quasi_gaussian_mechanism(),
       &multi_gaussian_mechanism(),
       &auto_mechanism(),

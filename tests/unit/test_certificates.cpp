@@ -14,14 +14,20 @@
 // (tight).
 #include <boost/math/quadrature/exp_sinh.hpp>
 #include <boost/math/quadrature/gauss_kronrod.hpp>
+#include <boost/math/quadrature/tanh_sinh.hpp>
 #include <boost/math/special_functions/erf.hpp>
 #include <boost/multiprecision/cpp_bin_float.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstring>
 #include <functional>
 #include <limits>
 
 #include "gaussian.h"
+#include "generalized_gaussian.h"
+#include "osgt.h"
 #include "test_support.h"
 
 using dpagg_test::calibrate;
@@ -287,5 +293,237 @@ TEST(AnalyticGaussianCertificate, TightForTinyDelta) {
     EXPECT_LE(gaussian_delta_mp(s, 1.0, 1.0), mp(d));
     EXPECT_GT(gaussian_delta_mp(s * (1 - 1e-6), 1.0, 1.0), mp(d))
         << "sigma=" << s << " is not within 1e-6 of the least private sigma";
+  }
+}
+
+// ---- the other Gaussian rules of seed 001 (mechanisms/gaussian_rules.cpp) ----
+
+// pDP profile in 50 digits: P[|L| > eps] for L ~ N(Δ²/(2σ²), Δ²/σ²), by the normal CDF of L
+// itself (not the core's Q(a) + Q(b) arrangement).
+mp pdp_delta_mp(double sigma_d, double eps_d, double sens_d) {
+  const mp sigma = sigma_d, eps = eps_d, sens = sens_d;
+  const mp mean = sens * sens / (2 * sigma * sigma), sd = sens / sigma;
+  const mp sqrt2 = boost::multiprecision::sqrt(mp(2));
+  auto cdf = [&](const mp& x) { return boost::math::erfc(-(x - mean) / (sd * sqrt2)) / 2; };
+  auto sf = [&](const mp& x) { return boost::math::erfc((x - mean) / (sd * sqrt2)) / 2; };
+  return sf(eps) + cdf(-eps);
+}
+
+TEST(ZhaoRulesCertificate, FeasibleByIndependentEvaluation) {
+  const char* const rules[] = {"zhao1_gaussian", "zhao2_gaussian", "dwork2006_gaussian", "zcdp_gaussian",
+                               "pdp_gaussian", "zhao3_pdp_gaussian", "zhao4_pdp_gaussian"};
+  int n = 0;
+  for (const char* rule : rules) {
+    const bool pdp = std::strstr(rule, "pdp") != nullptr;
+    for (double sens : kSens)
+      for (double e : kEps)
+        for (double d : kDelta) {
+          if (std::strstr(rule, "dwork") && e > 1) continue;
+          SCOPED_TRACE(testing::Message() << rule << " eps=" << e << " delta=" << d << " sens=" << sens);
+          dpagg_calibration cal = calibrate(rule, e, d, sens);
+          const double s = cal.scale;
+          mp exact = gaussian_delta_mp(s, e, sens);
+          EXPECT_LE(exact, mp(d));
+          EXPECT_LE(exact, mp(cal.delta_bound)) << "the certified bound must bound the profile";
+          EXPECT_LE(cal.delta_bound, d);
+          Quad q = gaussian_delta_quad(s, e, sens);
+          EXPECT_LE(q.value + q.err, static_cast<LD>(d));
+          if (pdp) {
+            // pDP: |privacy loss| > eps with probability <= delta, and it implies the DP profile.
+            mp p = pdp_delta_mp(s, e, sens);
+            EXPECT_LE(p, mp(d));
+            EXPECT_LE(exact, p);
+          }
+          if (std::strcmp(rule, "pdp_gaussian") == 0) {
+            // pDP-OPT is tight in the pDP profile: 1e-9 less noise violates it.
+            EXPECT_GT(pdp_delta_mp(s * (1 - 1e-9), e, sens), mp(d));
+          }
+          ++n;
+        }
+  }
+  EXPECT_EQ(n, 7 * 64 - 32);  // dwork2006 skips eps in {2, 5, 10, 20}
+}
+
+// ---- osgt and generalized_gaussian: brute-force hockey-stick quadrature ----
+//
+// A third code path, sharing nothing with the mechanisms' closed forms: the density is given only
+// as a normalised log-density (long double, std::erfc / std::lgamma for the normalisers), and
+//     delta_S(eps) = ∫ (p(x − S) − e^eps p(x))_+ dx
+// is integrated over the pieces where the integrand is positive; those pieces are found by
+// scanning a grid of 12000 points over [−W, W] (geometric away from 0, S/2 and S, first step 1e-9 S) for
+// sign changes of g(x) = ln p(x − S) − ln p(x) − eps
+// (refined by bisection), with 0 and S as breakpoints; no monotonicity of g is assumed (the
+// generalized Gaussian with p < 1 has a non-monotone privacy loss).  Finite pieces by tanh-sinh, pieces reaching ±infinity by exp_sinh.
+Quad brute_hockey(const std::function<LD(LD)>& log_p, LD S, LD eps, LD W) {
+  auto g = [&](LD x) { return log_p(x - S) - log_p(x) - eps; };
+  auto integrand = [&](LD x) -> LD {
+    LD gx = g(x);
+    if (!(gx > 0)) return 0.0L;
+    return std::exp(log_p(x - S)) * -std::expm1(-gx);
+  };
+  std::vector<LD> cuts = {0.0L, S};
+  // Grid: geometric outwards from 0, S/2 and S (first step 1e-9 S, ratio ~1.02), out to ±W.
+  std::vector<LD> grid;
+  const int n = 2000;
+  const LD a = S * 1e-9L, umax = std::log(W / a + 1);
+  for (LD c : {0.0L, S / 2, S})
+    for (int i = 0; i <= n; ++i) {
+      const LD d = a * std::expm1(umax * i / n);
+      grid.push_back(c - d);
+      grid.push_back(c + d);
+    }
+  std::sort(grid.begin(), grid.end());
+  LD prev_x = grid.front(), prev_g = g(prev_x);
+  for (size_t i = 1; i < grid.size(); ++i) {
+    LD x = grid[i];
+    LD gx = g(x);
+    if ((prev_g > 0) != (gx > 0)) {
+      LD lo = prev_x, hi = x;
+      for (int j = 0; j < 200 && hi - lo > 0; ++j) {
+        LD mid = lo + (hi - lo) / 2;
+        if (mid <= lo || mid >= hi) break;
+        ((g(mid) > 0) == (prev_g > 0) ? lo : hi) = mid;
+      }
+      cuts.push_back(lo + (hi - lo) / 2);
+    }
+    prev_x = x;
+    prev_g = gx;
+  }
+  std::sort(cuts.begin(), cuts.end());
+  LD total = 0, err_total = 0;
+  // (-inf, cuts[0]]
+  if (g(cuts.front() - W) > 0) {
+    boost::math::quadrature::exp_sinh<LD> es;
+    LD err = 0, l1 = 0;
+    total += es.integrate([&](LD u) { return integrand(cuts.front() - u); }, 0.0L,
+                          std::numeric_limits<LD>::infinity(), 1e-16L, &err, &l1);
+    err_total += err;
+  }
+  for (size_t i = 0; i + 1 < cuts.size(); ++i) {
+    if (!(cuts[i + 1] > cuts[i])) continue;
+    if (!(g(cuts[i] + (cuts[i + 1] - cuts[i]) / 2) > 0)) continue;
+    // tanh-sinh: the integrand has a cusp at 0 or S when p < 1, which it handles at an endpoint
+    // (Gauss-Kronrod's error estimate there is ~1e-5 relative).
+    boost::math::quadrature::tanh_sinh<LD> ts;
+    LD err = 0, l1 = 0;
+    const LD a = cuts[i], w = cuts[i + 1] - cuts[i];  // over u in [0, 1]: no cancellation at the ends
+    total += ts.integrate([&](LD u) -> LD { return w * integrand(a + w * u); }, 0.0L, 1.0L,
+                          static_cast<LD>(1e-15L), &err, &l1);
+    err_total += err;
+  }
+  if (g(cuts.back() + W) > 0) {
+    boost::math::quadrature::exp_sinh<LD> es;
+    LD err = 0, l1 = 0;
+    total += es.integrate([&](LD u) { return integrand(cuts.back() + u); }, 0.0L,
+                          std::numeric_limits<LD>::infinity(), 1e-16L, &err, &l1);
+    err_total += err;
+  }
+  return {total, err_total + 1e-18L * total};
+}
+
+std::function<LD(LD)> osgt_log_density(LD sigma, LD r) {
+  const LD m = r * sigma;
+  const LD log_norm = std::log(2 * std::sqrt(2 * M_PIl) * sigma * (std::erfc(r / std::sqrt(2.0L)) / 2));
+  return [=](LD y) { LD a = std::fabs(y) + m; return -a * a / (2 * sigma * sigma) - log_norm; };
+}
+
+std::function<LD(LD)> gg_log_density(LD s, LD p) {
+  // p / (2 s Gamma(1/p)) exp(-|x/s|^p) = exp(-|x/s|^p) / (2 s Gamma(1 + 1/p))
+  const LD log_norm = std::log(2 * s) + std::lgamma(1 + 1 / p);
+  return [=](LD x) { return -std::pow(std::fabs(x) / s, p) - log_norm; };
+}
+
+// The profile at every shift S in a dense set of (0, D] is at most the profile at D, which is at
+// most delta and below the core's certified delta_bound; the bound is within `loose` of the
+// profile; and `shrink` less noise is not private.
+void check_scalar_certificate(const dpagg_calibration& cal,
+                              const std::function<std::function<LD(LD)>(LD)>& density_at_scale,
+                              LD width, int* checked, LD loose = 1e-6L, double shrink = 1e-8,
+                              int shifts = 24) {
+  SCOPED_TRACE(testing::Message() << cal.spec << " eps=" << cal.epsilon << " delta=" << cal.delta
+                                  << " sens=" << cal.sensitivity << " scale=" << cal.scale);
+  const LD D = cal.sensitivity, eps = cal.epsilon;
+  const auto log_p = density_at_scale(cal.scale);
+  const Quad at_d = brute_hockey(log_p, D, eps, width);
+  EXPECT_LE(at_d.value + at_d.err, static_cast<LD>(cal.delta));
+  EXPECT_LE(at_d.value + at_d.err, static_cast<LD>(cal.delta_bound) * (1 + 1e-12L));
+  // Not vacuous: the certified bound is close to the true profile.
+  EXPECT_LE(static_cast<LD>(cal.delta_bound), at_d.value * (1 + loose) + 1e-300L);
+  for (int i = 1; i <= shifts; ++i) {
+    const LD S = D * i / shifts;
+    const Quad q = brute_hockey(log_p, S, eps, width);
+    EXPECT_LE(q.value, at_d.value * (1 + 1e-12L) + 1e-300L) << "shift " << (double)S;
+  }
+  const Quad shrunk = brute_hockey(density_at_scale(cal.scale * (1 - shrink)), D, eps, width);
+  EXPECT_GT(shrunk.value - shrunk.err, static_cast<LD>(cal.delta)) << "not tight";
+  ++*checked;
+}
+
+TEST(OsgtCertificate, BruteForceOverShifts) {
+  int n = 0;
+  for (double r : {0.0, 0.6745, 2.0, 8.0})
+    for (double e : {0.05, 0.5, 1.0, 4.0})
+      for (double d : {1e-2, 1e-5, 1e-10})
+        for (double sens : {1.0, 123.456}) {
+          char spec[64];
+          std::snprintf(spec, sizeof(spec), "osgt(r=%g)", r);
+          dpagg_calibration cal = calibrate(spec, e, d, sens);
+          check_scalar_certificate(
+              cal, [r](LD s) { return osgt_log_density(s, r); }, 80.0L * cal.scale, &n);
+        }
+  EXPECT_EQ(n, 96);
+  // The case where osgt's variance beats Laplace's (test_scalar_mechanisms.cpp,
+  // OsgtCalibration.VarianceNotAlwaysMonotone), re-checked here too.
+  for (double r : {4.0, 6.0}) {
+    char spec[64];
+    std::snprintf(spec, sizeof(spec), "osgt(r=%g)", r);
+    dpagg_calibration cal = calibrate(spec, 0.1, 1e-3, 1.0);
+    check_scalar_certificate(cal, [r](LD s) { return osgt_log_density(s, r); }, 80.0L * cal.scale, &n);
+  }
+  // Vector O8 by brute force (m = 3, sigma^2 = 40) against the core's Theorem 1 evaluation.
+  const double s = std::sqrt(40.0), r = 3 / s;
+  for (double e : {0.05, 0.0875, 0.25, 0.5, 1.0, 2.0}) {
+    Quad q = brute_hockey(osgt_log_density(s, r), 1.0L, e, 400.0L);
+    dpagg::ProfileBound pb = dpagg::osgt_profile(s, r, e, 1.0);
+    EXPECT_LT(rel_err(static_cast<double>(q.value), pb.value), 1e-10) << "eps=" << e;
+    EXPECT_GE(static_cast<LD>(pb.upper), q.value * (1 - 1e-15L)) << "eps=" << e;
+  }
+}
+
+TEST(GeneralizedGaussianCertificate, BruteForceOverShifts) {
+  int n = 0;
+  for (double p : {0.5, 0.75, 0.999, 1.0, 1.001, 1.5, 2.0, 4.0})
+    for (double e : {0.05, 0.5, 4.0})
+      for (double d : {1e-2, 1e-5, 1e-10}) {
+        char spec[64];
+        std::snprintf(spec, sizeof(spec), "generalized_gaussian(p=%g)", p);
+        dpagg_calibration cal = calibrate(spec, e, d, 2.5);
+        // 750^(1/p) scales: beyond that the density is below e^-750.
+        const LD width = std::pow(750.0L, 1 / static_cast<LD>(p)) * cal.scale;
+        if (cal.delta_bound == 0) {
+          // pure DP (p <= 1): the brute force finds nothing to integrate at the shift D
+          EXPECT_EQ(brute_hockey(gg_log_density(cal.scale, p), 2.5L, e, width).value, 0.0L) << spec;
+          ++n;
+          continue;
+        }
+        // p < 1 calibrates close to its pure-DP point, where the two masses of the profile nearly
+        // cancel (each ~1/2 when p is near 1, their difference delta = 1e-10): the certified bound
+        // is then up to ~1e-2 above the profile (a scale ~1e-7 too large), never below it.  p = 1
+        // (Laplace, delta = 1 - e^((eps - h)/2) ~ (h - eps)/2) resolves h - eps only to the
+        // rounding of h = D/s: ~1e-16 h / delta relative.
+        const LD loose = p < 1 ? 1e-2L : p == 1 ? 1e-4L : 1e-6L;
+        check_scalar_certificate(cal, [p](LD s) { return gg_log_density(s, p); }, width, &n, loose,
+                                 p < 1 ? 1e-6 : 1e-8, 12);
+      }
+  EXPECT_EQ(n, 72);
+  // D3–D7 by brute force against the core's threshold-plus-incomplete-gamma evaluation.
+  struct V { double p, beta, eps; };
+  for (const V& v : {V{1.5, 1, 0.5}, V{1.5, 1, 2}, V{3, 0.2, 1}, V{2, 0.5, 1}, V{0.5, 1, 0.5}, V{0.7, 2, 0.3}}) {
+    const double s = std::pow(v.beta, -1 / v.p);
+    const LD width = std::pow(750.0L, 1 / static_cast<LD>(v.p)) * s;
+    Quad q = brute_hockey(gg_log_density(s, v.p), 1.0L, v.eps, width);
+    dpagg::GgProfile g = dpagg::gg_profile(1 / s, v.p, v.eps);
+    EXPECT_LT(rel_err(static_cast<double>(q.value), g.value), 1e-10) << "p=" << v.p << " eps=" << v.eps;
+    EXPECT_GE(static_cast<LD>(g.upper), q.value * (1 - 1e-15L)) << "p=" << v.p << " eps=" << v.eps;
   }
 }
