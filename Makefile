@@ -65,10 +65,18 @@ build/report: tools/report.cpp $(CORE_OBJS) $(CORE_HDRS)
 	@mkdir -p build
 	$(CXX) $(TOOLS_CXXFLAGS) -o $@ tools/report.cpp $(CORE_OBJS) -lm
 
-.PHONY: bench-calibration report
+build/compare: tools/compare.cpp $(CORE_OBJS) $(CORE_HDRS)
+	@mkdir -p build
+	$(CXX) $(TOOLS_CXXFLAGS) -o $@ tools/compare.cpp $(CORE_OBJS) -lm
+
+.PHONY: bench-calibration report compare
 bench-calibration: build/bench_calibration
 	scripts/bench_calibration.sh
 
 report: build/report
 	scripts/report.sh
+
+# make compare : every mechanism on the paper grid (docs/report/mechanisms.{csv,md,png})
+compare: build/compare
+	scripts/compare.sh
 # ---- end of tools targets ----
