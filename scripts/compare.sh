@@ -16,14 +16,6 @@ build/compare --out "$OUT" "$@"
 rev="$(git rev-parse --short HEAD 2>/dev/null || echo '?')"
 sed -i "2a\\
 Core: dpagg commit $rev. Machine: $(nproc) cores ($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1))." "$OUT/mechanisms.md"
-if ! /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
-  if [ "$(id -u)" = 0 ]; then
-    apt-get install -y python3-matplotlib >/dev/null ||
-      { apt-get update >/dev/null && apt-get install -y python3-matplotlib >/dev/null; }
-  else
-    echo "compare.sh: python3-matplotlib is missing; as root: apt-get install -y python3-matplotlib" >&2
-    exit 1
-  fi
-fi
+scripts/ensure-matplotlib.sh
 /usr/bin/python3 tools/plot_compare.py "$OUT/mechanisms.csv" "$OUT/mechanisms.png"
 echo "see $OUT/mechanisms.md and $OUT/mechanisms.png"

@@ -40,15 +40,6 @@ rev="$(git rev-parse --short HEAD 2>/dev/null || echo '?')$(git diff --quiet HEA
 sed -i "3a\\
 Core: dpagg commit $rev. Machine: $(nproc) cores ($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1))." "$OUT/report.md"
 
-if ! /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
-  if [ "$(id -u)" = 0 ]; then
-    echo "(installing python3-matplotlib with apt-get)"
-    apt-get install -y python3-matplotlib >/dev/null ||
-      { apt-get update >/dev/null && apt-get install -y python3-matplotlib >/dev/null; }
-  else
-    echo "report.sh: python3-matplotlib is missing; as root: apt-get install -y python3-matplotlib" >&2
-    exit 1
-  fi
-fi
+scripts/ensure-matplotlib.sh
 /usr/bin/python3 tools/plot_report.py "$OUT/report.csv" "$OUT"
 echo "report done in $(( $(date +%s) - started )) s; see $OUT/report.md"

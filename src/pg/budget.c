@@ -379,6 +379,19 @@ read_record(int fd, off_t pos, off_t size, char *buf)
 	return record_crc(r) == r->crc;
 }
 
+/* Loading stops: close, take the file's end as it is, and refuse releases with the reason. */
+static void
+load_refused(int fd, char *buf, off_t size, const char *fmt, const char *detail)
+{
+	if (buf)
+		pfree(buf);
+	if (fd >= 0)
+		CloseTransientFile(fd);
+	pg_atomic_init_u64(&ledger->write_pos, size);
+	pg_atomic_init_u64(&ledger->flushed_pos, size);
+	ledger_problem(fmt, detail);
+}
+
 static void
 ledger_load(void)
 {
@@ -407,9 +420,7 @@ ledger_load(void)
 	else if (stat(LEDGER_FILE, &st) != 0)
 	{
 		/* The directory is there but the ledger is gone: never start from zero silently. */
-		pg_atomic_init_u64(&ledger->write_pos, 0);
-		pg_atomic_init_u64(&ledger->flushed_pos, 0);
-		ledger_problem("the ledger \"%s\" is missing; releases are refused (to start a new, empty ledger, remove the directory pg_dpagg while the server is stopped)",
+		load_refused(-1, NULL, 0, "the ledger \"%s\" is missing; releases are refused (to start a new, empty ledger, remove the directory pg_dpagg while the server is stopped)",
 					   LEDGER_FILE);
 		return;
 	}
@@ -435,10 +446,7 @@ ledger_load(void)
 	}
 	if (pg_pread(fd, header, sizeof(header), 0) != sizeof(header) || memcmp(header, LEDGER_FILE_MAGIC, 8) != 0)
 	{
-		CloseTransientFile(fd);
-		pg_atomic_init_u64(&ledger->write_pos, size);
-		pg_atomic_init_u64(&ledger->flushed_pos, size);
-		ledger_problem("the ledger \"%s\" is not a dpagg ledger; releases are refused", LEDGER_FILE);
+		load_refused(fd, NULL, size, "the ledger \"%s\" is not a dpagg ledger; releases are refused", LEDGER_FILE);
 		return;
 	}
 	buf = palloc(sizeof(LedgerRecord) + QUERY_TEXT_MAX + 8);
@@ -454,12 +462,8 @@ ledger_load(void)
 		{
 			if (!apply_record(r))
 			{
-				pfree(buf);
-				CloseTransientFile(fd);
-				pg_atomic_init_u64(&ledger->write_pos, size);
-				pg_atomic_init_u64(&ledger->flushed_pos, size);
-				ledger_problem("the ledger holds more roles than dpagg.max_roles (%s); raise it and restart",
-							   LEDGER_FILE);
+				load_refused(fd, buf, size, "the ledger holds more roles than dpagg.max_roles (%s); raise it and restart",
+							 LEDGER_FILE);
 				return;
 			}
 			watermark = Max(watermark, r->flushed_hint);
@@ -487,12 +491,8 @@ ledger_load(void)
 		snprintf(where, sizeof(where), "%lld", (long long) pos);
 		if (Max(watermark, later) > (uint64) pos)
 		{
-			pfree(buf);
-			CloseTransientFile(fd);
-			pg_atomic_init_u64(&ledger->write_pos, size);
-			pg_atomic_init_u64(&ledger->flushed_pos, size);
-			ledger_problem("the ledger is damaged at byte %s of pg_dpagg/ledger, in data that had been flushed; releases are refused until an administrator restores it",
-						   where);
+			load_refused(fd, buf, size, "the ledger is damaged at byte %s of pg_dpagg/ledger, in data that had been flushed; releases are refused until an administrator restores it",
+						 where);
 			return;
 		}
 		ereport(LOG, (errmsg("dpagg: removing an unacknowledged torn end of the ledger (from byte %lld of %lld)",

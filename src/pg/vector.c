@@ -85,6 +85,20 @@ vreport(dpagg_error *err)
 	dpagg_report(err);
 }
 
+/* The mechanism argument as a C string (bounded). */
+static void
+mechanism_text(Datum d, char *buf, size_t buflen)
+{
+	char	   *m = TextDatumGetCString(d);
+
+	if (strlen(m) >= buflen)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("mechanism \"%s\" is too long", m),
+				 errhint("Use 'gaussian', 'l2' or 'auto'.")));
+	strlcpy(buf, m, buflen);
+}
+
 /* Read and validate the parameters: from the transition function's arguments (from_args) or by
  * evaluating the Aggref's (an empty group). */
 static VState *
@@ -115,16 +129,7 @@ vstate_from_params(FunctionCallInfo fcinfo, Aggref *aggref, bool from_args, Memo
 					 errhint("Pass dimension, epsilon, delta, l2_bound (and mechanism) as constants.")));
 	}
 	if (nargs == 6)
-	{
-		char	   *m = TextDatumGetCString(v[5]);
-
-		if (strlen(m) >= sizeof(mech))
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("mechanism \"%s\" is too long", m),
-					 errhint("Use 'gaussian', 'l2' or 'auto'.")));
-		strlcpy(mech, m, sizeof(mech));
-	}
+		mechanism_text(v[5], mech, sizeof(mech));
 	dimension = DatumGetInt32(v[1]);
 	if (dpagg_vector_check(mech, dimension, DatumGetFloat8(v[2]), DatumGetFloat8(v[3]),
 						   DatumGetFloat8(v[4]), &err) != DPAGG_OK)
@@ -477,16 +482,7 @@ dpagg_calibrate_vector_sql(PG_FUNCTION_ARGS)
 					 errmsg("the parameters of dp_calibrate_vector must not be NULL"),
 					 errhint("Pass dimension, epsilon, delta and l2_bound.")));
 	if (!PG_ARGISNULL(0))
-	{
-		char	   *m = text_to_cstring(PG_GETARG_TEXT_PP(0));
-
-		if (strlen(m) >= sizeof(mech))
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("mechanism \"%s\" is too long", m),
-					 errhint("Use 'gaussian', 'l2' or 'auto'.")));
-		strlcpy(mech, m, sizeof(mech));
-	}
+		mechanism_text(PG_GETARG_DATUM(0), mech, sizeof(mech));
 	vcalibrate(mech, PG_GETARG_INT32(1), PG_GETARG_FLOAT8(2), PG_GETARG_FLOAT8(3),
 			   PG_GETARG_FLOAT8(4), &cal);
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
