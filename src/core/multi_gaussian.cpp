@@ -7,7 +7,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <climits>
 #include <limits>
+#include <map>
 
 #include "errors.h"
 #include "gaussian.h"
@@ -405,6 +407,271 @@ GaussLattice::Bound GaussLattice::envelope_bound(double a, double b, double tole
 }
 
 // ---------------------------------------------------------------------------------------------
+// The tabulated certificate (multi_gaussian.h, docs/multi_gaussian_certificate.md).
+//
+// Grid x_m = m / r; shifts phi = j / r.  Every component centre k is the grid point k r, so on each
+// cell [x_m, x_{m+1}] every component n(x - k - phi) of f(x - phi) and n(x - k) of f is monotone:
+//   sup_cell f(. - phi) = sum_{kr <= m - j} w_k n(x_m - phi - k) + sum_{kr >= m + 1 - j} w_k n(x_{m+1} - phi - k)
+//                       = L(m - j) + R(m + 1 - j),
+//   inf_cell f(. - phi) = Ls(m + 1 - j) + Rs(m - j)   (the same components, at the other end),
+//   int_cell f(. - phi) = IL(m - j) + IR(m - j)       (closed form, erfc differences),
+// and f itself with j = 0.  With D = f(. - phi) - E f (E = e^eps), Dup >= sup_cell D + c S,
+// Dlow <= inf_cell D + c S (S is constant on the cell; rounding and truncation charged):
+//   Dup <= 0: the cell contributes 0;
+//   Dlow >= 0: int_cell D + c S h (closed form);
+//   otherwise: the least of h Dup, int_cell D + c S h - h Dlow (as int g_+ = int g + int g_-), and
+//   the second-order chord bound: D + c S <= chord + M h^2/8 + e, M >= sup_cell |D''| (paired form
+//   of envelope_bound's curvature, from tables of sup |n''| and sup |n'''| per cell).
+// S on the cell for the shift interval [ja / r, jb / r]: nu (the even envelope of n''_+,
+// non-increasing in |y|) of each component at the point of {x - k - xi : x in cell, xi in [a, b]}
+// nearest 0, a partial lattice sum of the same form: L2(m - jb) + R2(m + 1 - ja) + nu(0) (weights
+// of k r in (m - jb, m - ja]).
+// Truncation: components beyond W >= Z sigma r grid steps of a point are left out (each below
+// c0 e^{-Z^2/2}, resp. c0 Z^2/s^2 e^{-Z^2/2} for nu, times its weight; weights sum to 1).  Outside
+// the tabulated cells [x_mlo, x_mhi] = [-K - W/r, K + 1 + W/r] the integrand is at most
+// f(. - phi) + c S, of mass at most 2 Q(Z) + 2 c (Z / s) c0 e^{-Z^2/2} (the integral of n'' beyond
+// Z sigma is |n'(Z sigma)|).
+namespace {
+constexpr double kTableZ = 12.0;  // truncation (in sigma) of the tabulated sums
+}
+
+LatticeTables::LatticeTables(const GaussLattice& g, int r) : g_(g), r_(r), K_(g.K()) {
+  const double s = g.sigma();
+  const double Z = kTableZ;
+  W_ = static_cast<int>(std::ceil(Z * s * r * (1 + 1e-12))) + 1;  // W / r >= Z sigma
+  mlo_ = -K_ * r - W_;
+  mhi_ = K_ * r + r + W_;
+  p0_ = mlo_ - r - 2;
+  const int p1 = mhi_ + 3;
+  const size_t n = static_cast<size_t>(p1 - p0_ + 1);
+  E_ = std::exp(g.eps());
+  c0_ = 1.0 / (kSqrt2Pi * s);
+  h_ = 1.0 / r;
+  const double ez = std::exp(-Z * Z / 2);
+  tail_ = 2 * normal_upper_tail(Z) * (1 + 1e-12) + 1e-300;
+  tail2_ = 2 * (Z / s) * c0_ * ez * 1.01 + 1e-300;
+  abs_pt_ = c0_ * ez * 1.01 + 1e-300;
+  abs2_ = c0_ * (Z * Z / (s * s)) * ez * 1.01 + 1e-300;
+  // nu: n''_+ peaks at |y| = sqrt(3) sigma with the value 2 c0 e^{-3/2} / s^2.
+  env2_top_ = 2 * c0_ * std::exp(-1.5) / (s * s) * (1 + 1e-12);
+  const double inv2s2 = 1.0 / (2 * s * s), s3 = std::sqrt(3.0) * s;
+  // Base values: n(d / r), nu(d / r), and the cell integrals N(d) of n over [d/r, (d+1)/r].
+  std::vector<double> base(static_cast<size_t>(W_ + 1)), cell(static_cast<size_t>(W_ + 1)),
+      nu(static_cast<size_t>(W_ + 1));
+  double qprev = 0.5, worst_rel = 0;
+  for (int d = 0; d <= W_; ++d) {
+    const double y = static_cast<double>(d) / r;
+    const double ex = std::exp(-y * y * inv2s2);
+    base[static_cast<size_t>(d)] = c0_ * ex;
+    nu[static_cast<size_t>(d)] = (y <= s3) ? env2_top_ : c0_ * (y * y - s * s) / (s * s * s * s) * ex;
+    const double x1 = static_cast<double>(d + 1) / (r * s);
+    const double q = normal_upper_tail(x1);
+    const double N = qprev - q;
+    cell[static_cast<size_t>(d)] = N;
+    // erfc to ~1e-15 relative, and its argument to a few ulps (moving Q by x^2 ulps relative):
+    // the absolute error of the difference is at most 1e-15 (1 + x^2) (Q(x0) + Q(x1)).
+    if (N > 0) worst_rel = std::max(worst_rel, 1e-15 * (1 + x1 * x1) * (qprev + q) / N);
+    else worst_rel = INFINITY;
+    qprev = q;
+  }
+  // Sums of at most 2 Z sigma + 2 positive terms per entry, each with a relative error of a few
+  // ulps (exp of an argument up to Z^2/2 with a relative error of a few ulps: <= 4e-14).
+  const double terms = 2.0 * W_ / r + 2;
+  rho_ = 1e-13 + 4e-16 * terms;
+  rho_int_ = rho_ + worst_rel;
+  for (auto* v : {&L_, &Ls_, &R_, &Rs_, &IL_, &IR_, &L2_, &R2_}) v->assign(n, 0.0);
+  Kf_.assign(n, 0);
+  for (int p = p0_; p <= p1; ++p) Kf_[static_cast<size_t>(p - p0_)] = p >= 0 ? p / r : -((-p + r - 1) / r);
+  for (int k = -K_; k <= K_; ++k) {
+    const double wk = g.weight(k);
+    const long kr = static_cast<long>(k) * r;
+    for (int d = 0; d <= W_; ++d) {
+      const size_t du = static_cast<size_t>(d);
+      const double bv = wk * base[du], cv = wk * cell[du], nv = wk * nu[du];
+      const long pr = kr + d, pl = kr - d, pi = kr - 1 - d;
+      if (pr >= p0_ && pr <= p1) {
+        const size_t i = static_cast<size_t>(pr - p0_);
+        L_[i] += bv;
+        if (d > 0) Ls_[i] += bv;
+        IL_[i] += cv;  // p - kr = d >= 0
+        L2_[i] += nv;
+      }
+      if (pl >= p0_ && pl <= p1) {
+        const size_t i = static_cast<size_t>(pl - p0_);
+        R_[i] += bv;
+        if (d > 0) Rs_[i] += bv;
+        R2_[i] += nv;
+      }
+      if (pi >= p0_ && pi <= p1) IR_[static_cast<size_t>(pi - p0_)] += cv;  // p - kr = -1 - d
+    }
+  }
+  // Curvature tables.  Beyond Wc = 12 sigma each |n''| term is at most e^{-Wc^2/2s^2} Wc^2 c2 (|n''|
+  // falls beyond sqrt(3) sigma), and the weights of every role sum to at most 1 (shifted), 1
+  // (paired unshifted), E (unpaired unshifted): m_out_ as in envelope_bound.
+  {
+    const double Wc = 12 * s;
+    Wc_ = static_cast<int>(std::ceil(Wc * r)) + 1;
+    const double c2 = c0_ / (s * s * s * s), c3 = c0_ / (s * s * s * s * s * s);
+    m_out_ = (2 + E_) * c2 * Wc * Wc * std::exp(-Wc * Wc / (2 * s * s));
+    a0_ = Wc_ + 3 * r + 4;
+    const size_t na = static_cast<size_t>(2 * a0_ + 1);
+    A2_.assign(na, 0.0);
+    std::vector<double> a3(na, 0.0);
+    for (int e = -a0_; e <= a0_; ++e) {
+      Range y{static_cast<double>(e) / r, static_cast<double>(e + 1) / r};
+      A2_[static_cast<size_t>(e + a0_)] = c2 * n2_sup(y, s);
+      a3[static_cast<size_t>(e + a0_)] = c3 * n3_sup(y, s);
+    }
+    A3_.clear();
+    A3_.push_back(std::move(a3));
+    for (int lev = 1; (1 << lev) <= static_cast<int>(na); ++lev) {
+      const std::vector<double>& prev = A3_.back();
+      std::vector<double> cur(na, 0.0);
+      const size_t half = static_cast<size_t>(1) << (lev - 1);
+      for (size_t i = 0; i + half < na; ++i) cur[i] = std::max(prev[i], prev[i + half]);
+      A3_.push_back(std::move(cur));
+    }
+  }
+}
+
+double LatticeTables::A3max(int e1, int e2) const {
+  const int len = e2 - e1 + 1;
+  int lev = 0;
+  while ((2 << lev) <= len) ++lev;
+  const std::vector<double>& t = A3_[static_cast<size_t>(lev)];
+  return std::max(t[static_cast<size_t>(e1 + a0_)], t[static_cast<size_t>(e2 - (1 << lev) + 1 + a0_)]);
+}
+
+// sup |D''| on the cell [x_m, x_{m+1}] for the shift j / r: the curvature bound of
+// GaussLattice::envelope_bound for a point interval, term by term, from the tables.
+double LatticeTables::curvature(int m, int j) const {
+  const int r = r_;
+  const double phi = static_cast<double>(j) / r;
+  double M = m_out_;
+  auto floordiv = [r](int p) { return p >= 0 ? p / r : -((-p + r - 1) / r); };
+  const int k_lo = std::max(-K_, floordiv(m - Wc_ - r) - 1);
+  const int k_hi = std::min(K_, floordiv(m + Wc_) + 1);
+  for (int k = k_lo; k <= k_hi; ++k) {
+    const double wk = g_.weight(k);
+    const int d = m - k * r;  // the cell is [d / r, (d + 1) / r] relative to k
+    const double gk = A2(d - j);
+    if (k >= 0 && k < K_) {
+      // Paired with the unshifted component k + 1 (E w_{k+1} = w_k): |n''(y - phi) - n''(y - 1)|
+      // <= (1 - phi) sup |n'''| over [y_lo - 1, y_hi - phi], the cells d - r .. d - j.
+      double pair = gk + A2(d - r);
+      if (r - j <= 64) pair = std::min(pair, (1 - phi) * A3max(d - r, d - j));
+      M += wk * pair;
+    } else {
+      M += wk * gk;
+    }
+    if (k <= 0) M += E_ * wk * A2(d);
+  }
+  return M * (1 + 1e-12);
+}
+
+// D = f(. - j / r) - e^eps f at the grid point x_m, with its error bound.
+double LatticeTables::point_D(int m, int j, double* err) const {
+  const double G = L(m - j) + Rs(m - j);
+  const double F = E_ * (L(m) + Rs(m));
+  *err = rho_ * (G + F) + abs_pt_ * (1 + E_);
+  return G - F;
+}
+
+double LatticeTables::plateau(int pb, int pa) const {
+  if (pa <= pb) return 0.0;
+  const int k_from = std::max(-K_, Kf(pb) + 1), k_to = std::min(K_, Kf(pa));
+  double s = 0;
+  for (int k = k_from; k <= k_to; ++k) s += g_.weight(k);
+  return s;
+}
+
+double LatticeTables::shift_upper(int j, double c, int ja, int jb, const std::vector<CellRange>& cells,
+                                  std::vector<CellRange>* violating, double stop_above) const {
+  const double up = 1 + rho_, dn = 1 - rho_, upi = 1 + rho_int_, dni = 1 - rho_int_;
+  const double E = E_, h = h_, absp = abs_pt_;
+  const bool slack = c > 0;
+  double total = tail_ + (slack ? c * tail2_ : 0.0);
+  for (size_t ci = 0; ci < cells.size(); ++ci) {
+    const CellRange cr = cells[ci];
+    int open_lo = -1;  // start of the current run of violating cells
+    int have_d = INT_MIN;  // the grid point whose D is in d_next / e_next
+    double d_next = 0, e_next = 0;
+    for (int m = cr.lo; m < cr.hi; ++m) {
+      const int p = m - j;
+      // c S on this cell (an upper value cs_up and a lower value cs_dn of the same constant).
+      double cs_up = 0, cs_dn = 0;
+      if (slack) {
+        const double S = L2(m - jb) + R2(m + 1 - ja) + env2_top_ * plateau(m - jb, m - ja);
+        cs_up = c * (S * up + abs2_) * (1 + 1e-15);
+        cs_dn = c * (S * up + abs2_) * (1 - 1e-15);
+      }
+      const double supG = L(p) + R(p + 1);
+      const double inff = Ls(m + 1) + Rs(m);
+      const double Dup = supG * up + absp + cs_up - E * inff * dn;
+      if (Dup <= 0) {
+        if (open_lo >= 0 && violating) violating->push_back({open_lo, m});
+        open_lo = -1;
+        continue;
+      }
+      if (open_lo < 0) open_lo = m;
+      const double infG = Ls(p + 1) + Rs(p);
+      const double supf = L(m) + R(m + 1);
+      const double Dlow = infG * dn + cs_dn - E * (supf * up + absp);
+      const double IG = IL(p) + IR(p);
+      const double If = IL(m) + IR(m);
+      const double IDup = IG * upi + h * (absp + cs_up) - E * If * dni;
+      double cb = (Dlow >= 0) ? IDup : std::min(h * Dup, IDup - h * Dlow);
+      if (cb > 0 && Dlow < 0) {
+        // Second order: D + c S <= chord + M h^2 / 8 + e on the cell.
+        double e0, e1, d0;
+        if (have_d == m) {
+          d0 = d_next;
+          e0 = e_next;
+        } else {
+          d0 = point_D(m, j, &e0);
+        }
+        const double d1 = point_D(m + 1, j, &e1);
+        have_d = m + 1;
+        d_next = d1;
+        e_next = e1;
+        const double cc = curvature(m, j) * h * h / 8 + std::max(e0, e1) + cs_up;
+        if (d0 + cc <= 0 && d1 + cc <= 0) {
+          // D + c S <= 0 on the whole cell.
+          if (open_lo >= 0 && violating) violating->push_back({open_lo, m});
+          open_lo = -1;
+          continue;
+        }
+        cb = std::min(cb, pos_linear_integral(d0 + cc, d1 + cc, h));
+      }
+      total += std::max(cb, 0.0);
+    }
+    if (open_lo >= 0 && violating) violating->push_back({open_lo, cr.hi});
+    if (total * (1 + 1e-12) > stop_above) {
+      // Every cell not visited may still violate.
+      if (violating)
+        for (size_t cj = ci + 1; cj < cells.size(); ++cj) violating->push_back(cells[cj]);
+      return total * (1 + 1e-12);
+    }
+  }
+  // A sum of positive terms: relative rounding far below 1e-12.
+  return total * (1 + 1e-12);
+}
+
+double LatticeTables::point_lower(int j) const {
+  const double upi = 1 + rho_int_, dni = 1 - rho_int_;
+  const double E = E_, h = h_, absp = abs_pt_;
+  double total = 0;
+  for (int m = mlo_; m < mhi_; ++m) {
+    const int p = m - j;
+    const double IG = IL(p) + IR(p);
+    const double If = IL(m) + IR(m);
+    const double lo = IG * dni - E * (If * upi + h * absp);
+    if (lo > 0) total += lo;
+  }
+  return total * (1 - 1e-12);
+}
+
+// ---------------------------------------------------------------------------------------------
 // Fast approximate profile: f on a grid of step h = 1/r aligned with the lattice, so that
 // f(x_i - j/r) = f(x_{i-j}); the trapezoid rule on (f_{i-j} - E f_i)_+ for every j.
 namespace {
@@ -509,49 +776,153 @@ double multi_gaussian_search_sigma(double eps, double delta, int K, int integer_
   return std::exp(r.second);
 }
 
+namespace {
+
+// The envelope branch and bound (GaussLattice::envelope_bound) over [a0, b0], or over the single
+// shift a0 when a0 == b0: the slow path, for what the tables leave undecided.
+bool certify_envelope(const GaussLattice& g, double delta, double a0, double b0, int* used) {
+  const double tol = 1e-3 * delta;
+  const double limit = delta * (1 - 1e-9);
+  if (a0 == b0) {
+    ++*used;
+    return g.envelope_bound(a0, a0, tol, limit).upper <= limit;
+  }
+  // Branch and bound over shift intervals, starting from 32 equal pieces of [a0, b0].  Each
+  // interval is first bounded loosely; a bound whose lower side already exceeds the limit
+  // splits the interval at once, an undecided one is recomputed with a finer tolerance.
+  std::vector<std::pair<double, double>> work;
+  const int start = 32;
+  for (int i = start - 1; i >= 0; --i)
+    work.push_back({a0 + (b0 - a0) * i / start, i + 1 == start ? b0 : a0 + (b0 - a0) * (i + 1) / start});
+  while (!work.empty()) {
+    auto [a, b] = work.back();
+    work.pop_back();
+    ++*used;
+    if ((*used & 7) == 0) check_interrupt();
+    if (*used > kMaxIntervals) return false;
+    bool accepted = false, rejected = false;
+    for (double t = 0.3 * delta; !accepted && !rejected; t *= 0.1) {
+      GaussLattice::Bound u = g.envelope_bound(a, b, std::max(t, tol), limit);
+      if (u.upper <= limit) accepted = true;
+      else if (u.lower > limit || t <= tol) rejected = true;
+    }
+    if (accepted) continue;
+    // The interval bound tends to delta(a) as the width shrinks; how fine it must get scales
+    // with delta (just below phi = 1 at delta = 1e-12 it needs widths near 1e-10).
+    if (b - a < std::max(1e-15, std::min(1e-9, 1e-3 * delta))) return false;
+    double mid = 0.5 * (a + b);
+    work.push_back({mid, b});
+    work.push_back({a, mid});
+  }
+  return true;
+}
+
+// Grid resolution of the tables: kTablePerSigma points per sigma (at least 8 per unit), a
+// multiple of `multiple`.
+constexpr double kTablePerSigma = 64;
+constexpr int kTableRefine = 4;       // each further level: kTableRefine times finer
+constexpr int kTableLevels = 3;       // levels of tables before the envelope path
+constexpr double kTableMaxCells = 6e6;  // larger tables: go to the envelope path
+
+int table_r(double sigma, int multiple) {
+  int r = std::max(8, static_cast<int>(std::ceil(kTablePerSigma / sigma)));
+  return ((r + multiple - 1) / multiple) * multiple;
+}
+
+// The bound of one shift interval [ja / r, jb / r] (multi_gaussian.h): the three convex
+// combinations of P(a, .) and P(b, .), cheapest first; P(j, 0) = the bound on delta(j / r) is
+// cached per shift.
+class IntervalCertifier {
+ public:
+  IntervalCertifier(const LatticeTables& T, double limit) : T_(T), limit_(limit), all_(T.all_cells()) {}
+  // true: sup over [ja / r, jb / r] of delta <= limit, proved.
+  bool accept(int ja, int jb) {
+    const double pa = point(ja), pb = point(jb);
+    if (pa > limit_ || pb > limit_) return false;
+    if (ja == jb) return true;
+    const double w = static_cast<double>(jb - ja) / T_.r();
+    const double c8 = w * w / 8 * (1 + 1e-14), c2 = w * w / 2 * (1 + 1e-14);
+    if (T_.shift_upper(ja, c8, ja, jb, all_, nullptr, limit_) <= limit_ &&
+        T_.shift_upper(jb, c8, ja, jb, all_, nullptr, limit_) <= limit_)
+      return true;
+    if (T_.shift_upper(ja, c2, ja, jb, all_, nullptr, limit_) <= limit_) return true;  // pb <= limit
+    if (T_.shift_upper(jb, c2, ja, jb, all_, nullptr, limit_) <= limit_) return true;  // pa <= limit
+    return false;
+  }
+  double point(int j) {
+    auto it = cache_.find(j);
+    if (it != cache_.end()) return it->second;
+    double v = T_.shift_upper(j, 0.0, j, j, all_, nullptr, INFINITY);
+    cache_[j] = v;
+    return v;
+  }
+
+ private:
+  const LatticeTables& T_;
+  double limit_;
+  std::vector<LatticeTables::CellRange> all_;
+  std::map<int, double> cache_;
+};
+
+}  // namespace
+
 bool multi_gaussian_certify(double eps, double delta, int K, double sigma, int integer_shifts,
                             int* intervals_used) {
   GaussLattice g(eps, K, sigma);
-  const double tol = 1e-3 * delta;
   const double limit = delta * (1 - 1e-9);
   int used = 0;
-  bool ok = true;
+  auto done = [&](bool ok) {
+    if (intervals_used) *intervals_used = used;
+    return ok;
+  };
+  // Level by level: branch and bound over grid-aligned shift intervals with the tables of step
+  // 1 / r; an interval one grid step wide that is not accepted goes to the next level (r times
+  // kTableRefine), and after the last level to the envelope path.  A grid shift whose rigorous
+  // lower bound exceeds the limit ends it: not private.
+  const int D = integer_shifts > 0 ? integer_shifts : 1;
+  int r = table_r(sigma, D);
+  std::vector<std::pair<int, int>> work;
   if (integer_shifts > 0) {
-    for (int m = 1; m <= integer_shifts && ok; ++m) {
-      double phi = static_cast<double>(m) / integer_shifts;
-      ++used;
-      ok = g.envelope_bound(phi, phi, tol, limit).upper <= limit;
-    }
+    for (int m = integer_shifts; m >= 1; --m) work.push_back({m * (r / D), m * (r / D)});
   } else {
-    // Branch and bound over shift intervals, starting from 32 equal pieces of [0, 1].  Each
-    // interval is first bounded loosely; a bound whose lower side already exceeds the limit
-    // splits the interval at once, an undecided one is recomputed with a finer tolerance.
-    std::vector<std::pair<double, double>> work;
-    const int start = 32;
-    for (int i = start - 1; i >= 0; --i) work.push_back({double(i) / start, double(i + 1) / start});
-    while (!work.empty() && ok) {
-      auto [a, b] = work.back();
+    work.push_back({0, r});
+  }
+  for (int level = 0; level < kTableLevels && !work.empty(); ++level) {
+    if ((2.0 * K + 3) * r + 2 * kTableZ * sigma * r > kTableMaxCells) break;
+    LatticeTables T(g, r);
+    IntervalCertifier cert(T, limit);
+    std::vector<std::pair<int, int>> next;
+    while (!work.empty()) {
+      auto [ja, jb] = work.back();
       work.pop_back();
       ++used;
       if ((used & 7) == 0) check_interrupt();
-      if (used > kMaxIntervals) { ok = false; break; }
-      bool accepted = false, rejected = false;
-      for (double t = 0.3 * delta; !accepted && !rejected; t *= 0.1) {
-        GaussLattice::Bound u = g.envelope_bound(a, b, std::max(t, tol), limit);
-        if (u.upper <= limit) accepted = true;
-        else if (u.lower > limit || t <= tol) rejected = true;
+      if (used > kMaxIntervals) return done(false);
+      if (cert.accept(ja, jb)) continue;
+      if (jb - ja <= 1) {
+        if (T.point_lower(ja) > limit || T.point_lower(jb) > limit) return done(false);
+        next.push_back({ja * kTableRefine, jb * kTableRefine});
+        continue;
       }
-      if (accepted) continue;
-      // The interval bound tends to delta(a) as the width shrinks; how fine it must get scales
-      // with delta (just below phi = 1 at delta = 1e-12 it needs widths near 1e-10).
-      if (b - a < std::max(1e-15, std::min(1e-9, 1e-3 * delta))) { ok = false; break; }
-      double mid = 0.5 * (a + b);
-      work.push_back({mid, b});
-      work.push_back({a, mid});
+      const int mid = ja + (jb - ja) / 2;
+      work.push_back({mid, jb});
+      work.push_back({ja, mid});
     }
+    work = std::move(next);
+    r *= kTableRefine;
   }
-  if (intervals_used) *intervals_used = used;
-  return ok;
+  // Whatever the tables left: the envelope path (shifts ja / r .. jb / r of the level reached).
+  for (const auto& [ja, jb] : work) {
+    // The double nearest to ja / r may lie inside the interval: widen outwards by two ulps so that
+    // no shift between this interval and a tabulated neighbour is left out.
+    double a = static_cast<double>(ja) / r, b = static_cast<double>(jb) / r;
+    if (ja < jb) {
+      a = std::max(0.0, std::nextafter(std::nextafter(a, -1.0), -1.0));
+      b = std::min(1.0, std::nextafter(std::nextafter(b, 2.0), 2.0));
+    }
+    if (!certify_envelope(g, delta, a, b, &used)) return done(false);
+  }
+  return done(true);
 }
 
 MultiGaussianResult multi_gaussian_calibrate(double eps, double delta, int K, int integer_shifts) {

@@ -56,6 +56,72 @@ class GaussLattice {
   double c0_;              // 1/(sqrt(2 pi) sigma)
 };
 
+// The tabulated certificate (docs/multi_gaussian_certificate.md, "The tabulated certificate").
+// Grid x_m = m / r, lattice-aligned (every component centre k is the grid point k r); shifts on the
+// same grid, phi = j / r.  On each grid cell [x_m, x_{m+1}] every component of f(. - j / r) and of
+// f is monotone (its peak is a grid point), so the sup and inf of both on a cell, and their exact
+// integrals over it, are partial lattice sums that depend on one index (m - j or m): tables filled
+// once per sigma; a bound is then a sum over cells of a few table lookups (no exp).
+//
+// Between grid shifts: for phi = a + lambda (b - a) in [a, b] and every x,
+//   D_phi(x) <= (1 - lambda) D_a(x) + lambda D_b(x) + lambda (1 - lambda) (b - a)^2 / 2 S(x)
+// with D_phi = f(. - phi) - e^eps f and S(x) >= sup_{phi in [a, b]} f''(x - phi), S >= 0.  With
+// lambda (1 - lambda) <= 1/4, <= 1 - lambda or <= lambda the right side is linear in lambda, so the
+// integral of its positive part is convex in lambda and
+//   sup_{[a,b]} delta <= max(P(a, w^2/8), P(b, w^2/8)),  max(P(a, w^2/2), P(b, 0)),
+//                        max(P(a, 0), P(b, w^2/2)),   P(j, c) = integral (D_j + c S)_+,  w = b - a.
+class LatticeTables {
+ public:
+  LatticeTables(const GaussLattice& g, int r);
+  int r() const { return r_; }
+  struct CellRange {
+    int lo, hi;  // cells m in [lo, hi)
+  };
+  std::vector<CellRange> all_cells() const { return {{mlo_, mhi_}}; }
+  // A rigorous upper bound on P(j / r, c) = integral (D_{j/r} + c S)_+ dx, 0 <= j <= r, c >= 0,
+  // with S the envelope over shifts [ja / r, jb / r] of the sup of f'' (unused when c = 0).  Only the
+  // cells in `cells` are visited: the caller guarantees D_{j/r} + c S <= 0 on every other one.
+  // `violating` (optional) receives the cells where that could not be excluded.  Stops once the
+  // bound exceeds stop_above (then `violating` also receives every cell not yet visited).
+  double shift_upper(int j, double c, int ja, int jb, const std::vector<CellRange>& cells,
+                     std::vector<CellRange>* violating, double stop_above) const;
+  // A rigorous lower bound on delta(j / r).
+  double point_lower(int j) const;
+
+ private:
+  const GaussLattice& g_;
+  int r_, K_, W_, mlo_, mhi_, p0_;
+  double E_, c0_, h_, tail_, tail2_, abs_pt_, abs2_, env2_top_, rho_, rho_int_;
+  // Indexed by p - p0_: L (k r <= p), Ls (k r < p), R (k r >= p), Rs (k r > p) of
+  // sum w_k n(p / r - k); IL (k r <= p), IR (k r > p) of sum w_k times the integral of n(. - k)
+  // over [p / r, (p + 1) / r]; L2 (k r <= p), R2 (k r >= p) of sum w_k nu(p / r - k), nu the
+  // even envelope of n''_+ non-increasing in |y| (nu(y) = sup_{|t| >= |y|} max(n''(t), 0));
+  // Kf = floor(p / r).
+  std::vector<double> L_, Ls_, R_, Rs_, IL_, IR_, L2_, R2_;
+  std::vector<int> Kf_;
+  double L(int p) const { return L_[static_cast<size_t>(p - p0_)]; }
+  double Ls(int p) const { return Ls_[static_cast<size_t>(p - p0_)]; }
+  double R(int p) const { return R_[static_cast<size_t>(p - p0_)]; }
+  double Rs(int p) const { return Rs_[static_cast<size_t>(p - p0_)]; }
+  double IL(int p) const { return IL_[static_cast<size_t>(p - p0_)]; }
+  double IR(int p) const { return IR_[static_cast<size_t>(p - p0_)]; }
+  double L2(int p) const { return L2_[static_cast<size_t>(p - p0_)]; }
+  double R2(int p) const { return R2_[static_cast<size_t>(p - p0_)]; }
+  int Kf(int p) const { return Kf_[static_cast<size_t>(p - p0_)]; }
+  double plateau(int pb, int pa) const;  // sum of w_k over k r in (pb, pa]
+  // Curvature (the second-order chord bound of a cell): A2[e] >= sup |n''| on the cell
+  // [e / r, (e + 1) / r] and A3 (a sparse table for range maxima) of sup |n'''|, for
+  // |e| <= a0_; m_out_ bounds the components beyond Wc_ grid steps (12 sigma).
+  int Wc_, a0_;
+  double m_out_;
+  std::vector<double> A2_;
+  std::vector<std::vector<double>> A3_;
+  double A2(int e) const { return A2_[static_cast<size_t>(e + a0_)]; }
+  double A3max(int e1, int e2) const;  // max of A3 over cells e1..e2
+  double curvature(int m, int j) const;             // >= sup |D_{j/r}''| on cell m
+  double point_D(int m, int j, double* err) const;  // D_{j/r}(x_m) and its error bound
+};
+
 struct MultiGaussianResult {
   double sigma;        // certified at D = 1
   double worst_phi;    // where the (approximate) profile peaks
