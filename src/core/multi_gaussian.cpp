@@ -513,7 +513,7 @@ LatticeTables::LatticeTables(const GaussLattice& g, int r) : g_(g), r_(r), K_(g.
     Wc_ = static_cast<int>(std::ceil(Wc * r)) + 1;
     const double c2 = c0_ / (s * s * s * s), c3 = c0_ / (s * s * s * s * s * s);
     m_out_ = (2 + E_) * c2 * Wc * Wc * std::exp(-Wc * Wc / (2 * s * s));
-    a0_ = Wc_ + 3 * r + 4;
+    a0_ = Wc_ + 3 * r + 70;
     const size_t na = static_cast<size_t>(2 * a0_ + 1);
     A2_.assign(na, 0.0);
     std::vector<double> a3(na, 0.0);
@@ -531,7 +531,46 @@ LatticeTables::LatticeTables(const GaussLattice& g, int r) : g_(g), r_(r), K_(g.
       for (size_t i = 0; i + half < na; ++i) cur[i] = std::max(prev[i], prev[i + half]);
       A3_.push_back(std::move(cur));
     }
+    // Beyond Wc each |n'''| term is at most c3 (3 Wc s^2 + Wc^3) e^{-Wc^2/2s^2} (it falls beyond
+    // ~2.3 sigma) times its weight (paired weights sum to at most 1).
+    m_out3_ = c3 * (3 * Wc * s * s + Wc * Wc * Wc) * std::exp(-Wc * Wc / (2 * s * s));
+    // Lattice sums of A2 over the paired (k = 0..K-1) and the negative (k < 0) components; terms
+    // whose cell is Wc_ or more grid steps from the component (|y| >= 12 sigma) are left out
+    // (m_out_ covers them).
+    p1_ = p1;
+    TA2pos_.assign(n, 0.0);
+    TA2neg_.assign(n, 0.0);
+    for (int k = -K_; k < K_; ++k) {
+      const double wk = g.weight(k);
+      std::vector<double>& T = k >= 0 ? TA2pos_ : TA2neg_;
+      const long kr = static_cast<long>(k) * r;
+      for (int e = -Wc_; e < Wc_; ++e) {
+        const long p = kr + e;
+        if (p >= p0_ && p <= p1) T[static_cast<size_t>(p - p0_)] += wk * A2(e);
+      }
+    }
   }
+}
+
+const std::vector<double>& LatticeTables::TY(int l) const {
+  if (TY_.size() <= static_cast<size_t>(l)) TY_.resize(static_cast<size_t>(l) + 1);
+  std::vector<double>& T = TY_[static_cast<size_t>(l)];
+  if (!T.empty()) return T;
+  const int len = 1 << l, r = r_;
+  T.assign(static_cast<size_t>(p1_ - p0_ + 1), 0.0);
+  // Windows of cells e .. e + len - 1 that reach within Wc_ of the component; the others lie
+  // entirely at |y| >= 12 sigma (m_out3_ covers them).
+  std::vector<double> win(static_cast<size_t>(2 * Wc_ + len + 1));
+  for (int e = -Wc_ - len; e <= Wc_; ++e) win[static_cast<size_t>(e + Wc_ + len)] = A3max(e, e + len - 1);
+  for (int k = 0; k < K_; ++k) {
+    const double wk = g_.weight(k);
+    const long kr = static_cast<long>(k) * r;
+    for (int e = -Wc_ - len; e <= Wc_; ++e) {
+      const long p = kr + e;
+      if (p >= p0_ && p <= p1_) T[static_cast<size_t>(p - p0_)] += wk * win[static_cast<size_t>(e + Wc_ + len)];
+    }
+  }
+  return T;
 }
 
 double LatticeTables::A3max(int e1, int e2) const {
@@ -543,30 +582,28 @@ double LatticeTables::A3max(int e1, int e2) const {
 }
 
 // sup |D''| on the cell [x_m, x_{m+1}] for the shift j / r: the curvature bound of
-// GaussLattice::envelope_bound for a point interval, term by term, from the tables.
+// GaussLattice::envelope_bound for a point interval, from lattice sums of per-cell bounds.
+// Per component it is a sum of |n''| bounds (shifted components, and unshifted ones k <= 0 with
+// weight E w_k), except that a shifted component k in 0..K-1 is paired with the unshifted k + 1
+// (E w_{k+1} = w_k): min(X_k, Y_k) with X_k = |n''| bounds of both, Y_k = (1 - phi) sup |n'''| over
+// [y_lo - 1, y_hi - phi].  Here sum_k min(X_k, Y_k) <= min(sum X_k, sum Y_k), and the |n'''| range
+// (cells d - r .. d - j) is widened to 2^l >= r - j + 1 cells, so that every sum is a table.
 double LatticeTables::curvature(int m, int j) const {
   const int r = r_;
-  const double phi = static_cast<double>(j) / r;
-  double M = m_out_;
-  auto floordiv = [r](int p) { return p >= 0 ? p / r : -((-p + r - 1) / r); };
-  const int k_lo = std::max(-K_, floordiv(m - Wc_ - r) - 1);
-  const int k_hi = std::min(K_, floordiv(m + Wc_) + 1);
-  for (int k = k_lo; k <= k_hi; ++k) {
-    const double wk = g_.weight(k);
-    const int d = m - k * r;  // the cell is [d / r, (d + 1) / r] relative to k
-    const double gk = A2(d - j);
-    if (k >= 0 && k < K_) {
-      // Paired with the unshifted component k + 1 (E w_{k+1} = w_k): |n''(y - phi) - n''(y - 1)|
-      // <= (1 - phi) sup |n'''| over [y_lo - 1, y_hi - phi], the cells d - r .. d - j.
-      double pair = gk + A2(d - r);
-      if (r - j <= 64) pair = std::min(pair, (1 - phi) * A3max(d - r, d - j));
-      M += wk * pair;
-    } else {
-      M += wk * gk;
-    }
-    if (k <= 0) M += E_ * wk * A2(d);
+  const size_t im = static_cast<size_t>(m - p0_), ij = static_cast<size_t>(m - j - p0_),
+               ir = static_cast<size_t>(m - r - p0_);
+  double M = m_out_ + E_ * (TA2neg_[im] + g_.weight(0) * (std::abs(m) < a0_ ? A2(m) : 0.0)) + TA2neg_[ij];
+  const int dK = m - j - K_ * r;  // the shifted component K, unpaired
+  if (std::abs(dK) < a0_) M += g_.weight(K_) * A2(dK);
+  double pair = TA2pos_[ij] + TA2pos_[ir];
+  const int span = r - j + 1;
+  if (span <= 64) {
+    int l = 0;
+    while ((1 << l) < span) ++l;
+    const double phi = static_cast<double>(j) / r;
+    pair = std::min(pair, (1 - phi) * (TY(l)[ir] + m_out3_));
   }
-  return M * (1 + 1e-12);
+  return (M + pair) * (1 + 1e-12);
 }
 
 // D = f(. - j / r) - e^eps f at the grid point x_m, with its error bound.
@@ -819,7 +856,7 @@ bool certify_envelope(const GaussLattice& g, double delta, double a0, double b0,
 
 // Grid resolution of the tables: kTablePerSigma points per sigma (at least 8 per unit), a
 // multiple of `multiple`.
-constexpr double kTablePerSigma = 64;
+constexpr double kTablePerSigma = 48;
 constexpr int kTableRefine = 4;       // each further level: kTableRefine times finer
 constexpr int kTableLevels = 3;       // levels of tables before the envelope path
 constexpr double kTableMaxCells = 6e6;  // larger tables: go to the envelope path

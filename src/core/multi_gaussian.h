@@ -118,6 +118,14 @@ class LatticeTables {
   std::vector<std::vector<double>> A3_;
   double A2(int e) const { return A2_[static_cast<size_t>(e + a0_)]; }
   double A3max(int e1, int e2) const;  // max of A3 over cells e1..e2
+  // Lattice sums of those, indexed like L: TA2pos (k = 0..K-1) and TA2neg (k = -K..-1) of
+  // w_k A2(p - k r); TY[l] (k = 0..K-1) of w_k max(A3 over cells p - k r .. p - k r + 2^l - 1),
+  // filled when first needed; m_out3_ bounds the A3 terms of components beyond Wc_.
+  int p1_;
+  double m_out3_;
+  std::vector<double> TA2pos_, TA2neg_;
+  mutable std::vector<std::vector<double>> TY_;
+  const std::vector<double>& TY(int l) const;
   double curvature(int m, int j) const;             // >= sup |D_{j/r}''| on cell m
   double point_D(int m, int j, double* err) const;  // D_{j/r}(x_m) and its error bound
 };
