@@ -727,32 +727,38 @@ GridProfile grid_profile(const GaussLattice& g, int points_per_sigma) {
   const double z = 12 * g.sigma();
   const int pad = static_cast<int>(std::ceil(z / p.h)) + p.r;
   const int n = 2 * K * p.r + 2 * pad + 1;  // x_i = (i - pad - K r) h
-  // Base Gaussian at offsets m h, |m| <= pad + 2 K r.
-  const int mmax = pad + 2 * K * p.r + p.r;
-  std::vector<double> base(static_cast<size_t>(2 * mmax + 1));
+  // Base Gaussian at offsets m h, |m| <= zr (12 sigma): beyond, a term is below e^-72 of its peak
+  // (this is an estimate, not a bound).
+  const int zr = static_cast<int>(std::ceil(z / p.h));
+  std::vector<double> base(static_cast<size_t>(2 * zr + 1));
   const double c0 = 1.0 / (kSqrt2Pi * g.sigma()), inv = 1.0 / (2 * g.sigma() * g.sigma());
-  for (int m = -mmax; m <= mmax; ++m) {
+  for (int m = -zr; m <= zr; ++m) {
     double y = m * p.h;
-    base[static_cast<size_t>(m + mmax)] = c0 * std::exp(-y * y * inv);
+    base[static_cast<size_t>(m + zr)] = c0 * std::exp(-y * y * inv);
   }
   p.f.assign(static_cast<size_t>(n), 0.0);
   for (int k = -K; k <= K; ++k) {
-    double wk = g.weight(k);
-    // x_i - k = (i - pad - K r - k r) h
-    int off = -pad - K * p.r - k * p.r + mmax;
-    for (int i = 0; i < n; ++i) p.f[static_cast<size_t>(i)] += wk * base[static_cast<size_t>(i + off)];
+    const double wk = g.weight(k);
+    const int ic = pad + K * p.r + k * p.r;  // x_ic = k
+    const int i0 = std::max(0, ic - zr), i1 = std::min(n - 1, ic + zr);
+    for (int i = i0; i <= i1; ++i) p.f[static_cast<size_t>(i)] += wk * base[static_cast<size_t>(i - ic + zr)];
   }
   return p;
 }
 double grid_delta(const GridProfile& p, int j, double E) {
-  double sum = 0;
+  // Four partial sums: independent chains of additions.
+  double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
   const int n = static_cast<int>(p.f.size());
-  for (int i = 0; i < n; ++i) {
-    double shifted = i - j >= 0 ? p.f[static_cast<size_t>(i - j)] : 0.0;
-    double d = shifted - E * p.f[static_cast<size_t>(i)];
-    if (d > 0) sum += d;
+  const double* f = p.f.data();
+  int i = j;  // below j the shifted profile is 0 and the difference negative
+  for (; i + 3 < n; i += 4) {
+    s0 += std::max(f[i - j] - E * f[i], 0.0);
+    s1 += std::max(f[i + 1 - j] - E * f[i + 1], 0.0);
+    s2 += std::max(f[i + 2 - j] - E * f[i + 2], 0.0);
+    s3 += std::max(f[i + 3 - j] - E * f[i + 3], 0.0);
   }
-  return sum * p.h;
+  for (; i < n; ++i) s0 += std::max(f[i - j] - E * f[i], 0.0);
+  return ((s0 + s1) + (s2 + s3)) * p.h;
 }
 }  // namespace
 
@@ -777,39 +783,92 @@ double GaussLattice::approximate_at(double phi) const {
 // ---------------------------------------------------------------------------------------------
 namespace {
 
-// The approximate sup of the profile over the shifts that matter.
-double approx_profile_sup(double eps, int K, double sigma, int integer_shifts) {
+// The approximate sup of the profile over the shifts that matter, and where it is.  Real-valued:
+// every 4th grid shift from phi = 1 down, then every shift around the best of those (the profile is
+// smooth on the scale of 4 grid steps, sigma / 8); an estimate for the search, not a bound.
+GaussLattice::Peak approx_profile_sup(double eps, int K, double sigma, int integer_shifts) {
   GaussLattice g(eps, K, sigma);
-  if (integer_shifts <= 0) return g.approximate_sup().delta;
   GridProfile p = grid_profile(g, 32);
   const double E = std::exp(eps);
-  double best = 0;
-  for (int m = 1; m <= integer_shifts; ++m) {
-    int j = static_cast<int>(std::lround(static_cast<double>(m) / integer_shifts * p.r));
-    best = std::max(best, grid_delta(p, j, E));
+  GaussLattice::Peak best{0, 0};
+  auto consider = [&](int j) {
+    const double d = grid_delta(p, j, E);
+    if (d > best.delta) best = {d, static_cast<double>(j) / p.r};
+  };
+  if (integer_shifts > 0) {
+    for (int m = 1; m <= integer_shifts; ++m)
+      consider(static_cast<int>(std::lround(static_cast<double>(m) / integer_shifts * p.r)));
+    return best;
   }
+  constexpr int kStride = 4;
+  for (int j = p.r; j >= 1; j -= kStride) {
+    if ((j & 63) == 0) check_interrupt();
+    consider(j);
+  }
+  const int jb = static_cast<int>(std::lround(best.phi * p.r));
+  for (int j = std::max(1, jb - kStride + 1); j <= std::min(p.r, jb + kStride - 1); ++j)
+    if (j != jb) consider(j);
   return best;
 }
 
 }  // namespace
 
 double multi_gaussian_search_sigma(double eps, double delta, int K, int integer_shifts) {
+  return multi_gaussian_search_sigma(eps, delta, K, integer_shifts, 0.0);
+}
+
+double multi_gaussian_search_sigma(double eps, double delta, int K, int integer_shifts, double hint) {
   check_interrupt();
-  // Upper bracket: the analytic Gaussian is feasible for every component (mixtures of shifted
-  // (eps, delta)-DP pairs are DP), so sigma_AG(eps, delta) is feasible; lower: halve.
-  auto excess = [&](double ls) { return std::log(approx_profile_sup(eps, K, std::exp(ls), integer_shifts) + 1e-300) - std::log(delta); };
-  double hi = std::log(analytic_gaussian_sigma(eps, delta, 1.0));
-  const double floor = std::log(kSigmaFloor);
-  if (hi <= floor) return std::exp(hi);
-  double lo = std::max(floor, hi - std::log(2.0));
-  while (excess(lo) <= 0) {
-    if (lo <= floor) return kSigmaFloor;  // feasible all the way down to the floor
-    hi = lo;
-    lo = std::max(floor, lo - std::log(2.0));
+  // G(x) = log(approximate sup at sigma = e^x / delta), decreasing in x.  The analytic Gaussian's
+  // sigma_AG is feasible for every component pair (mixtures of DP pairs are DP), so G(log sigma_AG)
+  // <= 0 (up to the approximation; if not, sigma_AG is returned and certified as the fallback).
+  auto G = [&](double x) {
+    return std::log(approx_profile_sup(eps, K, std::exp(x), integer_shifts).delta + 1e-300) - std::log(delta);
+  };
+  const double x_ag = std::log(analytic_gaussian_sigma(eps, delta, 1.0));
+  const double x_floor = std::log(kSigmaFloor);
+  if (x_ag <= x_floor) return std::exp(x_ag);
+  // Bracket: x_lo with G > 0, x_hi with G <= 0.  Start at the hint (the sigma of a neighbouring K)
+  // or at sigma_AG; step towards the root by a secant in u = 1/sigma^2 (log delta(sigma) is nearly
+  // linear in it), overshooting by half, so that a bracket is found in a few evaluations.
+  double x1 = x_ag;
+  if (hint > 0 && std::log(hint) < x_ag && std::log(hint) > x_floor) x1 = std::log(hint);
+  double g1 = G(x1);
+  const double first_step = (x1 == x_ag) ? std::log(2.0) : 0.02;
+  double x0 = NAN, g0 = NAN;  // the previous point
+  const double dir = (g1 <= 0) ? -1.0 : 1.0;  // move down in sigma while feasible, up while not
+  for (int it = 0; it < 60; ++it) {
+    if ((g1 <= 0) != (dir < 0)) break;  // the sign changed: bracketed
+    double step = first_step;
+    if (!std::isnan(x0)) {
+      const double u0 = std::exp(-2 * x0), u1 = std::exp(-2 * x1);
+      const double slope = (g1 - g0) / (u1 - u0);  // > 0: G grows with u
+      if (slope > 0 && std::isfinite(slope)) {
+        const double u = u1 - 1.5 * g1 / slope;
+        if (u > 0) step = std::fabs(-0.5 * std::log(u) - x1);
+      }
+      step = std::min(std::max(step, 0.005), std::log(2.0));
+    }
+    double x2 = x1 + dir * step;
+    if (dir < 0 && x2 <= x_floor) {
+      if (x1 <= x_floor) return kSigmaFloor;  // feasible all the way down to the floor
+      x2 = x_floor;
+    }
+    if (dir > 0 && x2 >= x_ag) {
+      if (x1 >= x_ag) return std::exp(x_ag);
+      x2 = x_ag;
+    }
+    x0 = x1;
+    g0 = g1;
+    x1 = x2;
+    g1 = G(x1);
   }
+  double lo = std::min(x0, x1), hi = std::max(x0, x1);
+  double glo = (lo == x0) ? g0 : g1, ghi = (hi == x0) ? g0 : g1;
+  if (!(glo > 0 && ghi <= 0)) return std::exp(x_ag);  // no bracket (not expected)
   boost::uintmax_t iters = 60;
   auto tol = [](double x, double y) { return std::fabs(x - y) <= 1e-5; };
-  auto r = boost::math::tools::toms748_solve(excess, lo, hi, excess(lo), excess(hi), tol, iters);
+  auto r = boost::math::tools::toms748_solve(G, lo, hi, glo, ghi, tol, iters);
   return std::exp(r.second);
 }
 
@@ -966,8 +1025,7 @@ MultiGaussianResult multi_gaussian_calibrate(double eps, double delta, int K, in
   MultiGaussianResult res{0, 0, 0, 0};
   double s0 = multi_gaussian_search_sigma(eps, delta, K, integer_shifts);
   res.search_sigma = s0;
-  GaussLattice g(eps, K, s0);
-  res.worst_phi = g.approximate_sup().phi;
+  res.worst_phi = approx_profile_sup(eps, K, s0, 0).phi;
   // Certify slightly above the search value; widen on failure.
   const double sigma_ag = analytic_gaussian_sigma(eps, delta, 1.0);
   for (double tau = 0.002; tau < 0.1; tau *= 2) {

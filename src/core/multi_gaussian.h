@@ -144,6 +144,8 @@ MultiGaussianResult multi_gaussian_calibrate(double eps, double delta, int K, in
 
 // Search phase only (not certified): the sigma where the approximate sup of the profile is delta.
 double multi_gaussian_search_sigma(double eps, double delta, int K, int integer_shifts = 0);
+// The same, starting from `hint` (e.g. the search sigma of a neighbouring K; <= 0: none).
+double multi_gaussian_search_sigma(double eps, double delta, int K, int integer_shifts, double hint);
 
 // Certify sigma: true if every shift interval's envelope bound is <= delta.
 bool multi_gaussian_certify(double eps, double delta, int K, double sigma, int integer_shifts,
