@@ -623,66 +623,97 @@ double LatticeTables::plateau(int pb, int pa) const {
 }
 
 double LatticeTables::shift_upper(int j, double c, int ja, int jb, const std::vector<CellRange>& cells,
-                                  std::vector<CellRange>* violating, double stop_above) const {
+                                  std::vector<CellRange>* violating, double stop_above,
+                                  double negligible) const {
   const double up = 1 + rho_, dn = 1 - rho_, upi = 1 + rho_int_, dni = 1 - rho_int_;
   const double E = E_, h = h_, absp = abs_pt_;
   const bool slack = c > 0;
+  // c S from the nu sums at the two ends of a block [m1, m2) (a single cell: m2 = m1 + 1), as an
+  // upper value (the lower value is the same constant times 1 - 2e-15).
+  auto cS = [&](int m1, int m2) {
+    if (!slack) return 0.0;
+    const double S = L2(m1 - jb) + R2(m2 - ja) + env2_top_ * plateau(m1 - jb, m2 - 1 - ja);
+    return c * (S * up + abs2_) * (1 + 1e-15);
+  };
   double total = tail_ + (slack ? c * tail2_ : 0.0);
+  int open_lo = -1;  // start of the current run of cells that may violate
+  auto close_run = [&](int m) {
+    if (open_lo >= 0 && violating) violating->push_back({open_lo, m});
+    open_lo = -1;
+  };
   for (size_t ci = 0; ci < cells.size(); ++ci) {
     const CellRange cr = cells[ci];
-    int open_lo = -1;  // start of the current run of violating cells
     int have_d = INT_MIN;  // the grid point whose D is in d_next / e_next
     double d_next = 0, e_next = 0;
-    for (int m = cr.lo; m < cr.hi; ++m) {
-      const int p = m - j;
-      // c S on this cell (an upper value cs_up and a lower value cs_dn of the same constant).
-      double cs_up = 0, cs_dn = 0;
-      if (slack) {
-        const double S = L2(m - jb) + R2(m + 1 - ja) + env2_top_ * plateau(m - jb, m - ja);
-        cs_up = c * (S * up + abs2_) * (1 + 1e-15);
-        cs_dn = c * (S * up + abs2_) * (1 - 1e-15);
-      }
-      const double supG = L(p) + R(p + 1);
-      const double inff = Ls(m + 1) + Rs(m);
-      const double Dup = supG * up + absp + cs_up - E * inff * dn;
-      if (Dup <= 0) {
-        if (open_lo >= 0 && violating) violating->push_back({open_lo, m});
-        open_lo = -1;
-        continue;
-      }
-      if (open_lo < 0) open_lo = m;
-      const double infG = Ls(p + 1) + Rs(p);
-      const double supf = L(m) + R(m + 1);
-      const double Dlow = infG * dn + cs_dn - E * (supf * up + absp);
-      const double IG = IL(p) + IR(p);
-      const double If = IL(m) + IR(m);
-      const double IDup = IG * upi + h * (absp + cs_up) - E * If * dni;
-      double cb = (Dlow >= 0) ? IDup : std::min(h * Dup, IDup - h * Dlow);
-      if (cb > 0 && Dlow < 0) {
-        // Second order: D + c S <= chord + M h^2 / 8 + e on the cell.
-        double e0, e1, d0;
-        if (have_d == m) {
-          d0 = d_next;
-          e0 = e_next;
-        } else {
-          d0 = point_D(m, j, &e0);
-        }
-        const double d1 = point_D(m + 1, j, &e1);
-        have_d = m + 1;
-        d_next = d1;
-        e_next = e1;
-        const double cc = curvature(m, j) * h * h / 8 + std::max(e0, e1) + cs_up;
-        if (d0 + cc <= 0 && d1 + cc <= 0) {
-          // D + c S <= 0 on the whole cell.
-          if (open_lo >= 0 && violating) violating->push_back({open_lo, m});
-          open_lo = -1;
+    for (int m1 = cr.lo; m1 < cr.hi;) {
+      // A block of up to kBlock cells with no lattice point strictly inside (so that every
+      // component of f is monotone on it): one test for the whole block first.
+      constexpr int kBlock = 16;
+      const int next_lattice = (Kf(m1) + 1) * r_;
+      const int m2 = std::min({m1 + kBlock, next_lattice, cr.hi});
+      if (m2 - m1 > 1) {
+        const double supG = L(m1 - j) + R(m2 - j) + c0_ * plateau(m1 - j, m2 - 1 - j);
+        const double inff = Ls(m2) + Rs(m1);
+        const double Dup = supG * up + absp + cS(m1, m2) - E * inff * dn;
+        if (Dup <= 0) {  // D_j + c S <= 0 on the whole block
+          close_run(m1);
+          m1 = m2;
           continue;
         }
-        cb = std::min(cb, pos_linear_integral(d0 + cc, d1 + cc, h));
+        if (h * Dup <= negligible) {  // each cell contributes at most h Dup
+          if (open_lo < 0) open_lo = m1;
+          total += (m2 - m1) * h * Dup;
+          m1 = m2;
+          continue;
+        }
       }
-      total += std::max(cb, 0.0);
+      for (int m = m1; m < m2; ++m) {
+        const int p = m - j;
+        const double cs_up = cS(m, m + 1), cs_dn = cs_up * (1 - 2e-15);
+        const double supG = L(p) + R(p + 1);
+        const double inff = Ls(m + 1) + Rs(m);
+        const double Dup = supG * up + absp + cs_up - E * inff * dn;
+        if (Dup <= 0) {
+          close_run(m);
+          continue;
+        }
+        if (open_lo < 0) open_lo = m;
+        if (h * Dup <= negligible) {
+          total += h * Dup;
+          continue;
+        }
+        const double infG = Ls(p + 1) + Rs(p);
+        const double supf = L(m) + R(m + 1);
+        const double Dlow = infG * dn + cs_dn - E * (supf * up + absp);
+        const double IG = IL(p) + IR(p);
+        const double If = IL(m) + IR(m);
+        const double IDup = IG * upi + h * (absp + cs_up) - E * If * dni;
+        double cb = (Dlow >= 0) ? IDup : std::min(h * Dup, IDup - h * Dlow);
+        if (cb > 0 && Dlow < 0) {
+          // Second order: D + c S <= chord + M h^2 / 8 + e on the cell.
+          double e0, e1, d0;
+          if (have_d == m) {
+            d0 = d_next;
+            e0 = e_next;
+          } else {
+            d0 = point_D(m, j, &e0);
+          }
+          const double d1 = point_D(m + 1, j, &e1);
+          have_d = m + 1;
+          d_next = d1;
+          e_next = e1;
+          const double cc = curvature(m, j) * h * h / 8 + std::max(e0, e1) + cs_up;
+          if (d0 + cc <= 0 && d1 + cc <= 0) {  // D + c S <= 0 on the whole cell
+            close_run(m);
+            continue;
+          }
+          cb = std::min(cb, pos_linear_integral(d0 + cc, d1 + cc, h));
+        }
+        total += std::max(cb, 0.0);
+      }
+      m1 = m2;
     }
-    if (open_lo >= 0 && violating) violating->push_back({open_lo, cr.hi});
+    close_run(cr.hi);
     if (total * (1 + 1e-12) > stop_above) {
       // Every cell not visited may still violate.
       if (violating)
@@ -930,34 +961,61 @@ int table_r(double sigma, int multiple) {
 // cached per shift.
 class IntervalCertifier {
  public:
-  IntervalCertifier(const LatticeTables& T, double limit) : T_(T), limit_(limit), all_(T.all_cells()) {}
+  IntervalCertifier(const LatticeTables& T, double limit)
+      : T_(T), limit_(limit), all_(T.all_cells()),
+        negligible_(1e-8 * limit / (all_[0].hi - all_[0].lo)) {}
   // true: sup over [ja / r, jb / r] of delta <= limit, proved.
   bool accept(int ja, int jb) {
-    const double pa = point(ja), pb = point(jb);
+    const double pa = scan(ja, 0.0, ja, jb, INFINITY), pb = scan(jb, 0.0, ja, jb, INFINITY);
     if (pa > limit_ || pb > limit_) return false;
     if (ja == jb) return true;
-    const double w = static_cast<double>(jb - ja) / T_.r();
-    const double c8 = w * w / 8 * (1 + 1e-14), c2 = w * w / 2 * (1 + 1e-14);
-    if (T_.shift_upper(ja, c8, ja, jb, all_, nullptr, limit_) <= limit_ &&
-        T_.shift_upper(jb, c8, ja, jb, all_, nullptr, limit_) <= limit_)
-      return true;
-    if (T_.shift_upper(ja, c2, ja, jb, all_, nullptr, limit_) <= limit_) return true;  // pb <= limit
-    if (T_.shift_upper(jb, c2, ja, jb, all_, nullptr, limit_) <= limit_) return true;  // pa <= limit
+    // c = w^2/8 and w^2/2 from integers with one rounding each, so that a parent's w^2/8 and its
+    // halves' w^2/2 are the same double (and the parent's scans can be reused, below).
+    const double d2 = static_cast<double>(jb - ja) * (jb - ja), r2 = static_cast<double>(T_.r()) * T_.r();
+    const double c8 = d2 / (8 * r2) * (1 + 1e-14), c2 = d2 / (2 * r2) * (1 + 1e-14);
+    if (scan(ja, c8, ja, jb, limit_) <= limit_ && scan(jb, c8, ja, jb, limit_) <= limit_) return true;
+    if (scan(ja, c2, ja, jb, limit_) <= limit_) return true;  // and pb <= limit
+    if (scan(jb, c2, ja, jb, limit_) <= limit_) return true;  // and pa <= limit
     return false;
-  }
-  double point(int j) {
-    auto it = cache_.find(j);
-    if (it != cache_.end()) return it->second;
-    double v = T_.shift_upper(j, 0.0, j, j, all_, nullptr, INFINITY);
-    cache_[j] = v;
-    return v;
   }
 
  private:
+  // P(j, c) with S over [ja, jb] (c = 0: delta(j / r), cached).  Cells a previous scan at j
+  // excluded are skipped when that scan dominates: its c S was at least this c S on every cell
+  // (c' >= c and [ja', jb'] contains [ja, jb], so that S' >= S; any scan when c = 0).  On such a cell
+  // D_j + c' S' <= 0 was proved, hence D_j + c S <= 0 for the true envelope S of [ja, jb], which
+  // may be used there as the S of this bound (any S >= sup f'' will do, cell by cell).
+  struct Scan {
+    double c;
+    int ja, jb;
+    double value;
+    std::vector<LatticeTables::CellRange> cells;
+    size_t count;
+  };
+  double scan(int j, double c, int ja, int jb, double stop_above) {
+    std::vector<Scan>& list = scans_[j];
+    const Scan* best = nullptr;
+    for (const Scan& sc : list) {
+      if (c == 0 && sc.c == 0) return sc.value;  // delta(j / r): computed in full before
+      const bool dominates = (c == 0) || (sc.c >= c && sc.ja <= ja && sc.jb >= jb);
+      if (dominates && (!best || sc.count < best->count)) best = &sc;
+    }
+    std::vector<LatticeTables::CellRange> cells = best ? best->cells : all_;
+    std::vector<LatticeTables::CellRange> viol;
+    const double v = T_.shift_upper(j, c, ja, jb, cells, &viol, stop_above, negligible_);
+    size_t count = 0;
+    for (const auto& cr : viol) count += static_cast<size_t>(cr.hi - cr.lo);
+    list.push_back({c, ja, jb, v, std::move(viol), count});
+    return v;
+  }
+
   const LatticeTables& T_;
   double limit_;
   std::vector<LatticeTables::CellRange> all_;
-  std::map<int, double> cache_;
+  // A cell whose contribution is at most this is added as such (h Dup) without further work:
+  // in all at most 1e-8 of the limit per bound.
+  double negligible_;
+  std::map<int, std::vector<Scan>> scans_;
 };
 
 }  // namespace

@@ -83,8 +83,10 @@ class LatticeTables {
   // cells in `cells` are visited: the caller guarantees D_{j/r} + c S <= 0 on every other one.
   // `violating` (optional) receives the cells where that could not be excluded.  Stops once the
   // bound exceeds stop_above (then `violating` also receives every cell not yet visited).
+  // A cell (or block) whose contribution is at most h Dup <= `negligible` per cell is charged
+  // h Dup without further work (it stays in `violating`).
   double shift_upper(int j, double c, int ja, int jb, const std::vector<CellRange>& cells,
-                     std::vector<CellRange>* violating, double stop_above) const;
+                     std::vector<CellRange>* violating, double stop_above, double negligible = 0) const;
   // A rigorous lower bound on delta(j / r).
   double point_lower(int j) const;
 
