@@ -422,15 +422,12 @@ GaussLattice::Bound GaussLattice::envelope_bound(double a, double b, double tole
 //   otherwise: the least of h Dup, int_cell D + c S h - h Dlow (as int g_+ = int g + int g_-), and
 //   the second-order chord bound: D + c S <= chord + M h^2/8 + e, M >= sup_cell |D''| (paired form
 //   of envelope_bound's curvature, from tables of sup |n''| and sup |n'''| per cell).
-// S on the cell for the shift interval [ja / r, jb / r]: nu (the even envelope of n''_+,
-// non-increasing in |y|) of each component at the point of {x - k - xi : x in cell, xi in [a, b]}
-// nearest 0, a partial lattice sum of the same form: L2(m - jb) + R2(m + 1 - ja) + nu(0) (weights
-// of k r in (m - jb, m - ja]).
+// S on a cell for the shift interval [ja / r, jb / r] (slack_S): the sum over the components of the
+// sup of -n'' over {x - k - xi : x in cell, xi in [a, b]}, components where that is negative left out.
 // Truncation: components beyond W >= Z sigma r grid steps of a point are left out (each below
-// c0 e^{-Z^2/2}, resp. c0 Z^2/s^2 e^{-Z^2/2} for nu, times its weight; weights sum to 1).  Outside
-// the tabulated cells [x_mlo, x_mhi] = [-K - W/r, K + 1 + W/r] the integrand is at most
-// f(. - phi) + c S, of mass at most 2 Q(Z) + 2 c (Z / s) c0 e^{-Z^2/2} (the integral of n'' beyond
-// Z sigma is |n'(Z sigma)|).
+// c0 e^{-Z^2/2} times its weight; weights sum to 1).  Outside the tabulated cells
+// [x_mlo, x_mhi] = [-K - W/r, K + 1 + W/r] the integrand is at most f(. - phi) + c S with S = 0
+// there (every -n'' term is negative beyond sqrt(3) sigma), of mass at most 2 Q(Z).
 namespace {
 constexpr double kTableZ = 12.0;  // truncation (in sigma) of the tabulated sums
 }
@@ -449,21 +446,25 @@ LatticeTables::LatticeTables(const GaussLattice& g, int r) : g_(g), r_(r), K_(g.
   h_ = 1.0 / r;
   const double ez = std::exp(-Z * Z / 2);
   tail_ = 2 * normal_upper_tail(Z) * (1 + 1e-12) + 1e-300;
-  tail2_ = 2 * (Z / s) * c0_ * ez * 1.01 + 1e-300;
   abs_pt_ = c0_ * ez * 1.01 + 1e-300;
-  abs2_ = c0_ * (Z * Z / (s * s)) * ez * 1.01 + 1e-300;
-  // nu: n''_+ peaks at |y| = sqrt(3) sigma with the value 2 c0 e^{-3/2} / s^2.
-  env2_top_ = 2 * c0_ * std::exp(-1.5) / (s * s) * (1 + 1e-12);
-  const double inv2s2 = 1.0 / (2 * s * s), s3 = std::sqrt(3.0) * s;
-  // Base values: n(d / r), nu(d / r), and the cell integrals N(d) of n over [d/r, (d+1)/r].
-  std::vector<double> base(static_cast<size_t>(W_ + 1)), cell(static_cast<size_t>(W_ + 1)),
-      nu(static_cast<size_t>(W_ + 1));
+  // -n''(y) = c0 (s^2 - y^2) / s^4 e^{-y^2/2s^2}: c0 / s^2 at 0, decreasing in |y| to its least value
+  // at sqrt(3) sigma, then increasing towards 0 (negative beyond sigma).
+  m2top_ = c0_ / (s * s) * (1 + 1e-12);
+  s3r_ = std::sqrt(3.0) * s * r;
+  D3_ = static_cast<int>(std::ceil(s3r_));
+  m2_.resize(static_cast<size_t>(D3_ + r + 3));
+  for (size_t d = 0; d < m2_.size(); ++d) {
+    const double y = static_cast<double>(d) / r;
+    m2_[d] = c0_ * (s * s - y * y) / (s * s * s * s) * std::exp(-y * y / (2 * s * s));
+  }
+  const double inv2s2 = 1.0 / (2 * s * s);
+  // Base values: n(d / r) and the cell integrals N(d) of n over [d/r, (d+1)/r].
+  std::vector<double> base(static_cast<size_t>(W_ + 1)), cell(static_cast<size_t>(W_ + 1));
   double qprev = 0.5, worst_rel = 0;
   for (int d = 0; d <= W_; ++d) {
     const double y = static_cast<double>(d) / r;
     const double ex = std::exp(-y * y * inv2s2);
     base[static_cast<size_t>(d)] = c0_ * ex;
-    nu[static_cast<size_t>(d)] = (y <= s3) ? env2_top_ : c0_ * (y * y - s * s) / (s * s * s * s) * ex;
     const double x1 = static_cast<double>(d + 1) / (r * s);
     const double q = normal_upper_tail(x1);
     const double N = qprev - q;
@@ -479,7 +480,7 @@ LatticeTables::LatticeTables(const GaussLattice& g, int r) : g_(g), r_(r), K_(g.
   const double terms = 2.0 * W_ / r + 2;
   rho_ = 1e-13 + 4e-16 * terms;
   rho_int_ = rho_ + worst_rel;
-  for (auto* v : {&L_, &Ls_, &R_, &Rs_, &IL_, &IR_, &L2_, &R2_}) v->assign(n, 0.0);
+  for (auto* v : {&L_, &Ls_, &R_, &Rs_, &IL_, &IR_}) v->assign(n, 0.0);
   Kf_.assign(n, 0);
   for (int p = p0_; p <= p1; ++p) Kf_[static_cast<size_t>(p - p0_)] = p >= 0 ? p / r : -((-p + r - 1) / r);
   for (int k = -K_; k <= K_; ++k) {
@@ -487,20 +488,18 @@ LatticeTables::LatticeTables(const GaussLattice& g, int r) : g_(g), r_(r), K_(g.
     const long kr = static_cast<long>(k) * r;
     for (int d = 0; d <= W_; ++d) {
       const size_t du = static_cast<size_t>(d);
-      const double bv = wk * base[du], cv = wk * cell[du], nv = wk * nu[du];
+      const double bv = wk * base[du], cv = wk * cell[du];
       const long pr = kr + d, pl = kr - d, pi = kr - 1 - d;
       if (pr >= p0_ && pr <= p1) {
         const size_t i = static_cast<size_t>(pr - p0_);
         L_[i] += bv;
         if (d > 0) Ls_[i] += bv;
         IL_[i] += cv;  // p - kr = d >= 0
-        L2_[i] += nv;
       }
       if (pl >= p0_ && pl <= p1) {
         const size_t i = static_cast<size_t>(pl - p0_);
         R_[i] += bv;
         if (d > 0) Rs_[i] += bv;
-        R2_[i] += nv;
       }
       if (pi >= p0_ && pi <= p1) IR_[static_cast<size_t>(pi - p0_)] += cv;  // p - kr = -1 - d
     }
@@ -614,6 +613,39 @@ double LatticeTables::point_D(int m, int j, double* err) const {
   return G - F;
 }
 
+// S on the cells [m1, m2) for shifts xi in [ja / r, jb / r], lo_p = m1 - jb, hi_p = m2 - ja: the sum
+// over components k of sup -n'' over the offsets y in [(lo_p - k r) / r, (hi_p - k r) / r] (>= sup of
+// -f''(x - xi) over the cells and the shifts), then its positive part.  -n'' is even, c0 / s^2 at 0,
+// decreasing in |y| down to its (negative) least value at sqrt(3) sigma and increasing (negative)
+// beyond: on a range containing 0 the sup is c0 / s^2, otherwise it is at an end (no interior maximum
+// on either side).  Components whose range lies entirely beyond sqrt(3) sigma contribute a negative
+// sup and are left out (an upper bound).  Positive and negative terms are summed apart so that
+// rounding is charged on the safe side.
+double LatticeTables::slack_S(int lo_p, int hi_p) const {
+  double pos = 0, neg = 0;
+  const int r = r_;
+  auto floordiv = [r](int p) { return p >= 0 ? p / r : -((-p + r - 1) / r); };
+  // Components with lo_p - k r < D3_ and hi_p - k r > -D3_ (the others lie beyond sqrt(3) sigma).
+  const int k_from = std::max(-K_, floordiv(lo_p - D3_) + 1), k_to = std::min(K_, floordiv(hi_p + D3_ - 1));
+  const int last = static_cast<int>(m2_.size()) - 1;
+  for (int k = k_from; k <= k_to; ++k) {
+    const int lo = lo_p - k * r, hi = hi_p - k * r;
+    double v;
+    if (lo <= 0 && 0 <= hi) {
+      v = m2top_;
+    } else {
+      // Beyond the table (|y| > sqrt(3) sigma + 1) -n'' is negative: 0 bounds it.
+      const int alo = std::abs(lo), ahi = std::abs(hi);
+      const double vlo = alo <= last ? m2_[static_cast<size_t>(alo)] : 0.0;
+      const double vhi = ahi <= last ? m2_[static_cast<size_t>(ahi)] : 0.0;
+      v = std::max(vlo, vhi);
+    }
+    if (v >= 0) pos += g_.weight(k) * v;
+    else neg -= g_.weight(k) * v;
+  }
+  return std::max(0.0, pos * (1 + rho_) - neg * (1 - rho_));
+}
+
 double LatticeTables::plateau(int pb, int pa) const {
   if (pa <= pb) return 0.0;
   const int k_from = std::max(-K_, Kf(pb) + 1), k_to = std::min(K_, Kf(pa));
@@ -628,14 +660,13 @@ double LatticeTables::shift_upper(int j, double c, int ja, int jb, const std::ve
   const double up = 1 + rho_, dn = 1 - rho_, upi = 1 + rho_int_, dni = 1 - rho_int_;
   const double E = E_, h = h_, absp = abs_pt_;
   const bool slack = c > 0;
-  // c S from the nu sums at the two ends of a block [m1, m2) (a single cell: m2 = m1 + 1), as an
-  // upper value (the lower value is the same constant times 1 - 2e-15).
+  // c S on a block [m1, m2) (a single cell: m2 = m1 + 1), as an upper value (the lower value is the
+  // same constant times 1 - 2e-15).
   auto cS = [&](int m1, int m2) {
     if (!slack) return 0.0;
-    const double S = L2(m1 - jb) + R2(m2 - ja) + env2_top_ * plateau(m1 - jb, m2 - 1 - ja);
-    return c * (S * up + abs2_) * (1 + 1e-15);
+    return c * slack_S(m1 - jb, m2 - ja) * (1 + 1e-15);
   };
-  double total = tail_ + (slack ? c * tail2_ : 0.0);
+  double total = tail_;
   int open_lo = -1;  // start of the current run of cells that may violate
   auto close_run = [&](int m) {
     if (open_lo >= 0 && violating) violating->push_back({open_lo, m});
@@ -984,7 +1015,7 @@ class IntervalCertifier {
   // excluded are skipped when that scan dominates: its c S was at least this c S on every cell
   // (c' >= c and [ja', jb'] contains [ja, jb], so that S' >= S; any scan when c = 0).  On such a cell
   // D_j + c' S' <= 0 was proved, hence D_j + c S <= 0 for the true envelope S of [ja, jb], which
-  // may be used there as the S of this bound (any S >= sup f'' will do, cell by cell).
+  // may be used there as the S of this bound (any S >= sup -f'' will do, cell by cell).
   struct Scan {
     double c;
     int ja, jb;

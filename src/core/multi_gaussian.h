@@ -65,7 +65,8 @@ class GaussLattice {
 //
 // Between grid shifts: for phi = a + lambda (b - a) in [a, b] and every x,
 //   D_phi(x) <= (1 - lambda) D_a(x) + lambda D_b(x) + lambda (1 - lambda) (b - a)^2 / 2 S(x)
-// with D_phi = f(. - phi) - e^eps f and S(x) >= sup_{phi in [a, b]} f''(x - phi), S >= 0.  With
+// with D_phi = f(. - phi) - e^eps f and S(x) >= sup_{phi in [a, b]} -f''(x - phi), S >= 0 (the
+// concavity of phi -> D_phi(x), whose second derivative is f''(x - phi)).  With
 // lambda (1 - lambda) <= 1/4, <= 1 - lambda or <= lambda the right side is linear in lambda, so the
 // integral of its positive part is convex in lambda and
 //   sup_{[a,b]} delta <= max(P(a, w^2/8), P(b, w^2/8)),  max(P(a, w^2/2), P(b, 0)),
@@ -79,7 +80,7 @@ class LatticeTables {
   };
   std::vector<CellRange> all_cells() const { return {{mlo_, mhi_}}; }
   // A rigorous upper bound on P(j / r, c) = integral (D_{j/r} + c S)_+ dx, 0 <= j <= r, c >= 0,
-  // with S the envelope over shifts [ja / r, jb / r] of the sup of f'' (unused when c = 0).  Only the
+  // with S >= sup of -f''(x - xi) over shifts xi in [ja / r, jb / r] (unused when c = 0).  Only the
   // cells in `cells` are visited: the caller guarantees D_{j/r} + c S <= 0 on every other one.
   // `violating` (optional) receives the cells where that could not be excluded.  Stops once the
   // bound exceeds stop_above (then `violating` also receives every cell not yet visited).
@@ -93,13 +94,13 @@ class LatticeTables {
  private:
   const GaussLattice& g_;
   int r_, K_, W_, mlo_, mhi_, p0_;
-  double E_, c0_, h_, tail_, tail2_, abs_pt_, abs2_, env2_top_, rho_, rho_int_;
+  double E_, c0_, h_, tail_, abs_pt_, m2top_, s3r_, rho_, rho_int_;
+  int D3_;                  // ceil(sqrt(3) sigma r): where -n'' is least, in grid steps
+  std::vector<double> m2_;  // -n''(d / r), d = 0..D3_ + r + 2
   // Indexed by p - p0_: L (k r <= p), Ls (k r < p), R (k r >= p), Rs (k r > p) of
   // sum w_k n(p / r - k); IL (k r <= p), IR (k r > p) of sum w_k times the integral of n(. - k)
-  // over [p / r, (p + 1) / r]; L2 (k r <= p), R2 (k r >= p) of sum w_k nu(p / r - k), nu the
-  // even envelope of n''_+ non-increasing in |y| (nu(y) = sup_{|t| >= |y|} max(n''(t), 0));
-  // Kf = floor(p / r).
-  std::vector<double> L_, Ls_, R_, Rs_, IL_, IR_, L2_, R2_;
+  // over [p / r, (p + 1) / r]; Kf = floor(p / r).
+  std::vector<double> L_, Ls_, R_, Rs_, IL_, IR_;
   std::vector<int> Kf_;
   double L(int p) const { return L_[static_cast<size_t>(p - p0_)]; }
   double Ls(int p) const { return Ls_[static_cast<size_t>(p - p0_)]; }
@@ -107,10 +108,11 @@ class LatticeTables {
   double Rs(int p) const { return Rs_[static_cast<size_t>(p - p0_)]; }
   double IL(int p) const { return IL_[static_cast<size_t>(p - p0_)]; }
   double IR(int p) const { return IR_[static_cast<size_t>(p - p0_)]; }
-  double L2(int p) const { return L2_[static_cast<size_t>(p - p0_)]; }
-  double R2(int p) const { return R2_[static_cast<size_t>(p - p0_)]; }
   int Kf(int p) const { return Kf_[static_cast<size_t>(p - p0_)]; }
   double plateau(int pb, int pa) const;  // sum of w_k over k r in (pb, pa]
+  // S of the cells [m1, m2) for the shift interval [ja / r, jb / r] (lo_p = m1 - jb, hi_p = m2 - ja):
+  // >= sup of -f''(x - xi) over them, >= 0.
+  double slack_S(int lo_p, int hi_p) const;
   // Curvature (the second-order chord bound of a cell): A2[e] >= sup |n''| on the cell
   // [e / r, (e + 1) / r] and A3 (a sparse table for range maxima) of sup |n'''|, for
   // |e| <= a0_; m_out_ bounds the components beyond Wc_ grid steps (12 sigma).

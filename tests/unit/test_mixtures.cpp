@@ -1292,10 +1292,11 @@ TEST(TabulatedBound, PointShiftsBracketTheExactProfile) {
 }
 
 // Between grid shifts: each of the three convex-combination bounds of an interval covers the exact
-// profile at shifts inside it (off the grid), for wide and narrow intervals, near phi = 1 too.
+// profile at shifts inside it (off the grid), for wide and narrow intervals, near phi = 1 too, and
+// around an interior peak of the profile (where delta(phi) is concave: the slack S must bound -f'').
 TEST(TabulatedBound, IntervalBoundsCoverShiftsInside) {
   struct P { double eps; int K; double s; };
-  const P ps[] = {{1, 16, 0.359}, {5, 10, 0.2349}, {1, 10, 2.28}};
+  const P ps[] = {{1, 16, 0.359}, {5, 10, 0.2349}, {1, 10, 2.28}, {1, 10, 0.3447}, {2, 10, 0.2962}};
   for (const P& p : ps) {
     dpagg::GaussLattice g(p.eps, p.K, p.s);
     const int r = static_cast<int>(std::ceil(64 / p.s));
@@ -1303,8 +1304,17 @@ TEST(TabulatedBound, IntervalBoundsCoverShiftsInside) {
     Mixture m = Mixture::multi(p.eps, p.K, p.s);
     ProfileEvaluator ev(m, p.eps);
     const auto all = T.all_cells();
+    // The grid shift where the profile peaks.
+    int jpk = 1;
+    double best = 0;
+    for (int j = 1; j <= r; ++j) {
+      const double v = T.shift_upper(j, 0.0, j, j, all, nullptr, INFINITY);
+      if (v > best) best = v, jpk = j;
+    }
+    const int lo8 = std::max(0, jpk - 8), lo2 = std::max(0, jpk - 2);
     for (auto [ja, jb] : {std::pair<int, int>{0, r}, {r / 2, r}, {r / 4, r / 2}, {r - r / 8, r}, {r - 4, r},
-                          {r - 2, r - 1}, {(7 * r) / 10, (7 * r) / 10 + 5}}) {
+                          {r - 2, r - 1}, {(7 * r) / 10, (7 * r) / 10 + 5}, {lo8, std::min(r, lo8 + 17)},
+                          {lo2, std::min(r, lo2 + 5)}, {std::max(0, jpk - 30), std::min(r, jpk + 30)}}) {
       SCOPED_TRACE(testing::Message() << "eps=" << p.eps << " K=" << p.K << " [" << ja << ", " << jb << "]/" << r);
       const double w = static_cast<double>(jb - ja) / r;
       const double c8 = w * w / 8 * (1 + 1e-14), c2 = w * w / 2 * (1 + 1e-14);
@@ -1315,8 +1325,8 @@ TEST(TabulatedBound, IntervalBoundsCoverShiftsInside) {
       const double b2 = std::max(T.shift_upper(ja, c2, ja, jb, all, nullptr, INFINITY), pb);
       const double b3 = std::max(pa, T.shift_upper(jb, c2, ja, jb, all, nullptr, INFINITY));
       double sup_inside = 0;
-      for (int i = 0; i <= 16; ++i) {
-        const LD phi = (LD(ja) + LD(jb - ja) * (i + 0.37L) / 17) / r;
+      for (int i = 0; i <= 32; ++i) {
+        const LD phi = (LD(ja) + LD(jb - ja) * (i + 0.37L) / 33) / r;
         if (phi > 1) continue;
         sup_inside = std::max(sup_inside, static_cast<double>(ev.at(phi).value));
       }
