@@ -450,8 +450,10 @@ LatticeTables::LatticeTables(const GaussLattice& g, int r) : g_(g), r_(r), K_(g.
   // -n''(y) = c0 (s^2 - y^2) / s^4 e^{-y^2/2s^2}: c0 / s^2 at 0, decreasing in |y| to its least value
   // at sqrt(3) sigma, then increasing towards 0 (negative beyond sigma).
   m2top_ = c0_ / (s * s) * (1 + 1e-12);
-  s3r_ = std::sqrt(3.0) * s * r;
-  D3_ = static_cast<int>(std::ceil(s3r_));
+  // Components up to 4 sigma away enter S with their (negative) sup beyond sqrt(3) sigma, which
+  // cancels the positive ones of the components nearest the cell (at the inflections of f);
+  // those farther are left out (their sup is negative: an upper bound).
+  D3_ = static_cast<int>(std::ceil(4 * s * r));
   m2_.resize(static_cast<size_t>(D3_ + r + 3));
   for (size_t d = 0; d < m2_.size(); ++d) {
     const double y = static_cast<double>(d) / r;
@@ -625,7 +627,8 @@ double LatticeTables::slack_S(int lo_p, int hi_p) const {
   double pos = 0, neg = 0;
   const int r = r_;
   auto floordiv = [r](int p) { return p >= 0 ? p / r : -((-p + r - 1) / r); };
-  // Components with lo_p - k r < D3_ and hi_p - k r > -D3_ (the others lie beyond sqrt(3) sigma).
+  // Components with lo_p - k r < D3_ and hi_p - k r > -D3_ (the others lie beyond 4 sigma, where
+  // -n'' < 0).
   const int k_from = std::max(-K_, floordiv(lo_p - D3_) + 1), k_to = std::min(K_, floordiv(hi_p + D3_ - 1));
   const int last = static_cast<int>(m2_.size()) - 1;
   for (int k = k_from; k <= k_to; ++k) {
@@ -634,7 +637,7 @@ double LatticeTables::slack_S(int lo_p, int hi_p) const {
     if (lo <= 0 && 0 <= hi) {
       v = m2top_;
     } else {
-      // Beyond the table (|y| > sqrt(3) sigma + 1) -n'' is negative: 0 bounds it.
+      // Beyond the table (|y| > 4 sigma + 1) -n'' is negative: 0 bounds it.
       const int alo = std::abs(lo), ahi = std::abs(hi);
       const double vlo = alo <= last ? m2_[static_cast<size_t>(alo)] : 0.0;
       const double vhi = ahi <= last ? m2_[static_cast<size_t>(ahi)] : 0.0;

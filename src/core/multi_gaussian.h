@@ -94,8 +94,8 @@ class LatticeTables {
  private:
   const GaussLattice& g_;
   int r_, K_, W_, mlo_, mhi_, p0_;
-  double E_, c0_, h_, tail_, abs_pt_, m2top_, s3r_, rho_, rho_int_;
-  int D3_;                  // ceil(sqrt(3) sigma r): where -n'' is least, in grid steps
+  double E_, c0_, h_, tail_, abs_pt_, m2top_, rho_, rho_int_;
+  int D3_;                  // ceil(4 sigma r): the components S sums over, in grid steps
   std::vector<double> m2_;  // -n''(d / r), d = 0..D3_ + r + 2
   // Indexed by p - p0_: L (k r <= p), Ls (k r < p), R (k r >= p), Rs (k r > p) of
   // sum w_k n(p / r - k); IL (k r <= p), IR (k r > p) of sum w_k times the integral of n(. - k)
