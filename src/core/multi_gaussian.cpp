@@ -882,7 +882,8 @@ double multi_gaussian_search_sigma(double eps, double delta, int K, int integer_
   return multi_gaussian_search_sigma(eps, delta, K, integer_shifts, 0.0);
 }
 
-double multi_gaussian_search_sigma(double eps, double delta, int K, int integer_shifts, double hint) {
+double multi_gaussian_search_sigma(double eps, double delta, int K, int integer_shifts, double hint,
+                                   double log_tol) {
   check_interrupt();
   // G(x) = log(approximate sup at sigma = e^x / delta), decreasing in x.  The analytic Gaussian's
   // sigma_AG is feasible for every component pair (mixtures of DP pairs are DP), so G(log sigma_AG)
@@ -932,7 +933,7 @@ double multi_gaussian_search_sigma(double eps, double delta, int K, int integer_
   double glo = (lo == x0) ? g0 : g1, ghi = (hi == x0) ? g0 : g1;
   if (!(glo > 0 && ghi <= 0)) return std::exp(x_ag);  // no bracket (not expected)
   boost::uintmax_t iters = 60;
-  auto tol = [](double x, double y) { return std::fabs(x - y) <= 1e-5; };
+  auto tol = [log_tol](double x, double y) { return std::fabs(x - y) <= log_tol; };
   auto r = boost::math::tools::toms748_solve(G, lo, hi, glo, ghi, tol, iters);
   return std::exp(r.second);
 }
@@ -1113,9 +1114,10 @@ bool multi_gaussian_certify(double eps, double delta, int K, double sigma, int i
   return done(true);
 }
 
-MultiGaussianResult multi_gaussian_calibrate(double eps, double delta, int K, int integer_shifts) {
+MultiGaussianResult multi_gaussian_calibrate(double eps, double delta, int K, int integer_shifts,
+                                             double hint) {
   MultiGaussianResult res{0, 0, 0, 0};
-  double s0 = multi_gaussian_search_sigma(eps, delta, K, integer_shifts);
+  double s0 = multi_gaussian_search_sigma(eps, delta, K, integer_shifts, hint);
   res.search_sigma = s0;
   res.worst_phi = approx_profile_sup(eps, K, s0, 0).phi;
   // Certify slightly above the search value; widen on failure.

@@ -144,12 +144,16 @@ struct MultiGaussianResult {
 // Smallest certified sigma (D = 1) for the K-modal mixture; `integer_shifts` > 0 certifies only the
 // shifts m / integer_shifts, m = 1..integer_shifts (an integer-valued query with sensitivity
 // integer_shifts, rescaled to D = 1).
-MultiGaussianResult multi_gaussian_calibrate(double eps, double delta, int K, int integer_shifts = 0);
+// `hint`: a sigma near the search value (e.g. from the best-K scan) to start the search from.
+MultiGaussianResult multi_gaussian_calibrate(double eps, double delta, int K, int integer_shifts = 0,
+                                             double hint = 0);
 
 // Search phase only (not certified): the sigma where the approximate sup of the profile is delta.
 double multi_gaussian_search_sigma(double eps, double delta, int K, int integer_shifts = 0);
-// The same, starting from `hint` (e.g. the search sigma of a neighbouring K; <= 0: none).
-double multi_gaussian_search_sigma(double eps, double delta, int K, int integer_shifts, double hint);
+// The same, starting from `hint` (e.g. the search sigma of a neighbouring K; <= 0: none), to a
+// tolerance `log_tol` in log sigma (a coarser one is enough to compare K).
+double multi_gaussian_search_sigma(double eps, double delta, int K, int integer_shifts, double hint,
+                                   double log_tol = 1e-5);
 
 // Certify sigma: true if every shift interval's envelope bound is <= delta.
 bool multi_gaussian_certify(double eps, double delta, int K, double sigma, int integer_shifts,
