@@ -810,12 +810,14 @@ GridProfile grid_profile(const GaussLattice& g, int points_per_sigma) {
   }
   return p;
 }
-double grid_delta(const GridProfile& p, int j, double E) {
+// Points i in [i_lo, i_hi] only (default: all): the caller knows f <= thr outside, so that each
+// point left out contributes at most thr.
+double grid_delta(const GridProfile& p, int j, double E, int i_lo = 0, int i_hi = INT_MAX) {
   // Four partial sums: independent chains of additions.
   double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-  const int n = static_cast<int>(p.f.size());
+  const int n = std::min(static_cast<int>(p.f.size()), i_hi == INT_MAX ? INT_MAX : i_hi + j + 1);
   const double* f = p.f.data();
-  int i = j;  // below j the shifted profile is 0 and the difference negative
+  int i = std::max(j, i_lo);  // below j the shifted profile is 0 and the difference negative
   for (; i + 3 < n; i += 4) {
     s0 += std::max(f[i - j] - E * f[i], 0.0);
     s1 += std::max(f[i + 1 - j] - E * f[i + 1], 0.0);
@@ -851,13 +853,23 @@ namespace {
 // The approximate sup of the profile over the shifts that matter, and where it is.  Real-valued:
 // every 4th grid shift from phi = 1 down, then every shift around the best of those (the profile is
 // smooth on the scale of 4 grid steps, sigma / 8); an estimate for the search, not a bound.
-GaussLattice::Peak approx_profile_sup(double eps, int K, double sigma, int integer_shifts) {
+// `negligible` > 0: points where f is below negligible / (number of points) are left out (their
+// contributions, together at most `negligible`, are in regions whose components weigh nothing:
+// e.g. k >= 3 at eps = 10).
+GaussLattice::Peak approx_profile_sup(double eps, int K, double sigma, int integer_shifts,
+                                      double negligible = 0) {
   GaussLattice g(eps, K, sigma);
   GridProfile p = grid_profile(g, 32);
   const double E = std::exp(eps);
+  int i_lo = 0, i_hi = static_cast<int>(p.f.size()) - 1;
+  if (negligible > 0) {
+    const double thr = negligible / (p.h * static_cast<double>(p.f.size()));
+    while (i_lo < i_hi && p.f[static_cast<size_t>(i_lo)] <= thr) ++i_lo;
+    while (i_hi > i_lo && p.f[static_cast<size_t>(i_hi)] <= thr) --i_hi;
+  }
   GaussLattice::Peak best{0, 0};
   auto consider = [&](int j) {
-    const double d = grid_delta(p, j, E);
+    const double d = grid_delta(p, j, E, i_lo, i_hi);
     if (d > best.delta) best = {d, static_cast<double>(j) / p.r};
   };
   if (integer_shifts > 0) {
@@ -889,7 +901,8 @@ double multi_gaussian_search_sigma(double eps, double delta, int K, int integer_
   // sigma_AG is feasible for every component pair (mixtures of DP pairs are DP), so G(log sigma_AG)
   // <= 0 (up to the approximation; if not, sigma_AG is returned and certified as the fallback).
   auto G = [&](double x) {
-    return std::log(approx_profile_sup(eps, K, std::exp(x), integer_shifts).delta + 1e-300) - std::log(delta);
+    return std::log(approx_profile_sup(eps, K, std::exp(x), integer_shifts, 1e-5 * delta).delta + 1e-300) -
+           std::log(delta);
   };
   const double x_ag = std::log(analytic_gaussian_sigma(eps, delta, 1.0));
   const double x_floor = std::log(kSigmaFloor);
@@ -1119,7 +1132,7 @@ MultiGaussianResult multi_gaussian_calibrate(double eps, double delta, int K, in
   MultiGaussianResult res{0, 0, 0, 0};
   double s0 = multi_gaussian_search_sigma(eps, delta, K, integer_shifts, hint);
   res.search_sigma = s0;
-  res.worst_phi = approx_profile_sup(eps, K, s0, 0).phi;
+  res.worst_phi = approx_profile_sup(eps, K, s0, 0, 1e-5 * delta).phi;
   // Certify slightly above the search value; widen on failure.
   const double sigma_ag = analytic_gaussian_sigma(eps, delta, 1.0);
   for (double tau = 0.002; tau < 0.1; tau *= 2) {
