@@ -9,9 +9,11 @@
 //   1. search: the sigma where a fast trapezoid approximation of sup_phi delta(phi) equals delta
 //      (not a proof);
 //   2. certify sigma = search * (1 + tau), tau = 0.2% (doubled on failure): a branch and bound over
-//      shift intervals [a, b] covering [0, 1], each accepted only if a rigorous upper bound of the
-//      envelope integral (docs/certificate.md) is <= delta (1 - 1e-9).  The bound accounts for the
-//      tails, the curvature between evaluation points, and rounding.
+//      shift intervals [a, b] covering [0, 1], each accepted only if a rigorous upper bound of
+//      sup over [a, b] of delta(phi) is <= delta (1 - 1e-9): from lattice-aligned tables with a
+//      second-order interpolation bound between grid shifts, and the envelope integral
+//      (docs/certificate.md) for whatever the tables leave (docs/multi_gaussian_certificate.md).
+//      The bounds account for the tails, the curvature between evaluation points, and rounding.
 // For an integer-valued query (COUNT, SUM of integers with integer bounds) only the shifts
 // m = 1..D occur, and only those are certified (the mixture then approaches a discrete Laplace).
 // Every sigma >= a certified one is also private (Lemma 3.4).
