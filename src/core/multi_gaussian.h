@@ -131,7 +131,7 @@ class LatticeTables {
   mutable std::vector<std::vector<double>> TY_;
   const std::vector<double>& TY(int l) const;
   double curvature(int m, int j) const;             // >= sup |D_{j/r}''| on cell m
-  double point_D(int m, int j, double* err) const;  // D_{j/r}(x_m) and its error bound
+  double point_D(int m, int j, double* err) const;  // D_{j/r}(x_m) and how much more the true D can be
 };
 
 struct MultiGaussianResult {
