@@ -1092,7 +1092,10 @@ bool multi_gaussian_certify(double eps, double delta, int K, double sigma, int i
   } else {
     work.push_back({0, r});
   }
-  for (int level = 0; level < kTableLevels && !work.empty(); ++level) {
+  // Integer shifts m / D need r to be a multiple of D; when that is far finer than sigma needs
+  // (large sigma, large D), the envelope bound of the points is cheaper than the tables.
+  const bool forced_fine = integer_shifts > 0 && r > 4 * table_r(sigma, 1);
+  for (int level = 0; level < kTableLevels && !work.empty() && !forced_fine; ++level) {
     if ((2.0 * K + 3) * r + 2 * kTableZ * sigma * r > kTableMaxCells) break;
     LatticeTables T(g, r);
     IntervalCertifier cert(T, limit);
