@@ -649,7 +649,9 @@ double LatticeTables::slack_S(int lo_p, int hi_p) const {
     if (v >= 0) pos += g_.weight(k) * v;
     else neg -= g_.weight(k) * v;
   }
-  return std::max(0.0, pos * (1 + rho_) - neg * (1 - rho_));
+  // The table values of -n'' carry a few ulps of c0 / s^2 in absolute terms where they cross 0
+  // (at |y| = sigma): 1e-14 m2top_ covers them (weights sum to 1).
+  return std::max(0.0, pos * (1 + rho_) - neg * (1 - rho_) + 1e-14 * m2top_);
 }
 
 double LatticeTables::plateau(int pb, int pa) const {
