@@ -1371,3 +1371,19 @@ TEST(TabulatedBound, CertifyDecidesAroundSigmaStar) {
   EXPECT_FALSE(dpagg::multi_gaussian_certify(e, d, 12, third * 0.995, 3, &used));
   EXPECT_TRUE(dpagg::multi_gaussian_certify(e, d, 12, third, 3, &used));
 }
+
+// The search from a hint (the best-K scan passes the previous K's sigma) finds the same root as the
+// search from sigma_AG, from either side of it.
+TEST(MultiGaussianSearch, HintGivesTheSameRoot) {
+  struct Cell { double eps, delta; int K; };
+  for (const Cell& c : {Cell{1, 1e-8, 20}, Cell{2, 1e-5, 10}, Cell{0.5, 1e-10, 30}, Cell{10, 1e-10, 5}}) {
+    SCOPED_TRACE(testing::Message() << "eps=" << c.eps << " delta=" << c.delta << " K=" << c.K);
+    const double s0 = dpagg::multi_gaussian_search_sigma(c.eps, c.delta, c.K, 0);
+    for (double f : {0.9, 0.99, 1.01, 1.2}) {
+      const double s = dpagg::multi_gaussian_search_sigma(c.eps, c.delta, c.K, 0, s0 * f);
+      EXPECT_NEAR(s / s0, 1.0, 3e-5) << "hint factor " << f;
+      const double coarse = dpagg::multi_gaussian_search_sigma(c.eps, c.delta, c.K, 0, s0 * f, 2e-4);
+      EXPECT_NEAR(coarse / s0, 1.0, 5e-4) << "hint factor " << f << ", tolerance 2e-4";
+    }
+  }
+}
