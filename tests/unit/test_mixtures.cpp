@@ -1249,3 +1249,141 @@ TEST(EnvelopeBound, MonotoneInTheInterval) {
     prev_lower = b.lower;
   }
 }
+
+// =============================================================================================
+// 8. The tabulated certificate (LatticeTables, docs/multi_gaussian_certificate.md).
+
+// At grid shifts the tabulated bounds bracket the exact profile (independent long-double evaluator)
+// tightly, and agree with the envelope bound of a point interval.
+TEST(TabulatedBound, PointShiftsBracketTheExactProfile) {
+  struct P { double eps; int K; double s; };
+  const P ps[] = {{1, 16, 0.359}, {2, 10, 0.3085}, {1, 2, 0.2925}, {5, 10, 0.2349}, {0.5, 20, 0.41}, {1, 10, 2.28}};
+  for (const P& p : ps) {
+    dpagg::GaussLattice g(p.eps, p.K, p.s);
+    const int r = static_cast<int>(std::ceil(64 / p.s));
+    dpagg::LatticeTables T(g, r);
+    Mixture m = Mixture::multi(p.eps, p.K, p.s);
+    ProfileEvaluator ev(m, p.eps);
+    for (int j : {r / 3, r / 2, (7 * r) / 10, (9 * r) / 10, r - 3, r - 1, r}) {
+      SCOPED_TRACE(testing::Message() << "eps=" << p.eps << " K=" << p.K << " sigma=" << p.s << " j/r=" << j << "/" << r);
+      const LD phi = LD(j) / r;
+      const double exact = static_cast<double>(ev.at(phi).value);
+      const double up = T.shift_upper(j, 0.0, j, j, T.all_cells(), nullptr, INFINITY);
+      const double lo = T.point_lower(j);
+      EXPECT_GE(up, exact * (1 - 1e-9));
+      EXPECT_LE(lo, exact * (1 + 1e-9) + 1e-300);
+      // With negligible cells charged in bulk: still a bound, at most the charge looser.
+      const auto all = T.all_cells();
+      const double cells = all[0].hi - all[0].lo, neg = 1e-3 * exact / cells;
+      const double up_n = T.shift_upper(j, 0.0, j, j, all, nullptr, INFINITY, neg);
+      EXPECT_GE(up_n, exact * (1 - 1e-9));
+      EXPECT_LE(up_n, up + 1.01e-3 * exact);
+      // Tight: within 1% away from phi = 1; near it (where f(. - phi) and e^eps f nearly cancel
+      // over the whole lattice) the cells that straddle the many sign changes cost a few percent.
+      const double slack = (j >= r - 3) ? 0.1 : 1e-2;
+      EXPECT_LE(up, exact * (1 + slack) + 1e-11);
+      EXPECT_GE(lo, exact * (1 - slack) - 1e-11);
+      const double env = g.envelope_bound(static_cast<double>(j) / r, static_cast<double>(j) / r,
+                                          std::max(1e-4 * exact, 1e-15), INFINITY).upper;
+      EXPECT_GE(env, exact * (1 - 1e-9));
+      EXPECT_NEAR(up, env, (slack + 1e-2) * env + 1e-11) << "tabulated vs envelope bound";
+    }
+  }
+}
+
+// Between grid shifts: each of the three convex-combination bounds of an interval covers the exact
+// profile at shifts inside it (off the grid), for wide and narrow intervals, near phi = 1 too, and
+// around an interior peak of the profile (where delta(phi) is concave: the slack S must bound -f'').
+TEST(TabulatedBound, IntervalBoundsCoverShiftsInside) {
+  struct P { double eps; int K; double s; };
+  const P ps[] = {{1, 16, 0.359}, {5, 10, 0.2349}, {1, 10, 2.28}, {1, 10, 0.3447}, {2, 10, 0.2962}};
+  for (const P& p : ps) {
+    dpagg::GaussLattice g(p.eps, p.K, p.s);
+    const int r = static_cast<int>(std::ceil(64 / p.s));
+    dpagg::LatticeTables T(g, r);
+    Mixture m = Mixture::multi(p.eps, p.K, p.s);
+    ProfileEvaluator ev(m, p.eps);
+    const auto all = T.all_cells();
+    // The grid shift where the profile peaks.
+    int jpk = 1;
+    double best = 0;
+    for (int j = 1; j <= r; ++j) {
+      const double v = T.shift_upper(j, 0.0, j, j, all, nullptr, INFINITY);
+      if (v > best) best = v, jpk = j;
+    }
+    const int lo8 = std::max(0, jpk - 8), lo2 = std::max(0, jpk - 2);
+    for (auto [ja, jb] : {std::pair<int, int>{0, r}, {r / 2, r}, {r / 4, r / 2}, {r - r / 8, r}, {r - 4, r},
+                          {r - 2, r - 1}, {(7 * r) / 10, (7 * r) / 10 + 5}, {lo8, std::min(r, lo8 + 17)},
+                          {lo2, std::min(r, lo2 + 5)}, {std::max(0, jpk - 30), std::min(r, jpk + 30)}}) {
+      SCOPED_TRACE(testing::Message() << "eps=" << p.eps << " K=" << p.K << " [" << ja << ", " << jb << "]/" << r);
+      const double w = static_cast<double>(jb - ja) / r;
+      const double c8 = w * w / 8 * (1 + 1e-14), c2 = w * w / 2 * (1 + 1e-14);
+      const double b1 = std::max(T.shift_upper(ja, c8, ja, jb, all, nullptr, INFINITY),
+                                 T.shift_upper(jb, c8, ja, jb, all, nullptr, INFINITY));
+      const double pa = T.shift_upper(ja, 0, ja, jb, all, nullptr, INFINITY);
+      const double pb = T.shift_upper(jb, 0, ja, jb, all, nullptr, INFINITY);
+      const double b2 = std::max(T.shift_upper(ja, c2, ja, jb, all, nullptr, INFINITY), pb);
+      const double b3 = std::max(pa, T.shift_upper(jb, c2, ja, jb, all, nullptr, INFINITY));
+      double sup_inside = 0;
+      for (int i = 0; i <= 32; ++i) {
+        const LD phi = (LD(ja) + LD(jb - ja) * (i + 0.37L) / 33) / r;
+        if (phi > 1) continue;
+        sup_inside = std::max(sup_inside, static_cast<double>(ev.at(phi).value));
+      }
+      EXPECT_GE(b1, sup_inside * (1 - 1e-9));
+      EXPECT_GE(b2, sup_inside * (1 - 1e-9));
+      EXPECT_GE(b3, sup_inside * (1 - 1e-9));
+      // The bounds only grow with the slack constant, and the narrow ones are tight.
+      EXPECT_GE(b1, std::max(pa, pb) * (1 - 1e-12));
+      // Away from phi = 1 a narrow interval costs little over its end points.
+      if (jb - ja <= 5 && jb < r - 10) {
+        EXPECT_LE(std::min({b1, b2, b3}), 1.2 * std::max(pa, pb) + 1e-14);
+      }
+    }
+  }
+}
+
+// The certificate says no where the exact profile exceeds delta, and yes just above sigma*
+// (reference K = 10 sigmas), real-valued and at integer shifts.
+TEST(TabulatedBound, CertifyDecidesAroundSigmaStar) {
+  const std::string path = dpagg_test::data_path("multi_gaussian_K10_sigma.csv");
+  dpagg_test::Csv csv = dpagg_test::read_csv(path);
+  ASSERT_EQ(csv.rows.size(), 13u) << "cannot read " << path;
+  const int ce = csv.column("epsilon"), cd = csv.column("delta"), cs = csv.column("sigma_multi");
+  for (size_t i = 0; i < csv.rows.size(); i += 3) {
+    const auto& r = csv.rows[i];
+    const double e = std::stod(r[ce]), d = std::stod(r[cd]), star = std::stod(r[cs]);
+    SCOPED_TRACE(testing::Message() << "eps=" << e << " delta=" << d);
+    int used = 0;
+    EXPECT_FALSE(dpagg::multi_gaussian_certify(e, d, 10, star * 0.999, 0, &used));
+    EXPECT_TRUE(dpagg::multi_gaussian_certify(e, d, 10, star * 1.002, 0, &used));
+    EXPECT_LT(used, 200);
+  }
+  // Integer shifts m / 3: certified exactly where the independent evaluator says delta(m/3) <= delta.
+  const double e = 1, d = 1e-5;
+  const double third = dpagg::multi_gaussian_calibrate(e, d, 12, 3).sigma;
+  Mixture m3 = Mixture::multi(e, 12, third * 0.995);
+  ProfileEvaluator ev3(m3, e);
+  double worst = 0;
+  for (int k = 1; k <= 3; ++k) worst = std::max(worst, static_cast<double>(ev3.at(LD(k) / 3).value));
+  EXPECT_GT(worst, d);
+  int used = 0;
+  EXPECT_FALSE(dpagg::multi_gaussian_certify(e, d, 12, third * 0.995, 3, &used));
+  EXPECT_TRUE(dpagg::multi_gaussian_certify(e, d, 12, third, 3, &used));
+}
+
+// The search from a hint (the best-K scan passes the previous K's sigma) finds the same root as the
+// search from sigma_AG, from either side of it.
+TEST(MultiGaussianSearch, HintGivesTheSameRoot) {
+  struct Cell { double eps, delta; int K; };
+  for (const Cell& c : {Cell{1, 1e-8, 20}, Cell{2, 1e-5, 10}, Cell{0.5, 1e-10, 30}, Cell{10, 1e-10, 5}}) {
+    SCOPED_TRACE(testing::Message() << "eps=" << c.eps << " delta=" << c.delta << " K=" << c.K);
+    const double s0 = dpagg::multi_gaussian_search_sigma(c.eps, c.delta, c.K, 0);
+    for (double f : {0.9, 0.99, 1.01, 1.2}) {
+      const double s = dpagg::multi_gaussian_search_sigma(c.eps, c.delta, c.K, 0, s0 * f);
+      EXPECT_NEAR(s / s0, 1.0, 3e-5) << "hint factor " << f;
+      const double coarse = dpagg::multi_gaussian_search_sigma(c.eps, c.delta, c.K, 0, s0 * f, 2e-4);
+      EXPECT_NEAR(coarse / s0, 1.0, 5e-4) << "hint factor " << f << ", tolerance 2e-4";
+    }
+  }
+}

@@ -9,9 +9,11 @@
 //   1. search: the sigma where a fast trapezoid approximation of sup_phi delta(phi) equals delta
 //      (not a proof);
 //   2. certify sigma = search * (1 + tau), tau = 0.2% (doubled on failure): a branch and bound over
-//      shift intervals [a, b] covering [0, 1], each accepted only if a rigorous upper bound of the
-//      envelope integral (docs/certificate.md) is <= delta (1 - 1e-9).  The bound accounts for the
-//      tails, the curvature between evaluation points, and rounding.
+//      shift intervals [a, b] covering [0, 1], each accepted only if a rigorous upper bound of
+//      sup over [a, b] of delta(phi) is <= delta (1 - 1e-9): from lattice-aligned tables with a
+//      second-order interpolation bound between grid shifts, and the envelope integral
+//      (docs/certificate.md) for whatever the tables leave (docs/multi_gaussian_certificate.md).
+//      The bounds account for the tails, the curvature between evaluation points, and rounding.
 // For an integer-valued query (COUNT, SUM of integers with integer bounds) only the shifts
 // m = 1..D occur, and only those are certified (the mixture then approaches a discrete Laplace).
 // Every sigma >= a certified one is also private (Lemma 3.4).
@@ -64,39 +66,47 @@ bool objective_l1(const Options& options) {
 // K_sat ~ ln(1/delta)/eps + 2 (beyond it the tail never binds) and at most 40; once sigma has
 // collapsed (below 1/sqrt(2 eps), the adjacent-peak regime) the scan stops after the loss has
 // grown three K in a row.
-int best_k(const PrivacyRequest& req, int shifts, bool l1, int k_cap, double* best_loss) {
+// Each K's search starts from the previous K's sigma (sigma changes little from one K to the next,
+// except where it collapses) and stops at 2e-4 in log sigma: enough to compare losses (a near-tie
+// may go either way; only utility, by less than 0.05%, is at stake).  `sigma_out`: the search sigma of
+// the chosen K, a hint for its calibration.
+int best_k(const PrivacyRequest& req, int shifts, bool l1, int k_cap, double* best_loss,
+           double* sigma_out = nullptr) {
   // One-entry memo: auto asks for the estimate, then calibrates the same request.
   struct Memo {
     double eps = -1, delta = -1, sens = -1;
     int shifts = -1, k_cap = -1;
     bool l1 = false;
     int K = 0;
-    double loss = 0;
+    double loss = 0, sigma = 0;
   };
   static thread_local Memo memo;
   if (memo.eps == req.epsilon && memo.delta == req.delta && memo.sens == req.sensitivity &&
       memo.shifts == shifts && memo.k_cap == k_cap && memo.l1 == l1) {
     if (best_loss) *best_loss = memo.loss;
+    if (sigma_out) *sigma_out = memo.sigma;
     return memo.K;
   }
   const double k_sat = std::ceil(std::log(1 / req.delta) / req.epsilon) + 2;
-  double best = INFINITY, prev = INFINITY;
+  double best = INFINITY, prev = INFINITY, s = 0, best_s = 0;
   int K = 1, rising = 0;
   for (int k = 1; k <= k_cap; ++k) {
-    double s = multi_gaussian_search_sigma(req.epsilon, req.delta, k, shifts);
+    s = multi_gaussian_search_sigma(req.epsilon, req.delta, k, shifts, s, 2e-4);
     GaussLattice g(req.epsilon, k, s);
     double loss = (l1 ? g.l1() : g.l2()) * (l1 ? req.sensitivity : req.sensitivity * req.sensitivity);
     if (loss < best * (1 - 1e-6)) {
       best = loss;
       K = k;
+      best_s = s;
     }
     rising = (loss > prev) ? rising + 1 : 0;
     prev = loss;
     const bool collapsed = s < 1 / std::sqrt(2 * req.epsilon);
     if (k > k_sat || (collapsed && k > K && rising >= 3)) break;
   }
-  memo = Memo{req.epsilon, req.delta, req.sensitivity, shifts, k_cap, l1, K, best};
+  memo = Memo{req.epsilon, req.delta, req.sensitivity, shifts, k_cap, l1, K, best, best_s};
   if (best_loss) *best_loss = best;
+  if (sigma_out) *sigma_out = best_s;
   return K;
 }
 
@@ -144,8 +154,9 @@ class MultiGaussian final : public Mechanism {
     // Components beyond |k| eps > 700 weigh below e^-700: no K beyond that changes anything.
     const int k_cap = std::max(1, std::min(kMaxK, static_cast<int>(700 / req.epsilon)));
     int K = std::min(fixed_k, k_cap);
-    if (fixed_k == 0) K = best_k(req, shifts, l1, k_cap, nullptr);
-    MultiGaussianResult r = multi_gaussian_calibrate(req.epsilon, req.delta, K, shifts);
+    double hint = 0;
+    if (fixed_k == 0) K = best_k(req, shifts, l1, k_cap, nullptr, &hint);
+    MultiGaussianResult r = multi_gaussian_calibrate(req.epsilon, req.delta, K, shifts, hint);
     GaussLattice g(req.epsilon, K, r.sigma);
     cal.scale = r.sigma * D;
     cal.modality = K;
