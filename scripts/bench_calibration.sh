@@ -104,7 +104,7 @@ if [ -n "$repeated" ]; then
 | the loop alone, around \`abs(1.0)\` (included in every row) | $(val loop_us) | |
 | \`dp_sum(x, 1, 1e-5, 1.0)\` on a one-row input (default mechanism auto, cached calibration) | $(val dpsum_us) | |
 | \`sum(x)\` on the same input | $(val sum_us) | |
-| difference: what a repeated dp_sum adds (cache lookup + noise draw + snapping) | **$extra** | <= 5 us: $(verdict "$extra") |
+| difference: what a repeated dp_sum adds (cache lookup, the ledger charge of the release — record, CRC, write; no fsync in this fsync=off cluster — noise draw, snapping) | $extra | not a calibration figure |
 | the first (cold) \`dp_calibrate('auto', 1, 1e-5)\` of the session | $(val cold_us) | auto <= 100 ms cold |
 EOF
 )
