@@ -551,7 +551,7 @@ int main(int argc, char** argv) {
   // Why a reachable print was missed: (1) dpagg's own certified K-scan reaches it, so the best-K
   // search chose another K; (2) at the K whose sigma reproduces the print, dpagg's certified sigma
   // is at most 0.6% above the implied sigma (the certificate certifies the search estimate times
-  // 1.004); (3) otherwise.
+  // 1.002, more only if that fails, and the search itself is accurate to ~1e-4); (3) otherwise.
   // A print flagged unreachable that dpagg's own certified scan reaches to the printed two
   // decimals is unreachable only within its rounding (achieved delta barely above delta, or
   // reachable with another K): such a shortfall is not explained by unreachability.
@@ -882,8 +882,8 @@ int main(int argc, char** argv) {
         "reaches the print; `multi_gaussian` without k, which chooses K by its own search on uncertified "
         "loss estimates (src/core/mechanisms/multi_gaussian.cpp), chose another K. *certificate margin* — at "
         "the K whose σ reproduces the print, dpagg's certified σ is at most 0.6% above that σ: the "
-        "certificate is run at the search estimate × 1.004 (the paper's η = 0.01 reserve costs less in σ "
-        "at these δ). *best-K search + certificate margin* — both: at that K dpagg falls short only by the "
+        "certificate is run at the search estimate × 1.002 (× 1.004, 1.008, ... only if that fails), "
+        "a margin the paper's uncertified values do not pay. *best-K search + certificate margin* — both: at that K dpagg falls short only by the "
         "margin, but its best-K search chose another, clearly worse K. *other* — none of these.\n\n";
   short_table(true);
   md << "\n### Explained (the printed value is unreachable by a certified σ)\n\n";
