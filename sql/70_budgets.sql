@@ -105,6 +105,15 @@ SELECT expect_error($$SELECT c / 0 FROM (SELECT dp_count(0.5, 0) AS c FROM b_t) 
 RESET SESSION AUTHORIZATION;
 SELECT charges('dp_analyst') AS after_rollbacks;
 
+-- A floor on epsilon (dpagg.min_release_epsilon, superuser-only) bounds how many releases a
+-- budget allows: 53DP3 below it.
+SET dpagg.min_release_epsilon = 0.01;
+SET SESSION AUTHORIZATION dp_analyst;
+SELECT expect_error($$SELECT dp_count(0.001, 0) FROM b_t$$);
+SELECT expect_error($$SET dpagg.min_release_epsilon = 0$$);
+RESET SESSION AUTHORIZATION;
+RESET dpagg.min_release_epsilon;
+
 -- Per-release cap (53DP2) and zCDP accounting: releases add rho (their own, or epsilon^2/2 plus
 -- their delta for mechanisms that are not zCDP), converted with half the budget's delta:
 -- epsilon = rho + 2 sqrt(rho ln(2/delta)).  (A new role: a budget change keeps what a role has

@@ -62,6 +62,7 @@
 /* SQLSTATEs of dpagg's own refusals (documented in the README). */
 #define ERRCODE_DPAGG_BUDGET_EXHAUSTED MAKE_SQLSTATE('5','3','D','P','1')
 #define ERRCODE_DPAGG_RELEASE_CAP MAKE_SQLSTATE('5','3','D','P','2')
+#define ERRCODE_DPAGG_RELEASE_FLOOR MAKE_SQLSTATE('5','3','D','P','3')
 
 #define LEDGER_DIR "pg_dpagg"
 #define LEDGER_FILE LEDGER_DIR "/ledger"
@@ -76,6 +77,7 @@
 /* GUCs */
 bool		dpagg_require_budget = true;
 bool		dpagg_limit_superusers = false;
+static double dpagg_min_release_epsilon = 0;
 static int	dpagg_max_roles = 1000;
 
 typedef enum RecordType
@@ -550,6 +552,10 @@ dpagg_budget_init(void)
 							 "Hold superusers to their privacy budget.",
 							 "When off (default), releases by superusers are recorded in the ledger but not limited.",
 							 &dpagg_limit_superusers, false, PGC_SUSET, 0, NULL, NULL, NULL);
+	DefineCustomRealVariable("dpagg.min_release_epsilon",
+							 "Smallest epsilon a limited role may release with (0: no minimum).",
+							 "Bounds how many releases, hence ledger records, a budget allows: at most its epsilon divided by this.",
+							 &dpagg_min_release_epsilon, 0, 0, 1e9, PGC_SUSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("dpagg.max_roles",
 							"Number of roles the ledger can account for (shared memory).",
 							"Every role that has a budget or has released counts.",
@@ -821,6 +827,16 @@ ledger_charge(const char *aggregate, int sets, double epsilon, double delta,
 							errmsg("epsilon %g exceeds the per-release cap %g of role \"%s\"", epsilon, cap, NameStr(r->role_name)),
 							errdetail("Nothing was released and nothing was charged."),
 							errhint("Request a smaller epsilon.")));
+		}
+		if (epsilon < dpagg_min_release_epsilon)
+		{
+			double		floor = dpagg_min_release_epsilon;
+
+			LWLockRelease(ledger->lock);
+			ereport(ERROR, (errcode(ERRCODE_DPAGG_RELEASE_FLOOR),
+							errmsg("epsilon %g is below dpagg.min_release_epsilon (%g)", epsilon, floor),
+							errdetail("Nothing was released and nothing was charged."),
+							errhint("Request an epsilon of at least %g.", floor)));
 		}
 		if (!fits(a, s))
 		{
