@@ -1020,7 +1020,7 @@ class IntervalCertifier {
   // true: sup over [ja / r, jb / r] of delta <= limit, proved.
   bool accept(int ja, int jb) {
     const double pa = scan(ja, 0.0, ja, jb, INFINITY), pb = scan(jb, 0.0, ja, jb, INFINITY);
-    if (pa > limit_ || pb > limit_) return false;
+    if (!(pa <= limit_) || !(pb <= limit_)) return false;  // a NaN bound is never accepted
     if (ja == jb) return true;
     // c = w^2/8 and w^2/2 from integers with one rounding each, so that a parent's w^2/8 and its
     // halves' w^2/2 are the same double (and the parent's scans can be reused, below).
