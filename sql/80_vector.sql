@@ -30,6 +30,14 @@ FROM (VALUES (ARRAY[30.0, 40.0, 0.0]::float8[])) v(x);
 SELECT (SELECT array_agg(round(e::numeric, 1)) FROM unnest(dp_sum_vector(x, 3, 1e8, 1e-5, 2.0, 'gaussian')) e) AS special
 FROM (VALUES (ARRAY['Infinity', '-Infinity', 5]::float8[]), (ARRAY['NaN', NULL, 1]::float8[]),
              (ARRAY[0.5]::float8[]), (ARRAY[0.25, 0, 0, 99, 99]::float8[]), (NULL)) v(x);
+-- A row whose norm overflows a double is still scaled to the bound (not dropped).
+SELECT (SELECT array_agg(round(e::numeric, 1)) FROM unnest(dp_sum_vector(x, 2, 1e8, 1e-5, 2.0, 'gaussian')) e) AS huge
+FROM (VALUES (ARRAY[1.7e308, 1.7e308]::float8[])) v(x);
+-- Where the l2 mechanism's (eps, delta) calibration is out of reach (tiny delta at T = 2, eps
+-- beyond 700, T > 256) it keeps the pure-DP theta l2_bound / eps; never an error.
+SELECT mechanism_name, scale FROM dp_calibrate_vector('l2', 2, 1, 1e-15, 1);
+SELECT mechanism_name, scale FROM dp_calibrate_vector('l2', 3, 1000, 1e-5, 5);
+SELECT mechanism_name, scale FROM dp_calibrate_vector('l2', 10000, 1, 1e-5, 1);
 -- Empty input: a noise vector of the public length.
 SELECT array_length(dp_sum_vector(x, 4, 1.0, 1e-5, 1.0), 1) AS len FROM vec WHERE false;
 -- GROUP BY: one vector per group.

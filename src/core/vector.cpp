@@ -160,6 +160,8 @@ SggBound sgg_profile(int T, double p, double beta, double s, double epsilon, dou
   }
   double upper, lower;
   totals(upper, lower);
+  // e^eps overflows beyond eps ~ 709.78: no bound then (never clamp a NaN or -inf to 0).
+  if (!std::isfinite(E) || !std::isfinite(upper) || !std::isfinite(lower)) return {0.0, 1.0, bins};
   return {std::max(0.0, lower), std::max(0.0, upper), bins};
 }
 
@@ -190,7 +192,8 @@ double l2_profile_estimate(int T, double theta, double s, double epsilon) {
 double l2_mechanism_theta(int T, double epsilon, double delta, double D, double* delta_bound) {
   const double pure = D / epsilon;
   if (delta_bound) *delta_bound = 0;
-  if (delta <= 0 || T < 2) return pure;
+  // The (eps, delta) calibration is attempted where it is tractable: 2 <= T <= 256, e^eps finite.
+  if (delta <= 0 || T < 2 || T > 256 || epsilon > 700) return pure;
   // 1. Search (not a proof): the theta where the estimated profile is a fraction of delta.
   // 2. Certify it once with the rigorous bound (vector.cpp, top); on failure aim lower; if no
   //    attempt can be certified within the work limit, the pure-DP theta D / epsilon.
@@ -206,9 +209,18 @@ double l2_mechanism_theta(int T, double epsilon, double delta, double D, double*
       lo -= std::log(2.0);
     }
     if (guard >= 40) break;
+    const double flo = f(lo), fhi = f(hi);
+    // The estimate may sit above the target even at the pure theta (tiny delta): no bracket, so
+    // this fraction gives nothing; the pure theta remains.
+    if (!(flo > 0 && fhi <= 0)) continue;
     boost::uintmax_t iters = 40;
     auto tol = [](double a, double b) { return std::fabs(a - b) <= 1e-6; };
-    auto br = boost::math::tools::toms748_solve(f, lo, hi, f(lo), f(hi), tol, iters);
+    std::pair<double, double> br;
+    try {
+      br = boost::math::tools::toms748_solve(f, lo, hi, flo, fhi, tol, iters);
+    } catch (const std::exception&) {
+      continue;
+    }
     const double theta = std::min(pure, std::exp(br.second));
     if (theta >= pure) break;
     SggBound b = sgg_profile(T, 1.0, 1.0 / theta, D, epsilon, (1 - fraction) * delta * 0.9, 120000);
@@ -271,12 +283,10 @@ VectorCalibration vector_calibrate(const char* mechanism, int dimension, double 
     if (delta <= 0) return l2();
     VectorCalibration a = gaussian();
     // The l2 mechanism's mse grows like T^2, the Gaussian's like T (seed 002, Theorem 3.1).
-    // It is calibrated only where it may win: T <= 256 (beyond, its certification costs too
-    // much), and its mse at a fifth of the pure theta D / eps would beat the Gaussian's (its
-    // (eps, delta) theta stays above that in dpagg's range).  This heuristic affects only which
-    // mechanism is used, never privacy.
-    const double pure = D / epsilon;
-    if (dimension > 256 || T * (T + 1) * pure * pure / 25 >= a.mse) return a;
+    // Beyond T = 256 its (eps, delta) calibration is not attempted (l2_mechanism_theta), and at
+    // the pure theta D / eps it cannot win there; up to 256 both are calibrated and compared.
+    // This affects only which mechanism is used, never privacy.
+    if (dimension > 256) return a;
     VectorCalibration b = l2();
     return b.mse < a.mse ? b : a;
   }

@@ -143,6 +143,7 @@ vstate_from_params(FunctionCallInfo fcinfo, Aggref *aggref, bool from_args, Memo
 	return st;
 }
 
+extern Datum dpagg_vsum_trans(PG_FUNCTION_ARGS);
 extern Datum dpagg_vsum_final(PG_FUNCTION_ARGS);
 extern Datum dpagg_vsum_combine(PG_FUNCTION_ARGS);
 extern Datum dpagg_vsum_serialize(PG_FUNCTION_ARGS);
@@ -180,6 +181,7 @@ check_call(FunctionCallInfo fcinfo, Aggref *aggref)
 	agg = (Form_pg_aggregate) GETSTRUCT(tup);
 	(void) SysCacheGetAttr(AGGFNOID, tup, Anum_pg_aggregate_agginitval, &initval_null);
 	ok = initval_null &&
+		dpagg_is_function(agg->aggtransfn, dpagg_vsum_trans) &&
 		dpagg_is_function(agg->aggfinalfn, dpagg_vsum_final) &&
 		dpagg_is_function(agg->aggcombinefn, dpagg_vsum_combine) &&
 		dpagg_is_function(agg->aggserialfn, dpagg_vsum_serialize) &&
@@ -236,10 +238,11 @@ vaccumulate(VState *st, ArrayType *arr)
 
 			sumsq += r * r;
 		}
-		norm = scale * sqrt(sumsq);
-		/* An infinite vector has an infinite norm: scaled to the bound along its direction. */
+		norm = scale * sqrt(sumsq);	/* may overflow to infinity for huge finite rows */
+		/* An infinite vector has an infinite norm: scaled to the bound along its direction.
+		 * The factor is computed from the scaled norm, which never overflows. */
 		if (norm > st->bound || anyinf)
-			factor = st->bound / norm;
+			factor = (st->bound / scale) / sqrt(sumsq);
 		for (j = 0; j < m; j++)
 		{
 			int64		q = dpagg_quantize(x[j] * factor, -st->bound, st->bound, st->inv_quantum);

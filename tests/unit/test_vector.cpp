@@ -164,6 +164,20 @@ TEST(VectorCalibration, AutoChoosesByMseAndRefusesBadInput) {
   EXPECT_DOUBLE_EQ(dpagg::vector_release_sensitivity(1.0, 4), 1.0 + 2 * 0x1p-29);
 }
 
+TEST(VectorCalibration, NoBracketHugeEpsilonOrHugeTFallBackToPure) {
+  // Review findings: tiny delta at T = 2 (no bracket), eps beyond e^eps's range, T = 10000:
+  // the pure-DP theta D / eps, never an error and never a false certificate.
+  double db = -1;
+  EXPECT_DOUBLE_EQ(dpagg::l2_mechanism_theta(2, 1.0, 1e-15, 1.0, &db), 1.0);
+  EXPECT_DOUBLE_EQ(dpagg::l2_mechanism_theta(2, 1.0, 1e-10, 1.0, &db), 1.0);
+  EXPECT_DOUBLE_EQ(dpagg::l2_mechanism_theta(3, 1000.0, 1e-5, 5.0, &db), 0.005);
+  EXPECT_DOUBLE_EQ(dpagg::l2_mechanism_theta(10000, 1.0, 1e-5, 1.0, &db), 1.0);
+  EXPECT_NO_THROW(dpagg::vector_calibrate("auto", 2, 1.0, 1e-10, 5.0));
+  EXPECT_NO_THROW(dpagg::vector_calibrate("l2", 10000, 1.0, 1e-5, 1.0));
+  // e^eps infinite: the bound says nothing (1), never 0.
+  EXPECT_EQ(dpagg::sgg_profile(2, 1.0, 2.0 * 710 / 1.0, 1.0, 710, 1e-6, 1000).upper, 1.0);
+}
+
 TEST(VectorSampler, L2RadiusIsGammaAndDirectionUniform) {
   SeededRandom rng(20261122);
   dpagg::VectorCalibration cal{dpagg::VectorKind::kL2, 5, 1.0, 0, 1.0, 0.7, 5 * 6 * 0.49, 0};
