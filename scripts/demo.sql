@@ -42,6 +42,12 @@ FROM dp_calibrate('classic_gaussian', 1.0, 1e-6, 1);
 SELECT name, guarantee FROM dp_mechanisms();
 
 \echo
+\echo '== Two sums over the same rows, released together (each row clipped to l2 norm 130000) =='
+SELECT round(sum(salary)) AS true_salary_sum, round(sum(salary * 0.1)) AS true_bonus_sum,
+       (SELECT array_agg(round(v::numeric)) FROM unnest(dp_sum_vector(ARRAY[salary, salary * 0.1]::float8[], 2, 1.0, 1e-6, 130000)) v) AS private_sums
+FROM employees;
+
+\echo
 \echo '== Privacy budgets: analyst alice may spend epsilon 1.0 in total =='
 DROP ROLE IF EXISTS alice;
 CREATE ROLE alice;
