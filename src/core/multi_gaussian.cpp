@@ -477,6 +477,7 @@ LatticeTables::LatticeTables(const GaussLattice& g, int r) : g_(g), r_(r), K_(g.
     else worst_rel = INFINITY;
     qprev = q;
   }
+  base_ = base;
   // Sums of at most 2 Z sigma + 2 positive terms per entry, each with a relative error of a few
   // ulps (exp of an argument up to Z^2/2 with a relative error of a few ulps: <= 4e-14).
   const double terms = 2.0 * W_ / r + 2;
@@ -514,6 +515,9 @@ LatticeTables::LatticeTables(const GaussLattice& g, int r) : g_(g), r_(r), K_(g.
     Wc_ = static_cast<int>(std::ceil(Wc * r)) + 1;
     const double c2 = c0_ / (s * s * s * s), c3 = c0_ / (s * s * s * s * s * s);
     m_out_ = (2 + E_) * c2 * Wc * Wc * std::exp(-Wc * Wc / (2 * s * s));
+    // Without the unpaired unshifted components (for D_in of point_D_paired, which leaves out
+    // exactly those beyond Wc_ cells, so that its curvature has no E-weighted far terms).
+    m_out_pair_ = 2 * c2 * Wc * Wc * std::exp(-Wc * Wc / (2 * s * s));
     a0_ = Wc_ + 3 * r + 70;
     const size_t na = static_cast<size_t>(2 * a0_ + 1);
     A2_.assign(na, 0.0);
@@ -589,11 +593,11 @@ double LatticeTables::A3max(int e1, int e2) const {
 // (E w_{k+1} = w_k): min(X_k, Y_k) with X_k = |n''| bounds of both, Y_k = (1 - phi) sup |n'''| over
 // [y_lo - 1, y_hi - phi].  Here sum_k min(X_k, Y_k) <= min(sum X_k, sum Y_k), and the |n'''| range
 // (cells d - r .. d - j) is widened to 2^l >= r - j + 1 cells, so that every sum is a table.
-double LatticeTables::curvature(int m, int j) const {
+double LatticeTables::curvature(int m, int j, bool paired_form) const {
   const int r = r_;
   const size_t im = static_cast<size_t>(m - p0_), ij = static_cast<size_t>(m - j - p0_),
                ir = static_cast<size_t>(m - r - p0_);
-  double M = m_out_ + E_ * (TA2neg_[im] + g_.weight(0) * (std::abs(m) < a0_ ? A2(m) : 0.0)) + TA2neg_[ij];
+  double M = (paired_form ? m_out_pair_ : m_out_) + E_ * (TA2neg_[im] + g_.weight(0) * (std::abs(m) < a0_ ? A2(m) : 0.0)) + TA2neg_[ij];
   const int dK = m - j - K_ * r;  // the shifted component K, unpaired
   if (std::abs(dK) < a0_) M += g_.weight(K_) * A2(dK);
   double pair = TA2pos_[ij] + TA2pos_[ir];
@@ -616,6 +620,76 @@ double LatticeTables::point_D(int m, int j, double* err) const {
   const double F = E_ * (L(m) + Rs(m));
   *err = rho_ * (G + F) + abs_pt_;
   return G - F;
+}
+
+// D_{j/r}(x_m), 0 <= j <= r, written with E w_{k+1} = w_k (k >= 0; exact for the true weights):
+//   D = sum_{k=0..K-1} w_k [n(a_k) - n(b_k)] + w_K n(a_K) + sum_{k<0} w_k n(a_k) - sum_{k<=0} E w_k n(b'_k),
+// a_k = (m - j - k r) / r, b_k = a_k - (r - j) / r, b'_k = (m - k r) / r: offsets in grid steps are
+// the integers da = m - j - k r, db = da - (r - j).  A pair is n(near) (1 - e^{-t}) with near the
+// offset of smaller |.| and t = (dfar^2 - dnear^2) / (2 s^2 r^2) >= 0 from the exact integer
+// dfar^2 - dnear^2, so that it costs one expm1 and carries a relative error of a few ulps
+// (docs/multi_gaussian_certificate.md, "The paired form near phi = 1"):
+//   * base_[d] = c0 exp(-d^2/(2 s^2 r^2)): argument to 6.1 ulps relative (d / r, its square, 1/(2 s s)
+//     and the product), exp and c0 a few ulps: relative <= u (7 arg + 6), u = 2^-53 (we use 1.2e-16);
+//   * -expm1(-t^): t^ = t (1 + th), |th| <= 4.1 u (1 / (2 s s) 2 u, / r^2 u, times the exact integer
+//     u); |e^{-t^} - e^{-t}| <= e^{-t} e^{4.1 u t} 4.1 u t and t e^{-t} <= 1 - e^{-t}: relative
+//     <= 4.2 u, plus expm1's own ulp: 8 u covers it;
+//   * w_k: exp(-|k| eps) (argument 1 ulp, exp 1 ulp) over a sum of 2K + 1 such terms:
+//     relative <= u (1.01 |k| eps + 3K + 10), plus (1 + E) c0 1e-320 absolute per term for
+//     subnormal weights and products (2^-1074 < 1e-320 per rounding, a few roundings);
+//   * E = exp(eps): 1 ulp; the products 3 ulps;
+//   * the signed sum of n terms: (n + 1) u times the sum of |terms|.
+// Left out: pairs with both offsets beyond W_ (12 sigma) and unpaired shifted terms beyond W_:
+// each at most w_k n(a_k) <= w_k c0 e^{-72}, in all <= abs_pt_.  Unpaired unshifted terms (k <= 0,
+// weight E w_k) are kept exactly when -Wc_ < m - k r < Wc_, i.e. when the component's cell offset is
+// in [-Wc_, Wc_) for both cells m - 1 and m that x_m ends: the value returned then bounds
+// D_in(x_m) = D(x_m) + (the unpaired unshifted terms whose offset from the cell is outside
+// [-Wc_, Wc_)) >= D, whose |D_in''| curvature(m, j, true) bounds without the E-weighted m_out_ term.
+double LatticeTables::point_D_paired(int m, int j, double* err) const {
+  constexpr double u = 1.2e-16;
+  const int r = r_, K = K_, W = W_;
+  const long dl = r - j;
+  const double eps = g_.eps(), E = E_;
+  const double c = (1.0 / (2 * g_.sigma() * g_.sigma())) / (static_cast<double>(r) * r);
+  double sum = 0, mag = 0, abs_sum = 0;
+  long n = 0;
+  const double rw_base = u * (3.0 * K + 10);
+  // Subnormal weights and products: an absolute 2^-1074 per rounding, times at most E c0.
+  const double tiny = (1 + E) * c0_ * 1e-320 + 1e-300;
+  auto rho_b = [&](long d) { return u * (7 * (static_cast<double>(d) * d * c) * 1.01 + 6); };
+  auto add = [&](double t, double rel) {
+    sum += t;
+    abs_sum += std::fabs(t);
+    mag += std::fabs(t) * (rel + rw_base + 11 * u) + tiny;
+    ++n;
+  };
+  // Offsets in grid steps of component k: shifted m - j - k r, unshifted m - k r.
+  auto floordiv = [r](long p) { return p >= 0 ? p / r : -((-p + r - 1) / r); };
+  // k with |m - j - k r| <= W + dl or |m - k r| <= W (others contribute nothing we keep).
+  const long k_from = std::max<long>(-K, floordiv(m - j - W - dl) - 1);
+  const long k_to = std::min<long>(K, floordiv(m + W) + 1);
+  for (long k = k_from; k <= k_to; ++k) {
+    const double wk = g_.weight(static_cast<int>(k));
+    const double rw = u * 1.01 * std::fabs(static_cast<double>(k)) * eps;
+    const long da = m - j - k * r;
+    if (k >= 0 && k < K) {
+      const long db = da - dl;
+      const long an = std::min(std::labs(da), std::labs(db)), af = std::max(std::labs(da), std::labs(db));
+      if (an > W) continue;  // both beyond W: left out (abs_pt_)
+      const double t = static_cast<double>(af * af - an * an) * c;
+      const double pair = base_[static_cast<size_t>(an)] * (-std::expm1(-t));  // >= 0
+      const double term = wk * pair;
+      add(std::labs(da) <= std::labs(db) ? term : -term, rw + rho_b(an));
+    } else if (std::labs(da) <= W) {  // shifted k = K or k < 0, unpaired
+      add(wk * base_[static_cast<size_t>(std::labs(da))], rw + rho_b(std::labs(da)));
+    }
+    if (k <= 0) {  // unshifted k <= 0, unpaired: only -Wc_ < db < Wc_ (see above)
+      const long db = m - k * r;
+      if (db > -Wc_ && db < Wc_) add(-E * wk * base_[static_cast<size_t>(std::labs(db))], rw + rho_b(std::labs(db)) + u);
+    }
+  }
+  *err = (mag + static_cast<double>(n + 1) * u * abs_sum) * 1.01 + abs_pt_ + 1e-300;
+  return sum;
 }
 
 // S on the cells [m1, m2) for shifts xi in [ja / r, jb / r], lo_p = m1 - jb, hi_p = m2 - ja: the sum
@@ -668,6 +742,7 @@ double LatticeTables::shift_upper(int j, double c, int ja, int jb, const std::ve
   const double up = 1 + rho_, dn = 1 - rho_, upi = 1 + rho_int_, dni = 1 - rho_int_;
   const double E = E_, h = h_, absp = abs_pt_;
   const bool slack = c > 0;
+  const bool near_one = 4 * (r_ - j) <= r_;  // phi >= 3/4: also try the paired form
   // c S on a block [m1, m2) (a single cell: m2 = m1 + 1), as an upper value (the lower value is the
   // same constant times 1 - 2e-15).
   auto cS = [&](int m1, int m2) {
@@ -747,6 +822,19 @@ double LatticeTables::shift_upper(int j, double c, int ja, int jb, const std::ve
             continue;
           }
           cb = std::min(cb, pos_linear_integral(d0 + cc, d1 + cc, h));
+          if (cb > 0 && near_one) {
+            // Near phi = 1: the same chord bound for D_in >= D in the paired form, whose
+            // rounding bound scales with the paired residuals instead of G + F.  u0, u1 are upper
+            // values of D_in at the ends (the chord through them is above the true chord).
+            double f0, f1;
+            const double u0 = point_D_paired(m, j, &f0) + f0, u1 = point_D_paired(m + 1, j, &f1) + f1;
+            const double cp = curvature(m, j, true) * h * h / 8 + cs_up;
+            if (u0 + cp <= 0 && u1 + cp <= 0) {
+              close_run(m);
+              continue;
+            }
+            cb = std::min(cb, pos_linear_integral(u0 + cp, u1 + cp, h));
+          }
         }
         total += std::max(cb, 0.0);
       }

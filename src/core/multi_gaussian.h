@@ -117,7 +117,7 @@ class LatticeTables {
   // [e / r, (e + 1) / r] and A3 (a sparse table for range maxima) of sup |n'''|, for
   // |e| <= a0_; m_out_ bounds the components beyond Wc_ grid steps (12 sigma).
   int Wc_, a0_;
-  double m_out_;
+  double m_out_, m_out_pair_;
   std::vector<double> A2_;
   std::vector<std::vector<double>> A3_;
   double A2(int e) const { return A2_[static_cast<size_t>(e + a0_)]; }
@@ -130,8 +130,14 @@ class LatticeTables {
   std::vector<double> TA2pos_, TA2neg_;
   mutable std::vector<std::vector<double>> TY_;
   const std::vector<double>& TY(int l) const;
-  double curvature(int m, int j) const;             // >= sup |D_{j/r}''| on cell m
+  // >= sup |D_{j/r}''| on cell m; paired_form: of D_in (point_D_paired), without the E-weighted
+  // bound of the unpaired unshifted components beyond Wc_ (which D_in leaves out).
+  double curvature(int m, int j, bool paired_form = false) const;
   double point_D(int m, int j, double* err) const;  // D_{j/r}(x_m) and how much more the true D can be
+  // The same value in the paired form (shifted k with unshifted k + 1), with a rounding bound that
+  // scales with the size of each term, not with f(. - j / r) + e^eps f (used near phi = 1).
+  double point_D_paired(int m, int j, double* err) const;
+  std::vector<double> base_;  // n(d / r), d = 0..W_
 };
 
 struct MultiGaussianResult {
