@@ -743,6 +743,7 @@ double LatticeTables::shift_upper(int j, double c, int ja, int jb, const std::ve
   const double E = E_, h = h_, absp = abs_pt_;
   const bool slack = c > 0;
   const bool near_one = 4 * (r_ - j) <= r_;  // phi >= 3/4: also try the paired form
+  const double far_unpaired = (m_out_ - m_out_pair_) * h_ * h_ / 8;
   // c S on a block [m1, m2) (a single cell: m2 = m1 + 1), as an upper value (the lower value is the
   // same constant times 1 - 2e-15).
   auto cS = [&](int m1, int m2) {
@@ -822,10 +823,12 @@ double LatticeTables::shift_upper(int j, double c, int ja, int jb, const std::ve
             continue;
           }
           cb = std::min(cb, pos_linear_integral(d0 + cc, d1 + cc, h));
-          if (cb > 0 && near_one) {
-            // Near phi = 1: the same chord bound for D_in >= D in the paired form, whose
-            // rounding bound scales with the paired residuals instead of G + F.  u0, u1 are upper
-            // values of D_in at the ends (the chord through them is above the true chord).
+          if (cb > 0 && near_one && (std::max(e0, e1) + far_unpaired) * h >= 0.5 * cb) {
+            // Near phi = 1, where rounding (or, at large eps, the E-weighted curvature constant of
+            // far unpaired components) makes at least half of the bound: the same chord bound
+            // for D_in >= D in the paired form, whose rounding bound scales with the paired
+            // residuals instead of G + F.  u0, u1 are upper values of D_in at the ends (the chord
+            // through them is above the true chord).
             double f0, f1;
             const double u0 = point_D_paired(m, j, &f0) + f0, u1 = point_D_paired(m + 1, j, &f1) + f1;
             const double cp = curvature(m, j, true) * h * h / 8 + cs_up;
