@@ -823,7 +823,11 @@ double LatticeTables::shift_upper(int j, double c, int ja, int jb, const std::ve
             continue;
           }
           cb = std::min(cb, pos_linear_integral(d0 + cc, d1 + cc, h));
-          if (cb > 0 && near_one && (std::max(e0, e1) + far_unpaired) * h >= 0.5 * cb) {
+          // (Tried only where that rounding could matter against the limit at all: spread over
+          // the whole range it would reach 1e-4 of the limit, i.e. 1e4 x the negligible charge
+          // per unit length.  Either bound is valid; this only saves time at larger delta.)
+          if (cb > 0 && near_one && (std::max(e0, e1) + far_unpaired) * h >= 0.5 * cb &&
+              (std::max(e0, e1) + far_unpaired) * h >= 1e4 * negligible * h) {
             // Near phi = 1, where rounding (or, at large eps, the E-weighted curvature constant of
             // far unpaired components) makes at least half of the bound: the same chord bound
             // for D_in >= D in the paired form, whose rounding bound scales with the paired
