@@ -75,8 +75,8 @@
 #define BUDGET_SLACK 1e-12
 
 /* GUCs */
-bool		dpagg_require_budget = true;
-bool		dpagg_limit_superusers = false;
+static bool dpagg_require_budget = true;
+static bool dpagg_limit_superusers = false;
 static double dpagg_min_release_epsilon = 0;
 static int	dpagg_max_roles = 1000;
 
@@ -117,8 +117,7 @@ typedef struct LedgerRecord
 	double		epsilon;		/* release: requested; budget: total */
 	double		delta;
 	double		rho;			/* release: rho charged under zcdp accounting */
-	double		epsilon_nz;		/* release: epsilon of its parts charged as approximate zCDP */
-	double		delta_nz;		/* ... and their delta */
+	double		delta_nz;		/* release: delta of its parts charged as approximate zCDP */
 	uint64		flushed_hint;	/* the journal was durable up to here when this was appended */
 	double		cap;			/* budget: per-release epsilon cap, NaN for none */
 	NameData	role_name;
@@ -143,8 +142,7 @@ typedef struct RoleAccount
 	long double epsilon_all;
 	long double delta_all;
 	long double rho;			/* rho charged under zcdp accounting */
-	long double epsilon_nz;		/* parts charged as approximate zCDP: epsilon ... */
-	long double delta_nz;		/* ... and delta */
+	long double delta_nz;		/* delta of the parts charged as approximate zCDP */
 	int64		releases;
 } RoleAccount;
 
@@ -244,8 +242,13 @@ spent_with(const RoleAccount *a, const LedgerRecord *r)
 	return s;
 }
 
+static bool
+within(double spent, double total)
+{
+	return spent <= total * (1 + BUDGET_SLACK) || spent == 0;
+}
+
 /* Does the spend fit the account's budget? */
-static bool within(double spent, double total);
 static bool
 fits(const RoleAccount *a, Spent s)
 {
@@ -254,19 +257,12 @@ fits(const RoleAccount *a, Spent s)
 	return within(s.epsilon, a->epsilon_total) && within(s.delta, a->delta_total);
 }
 
-static bool
-within(double spent, double total)
-{
-	return spent <= total * (1 + BUDGET_SLACK) || spent == 0;
-}
-
 static void
 account_add_release(RoleAccount *a, const LedgerRecord *r)
 {
 	a->epsilon_all += r->epsilon;
 	a->delta_all += r->delta;
 	a->rho += r->rho;
-	a->epsilon_nz += r->epsilon_nz;
 	a->delta_nz += r->delta_nz;
 	a->releases++;
 }
@@ -586,21 +582,46 @@ require_ledger(void)
 				 errhint("Add dpagg to shared_preload_libraries in postgresql.conf and restart the server.")));
 }
 
+/* With the ledger lock held (either mode): refuse when the ledger is not usable (the lock is
+ * released first). */
+static void
+check_usable_locked(void)
+{
+	char		problem[256];
+
+	if (ledger->usable)
+		return;
+	strlcpy(problem, ledger->problem, sizeof(problem));
+	LWLockRelease(ledger->lock);
+	ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED), errmsg("dpagg cannot release values: %s", problem),
+					errhint("See the server log; the ledger is %s in the data directory.", LEDGER_FILE)));
+}
+
+/* With the lock held exclusively: the role's account, created if needed; refuses (releasing the
+ * lock) when there is no room for another role. */
+static RoleAccount *
+account_locked(Oid role)
+{
+	RoleAccount *a = find_account(role, true);
+
+	if (a != NULL)
+		return a;
+	LWLockRelease(ledger->lock);
+	ereport(ERROR, (errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+					errmsg("dpagg's ledger has no room for another role"),
+					errhint("Raise dpagg.max_roles (currently %d) and restart the server.", dpagg_max_roles)));
+	return NULL;				/* not reached */
+}
+
 static void
 open_ledger_fd(void)
 {
-	char		problem[256];
-	bool		usable;
-
 	if (ledger_fd >= 0)
 		return;
+	/* A missing or damaged ledger is reported as such, not as a failure to open it. */
 	LWLockAcquire(ledger->lock, LW_SHARED);
-	usable = ledger->usable;
-	strlcpy(problem, ledger->problem, sizeof(problem));
+	check_usable_locked();
 	LWLockRelease(ledger->lock);
-	if (!usable)
-		ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED), errmsg("dpagg cannot release values: %s", problem),
-						errhint("See the server log; the ledger is %s in the data directory.", LEDGER_FILE)));
 	ledger_fd = BasicOpenFile(LEDGER_FILE, O_WRONLY | O_APPEND | PG_BINARY);
 	if (ledger_fd < 0)
 		ereport(ERROR, (errcode_for_file_access(), errmsg("dpagg: could not open the ledger \"%s\": %m", LEDGER_FILE)));
@@ -752,7 +773,6 @@ ledger_charge(const char *aggregate, int sets, double epsilon, double delta,
 		else
 		{
 			r->rho += parts[i].epsilon * parts[i].epsilon / 2 * sets;
-			r->epsilon_nz += parts[i].epsilon * sets;
 			r->delta_nz += parts[i].delta * sets;
 		}
 	}
@@ -769,30 +789,9 @@ ledger_charge(const char *aggregate, int sets, double epsilon, double delta,
 	}
 
 	LWLockAcquire(ledger->lock, LW_EXCLUSIVE);
-	if (!ledger->usable)
-	{
-		char		problem[256];
-
-		strlcpy(problem, ledger->problem, sizeof(problem));
-		LWLockRelease(ledger->lock);
-		ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED), errmsg("dpagg cannot release values: %s", problem),
-						errhint("See the server log; the ledger is %s in the data directory.", LEDGER_FILE)));
-	}
-	/* The account is created only for a release that will be recorded (a refused one must not
-	 * use up dpagg.max_roles). */
+	check_usable_locked();
 	a = find_account(role, false);
-	if (a == NULL && (unlimited || !dpagg_require_budget))
-	{
-		a = find_account(role, true);
-		if (a == NULL)
-		{
-			LWLockRelease(ledger->lock);
-			ereport(ERROR, (errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
-							errmsg("dpagg's ledger has no room for another role"),
-							errhint("Raise dpagg.max_roles (currently %d) and restart the server.", dpagg_max_roles)));
-		}
-	}
-	if (a == NULL)
+	if (!unlimited && dpagg_require_budget && (a == NULL || !a->has_budget))
 	{
 		LWLockRelease(ledger->lock);
 		ereport(ERROR, (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
@@ -800,20 +799,14 @@ ledger_charge(const char *aggregate, int sets, double epsilon, double delta,
 						errdetail("Nothing was released."),
 						errhint("An administrator grants one with dp_set_budget().")));
 	}
+	/* Created only now, for a release that will be recorded: a refused one must not use up
+	 * dpagg.max_roles. */
+	if (a == NULL)
+		a = account_locked(role);
 	if (unlimited)
 		r->flags |= FLAG_UNLIMITED;
 	else if (!a->has_budget)
-	{
-		if (dpagg_require_budget)
-		{
-			LWLockRelease(ledger->lock);
-			ereport(ERROR, (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-							errmsg("role \"%s\" has no privacy budget", NameStr(r->role_name)),
-							errdetail("Nothing was released."),
-							errhint("An administrator grants one with dp_set_budget().")));
-		}
 		r->flags |= FLAG_NO_BUDGET;
-	}
 	else
 	{
 		Spent		s = spent_with(a, r);
@@ -938,7 +931,6 @@ budget_record(RecordType type, Oid role, double epsilon, double delta, int metho
 {
 	char		buf[sizeof(LedgerRecord)];
 	LedgerRecord *r = (LedgerRecord *) buf;
-	RoleAccount *a;
 	uint64		end;
 
 	require_ledger();
@@ -949,19 +941,8 @@ budget_record(RecordType type, Oid role, double epsilon, double delta, int metho
 	r->method = method;
 	r->cap = cap;
 	LWLockAcquire(ledger->lock, LW_EXCLUSIVE);
-	if (!ledger->usable)
-	{
-		LWLockRelease(ledger->lock);
-		ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED), errmsg("dpagg's ledger is not usable; see the server log")));
-	}
-	a = find_account(role, true);
-	if (a == NULL)
-	{
-		LWLockRelease(ledger->lock);
-		ereport(ERROR, (errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
-						errmsg("dpagg's ledger has no room for another role"),
-						errhint("Raise dpagg.max_roles (currently %d) and restart the server.", dpagg_max_roles)));
-	}
+	check_usable_locked();
+	(void) account_locked(role);	/* room for the record's role (apply_record needs it) */
 	end = append_locked(r);
 	apply_record(r);
 	LWLockRelease(ledger->lock);
