@@ -11,34 +11,17 @@
 #include <vector>
 
 #include "test_support.h"
+#include "zhao_vectors.h"
 
 using dpagg_test::calibrate;
 using dpagg_test::rel_err;
-
-namespace {
-
-struct ZRow {
-  const char* id;
-  double eps, delta;
-  double opt;  // analytic Gaussian (DP-OPT)
-  double d14;  // Dwork-Roth 2014: sqrt(2 ln(1.25/delta)) / eps
-};
-
-// §6.1, Δ = 1.
-const std::vector<ZRow> kZ = {
-    {"Z20", 1, 1e-5, 3.7306316, 4.8448053},     {"Z21", 0.1, 1e-5, 30.749566, 48.448053},
-    {"Z22", 0.5, 1e-5, 7.0318267, 9.6896105},   {"Z23", 1, 1e-6, 4.2246789, 5.2988025},
-    {"Z24", 2, 1e-6, 2.2304763, 2.6494013},     {"Z25", 5, 1e-6, 0.98004900, 1.0597605},
-    {"Z26", 10, 1e-10, 0.68304397, 0.68189434}, {"Z27", 0.01, 1e-6, 306.35038, 529.88025},
-    {"Z28", 1, 0.05, 1.3327783, 2.5372725},
-};
-
-}  // namespace
+using dpagg_test::kZ;
+using dpagg_test::ZRow;
 
 TEST(AnalyticGaussianVectors, Z20toZ28) {
   for (const ZRow& z : kZ) {
     dpagg_calibration cal = calibrate("analytic_gaussian", z.eps, z.delta, 1.0);
-    EXPECT_LT(rel_err(cal.scale, z.opt), 1e-7) << z.id << " sigma=" << cal.scale;
+    EXPECT_LT(rel_err(cal.scale, z.s[dpagg_test::kOpt]), 1e-7) << z.id << " sigma=" << cal.scale;
     EXPECT_EQ(cal.params[0], cal.scale) << z.id;
     EXPECT_EQ(cal.nparams, 1) << z.id;
     EXPECT_LE(cal.delta_bound, z.delta) << z.id;
@@ -159,7 +142,7 @@ TEST(ClassicGaussian, MatchesD14ColumnForEpsilonAtMostOne) {
   for (const ZRow& z : kZ) {
     if (z.eps > 1.0) continue;
     dpagg_calibration cal = calibrate("classic_gaussian", z.eps, z.delta, 1.0);
-    EXPECT_LT(rel_err(cal.scale, z.d14), 1e-7) << z.id;
+    EXPECT_LT(rel_err(cal.scale, z.s[dpagg_test::kD14]), 1e-7) << z.id;
     EXPECT_LT(rel_err(cal.scale, std::sqrt(2.0 * std::log(1.25 / z.delta)) / z.eps), 1e-14) << z.id;
     EXPECT_GT(cal.scale, calibrate("analytic_gaussian", z.eps, z.delta, 1.0).scale) << z.id;
     EXPECT_LE(cal.delta_bound, z.delta) << z.id;
