@@ -30,6 +30,10 @@ FROM (VALUES (ARRAY[30.0, 40.0, 0.0]::float8[])) v(x);
 SELECT (SELECT array_agg(round(e::numeric, 1)) FROM unnest(dp_sum_vector(x, 3, 1e8, 1e-5, 2.0, 'gaussian')) e) AS special
 FROM (VALUES (ARRAY['Infinity', '-Infinity', 5]::float8[]), (ARRAY['NaN', NULL, 1]::float8[]),
              (ARRAY[0.5]::float8[]), (ARRAY[0.25, 0, 0, 99, 99]::float8[]), (NULL)) v(x);
+-- NULLs beyond the first byte of the array's null bitmap: elements are read in place.
+SELECT (SELECT array_agg(round(e::numeric, 1)) FROM unnest(dp_sum_vector(x, 10, 1e8, 1e-5, 2.0, 'gaussian')) e) AS nulls
+FROM (VALUES (ARRAY[NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 1]::float8[]),
+             (ARRAY[0.5, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0.3, NULL]::float8[])) v(x);
 -- A row whose norm overflows a double is still scaled to the bound (not dropped).
 SELECT (SELECT array_agg(round(e::numeric, 1)) FROM unnest(dp_sum_vector(x, 2, 1e8, 1e-5, 2.0, 'gaussian')) e) AS huge
 FROM (VALUES (ARRAY[1.7e308, 1.7e308]::float8[])) v(x);

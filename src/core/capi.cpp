@@ -201,25 +201,18 @@ dpagg::VectorCalibration from_c(const dpagg_vector_calibration& c) {
   return {c.kind == 1 ? dpagg::VectorKind::kL2 : dpagg::VectorKind::kGaussian, c.dimension, c.epsilon,
           c.delta, c.sensitivity, c.scale, c.mse, c.delta_bound};
 }
-std::string vector_mechanism_name(const char* m) {
-  std::string s = m ? m : "auto";
-  for (char& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  size_t b = s.find_first_not_of(" \t"), e = s.find_last_not_of(" \t");
-  return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
-}
 }  // namespace
 
 int dpagg_vector_check(const char* mechanism, int dimension, double epsilon, double delta,
                        double l2_bound, dpagg_error* err) {
-  return guarded(err, [&] { dpagg::vector_validate(vector_mechanism_name(mechanism), dimension, epsilon, delta, l2_bound); });
+  return guarded(err, [&] { dpagg::vector_validate(dpagg::vector_mechanism_name(mechanism), dimension, epsilon, delta, l2_bound); });
 }
 
 int dpagg_vector_calibrate(const char* mechanism, int dimension, double epsilon, double delta,
                            double l2_bound, dpagg_vector_calibration* out, dpagg_error* err) {
   return guarded(err, [&] {
-    std::string m = vector_mechanism_name(mechanism);
     dpagg::VectorCalibration c = dpagg::vector_calibrate(
-        m.c_str(), dimension, epsilon, delta, dpagg::vector_release_sensitivity(l2_bound, dimension));
+        mechanism, dimension, epsilon, delta, dpagg::vector_release_sensitivity(l2_bound, dimension));
     std::memset(out, 0, sizeof(*out));
     std::snprintf(out->spec, sizeof(out->spec), "%s", c.kind == dpagg::VectorKind::kL2 ? "l2" : "gaussian");
     out->kind = c.kind == dpagg::VectorKind::kL2 ? 1 : 0;

@@ -254,10 +254,16 @@ double vector_release_sensitivity(double D, int dimension) {
   return D * (1.0 + std::sqrt(static_cast<double>(dimension)) * 0x1p-29);
 }
 
+std::string vector_mechanism_name(const char* mechanism) {
+  std::string s = mechanism ? mechanism : "auto";
+  for (char& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  size_t b = s.find_first_not_of(" \t"), e = s.find_last_not_of(" \t");
+  return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
+}
+
 VectorCalibration vector_calibrate(const char* mechanism, int dimension, double epsilon,
                                    double delta, double D) {
-  std::string m = mechanism ? mechanism : "auto";
-  for (char& c : m) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string m = vector_mechanism_name(mechanism);
   vector_validate(m, dimension, epsilon, delta, D);
   const double T = dimension;
   VectorCalibration g{VectorKind::kGaussian, dimension, epsilon, delta, D, 0, 0, 0};

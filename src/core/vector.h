@@ -47,6 +47,9 @@ SggBound sgg_profile(int T, double p, double beta, double s, double epsilon, dou
 // relative) whose certified profile bound is <= delta, never above D / epsilon.
 double l2_mechanism_theta(int T, double epsilon, double delta, double D, double* delta_bound);
 
+// The canonical mechanism name: lower case, trimmed, "auto" for none.
+std::string vector_mechanism_name(const char* mechanism);
+
 // Refuse bad input (dpagg::invalid): mechanism (lower case) "gaussian", "l2" or "auto".
 void vector_validate(const std::string& mechanism, int dimension, double epsilon, double delta,
                      double l2_bound);

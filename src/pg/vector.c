@@ -193,16 +193,18 @@ check_call(FunctionCallInfo fcinfo, Aggref *aggref)
 				 errmsg("dpagg support functions can only be used by dpagg's own aggregates")));
 }
 
-/* Clip one row to the l2 bound and add it, coordinate by coordinate, in exact fixed point. */
+/* Clip one row to the l2 bound and add it, coordinate by coordinate, in exact fixed point.  x is
+ * scratch space for `dimension` doubles.  The elements are read in place (no per-row copies):
+ * float8 elements are 8 bytes, stored one after another, NULL ones only marked in the bitmap. */
 static void
-vaccumulate(VState *st, ArrayType *arr)
+vaccumulate(VState *st, ArrayType *arr, double *x)
 {
-	Datum	   *elems;
-	bool	   *nulls;
+	const char *p;
+	const bits8 *bitmap;
+	int			bitmask = 1;
 	int			n,
 				m,
 				j;
-	double	   *x;
 	double		scale = 0,
 				sumsq = 0,
 				norm,
@@ -211,14 +213,24 @@ vaccumulate(VState *st, ArrayType *arr)
 
 	if (ARR_ELEMTYPE(arr) != FLOAT8OID)
 		elog(ERROR, "dp_sum_vector: expected double precision[]");
-	deconstruct_array(arr, FLOAT8OID, sizeof(float8), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE,
-					  &elems, &nulls, &n);
+	n = ArrayGetNItems(ARR_NDIM(arr), ARR_DIMS(arr));
 	m = Min(n, st->dimension);
-	x = palloc(sizeof(double) * (m > 0 ? m : 1));
+	p = ARR_DATA_PTR(arr);
+	bitmap = ARR_NULLBITMAP(arr);
 	for (j = 0; j < m; j++)
 	{
-		double		v = nulls[j] ? 0.0 : DatumGetFloat8(elems[j]);
+		double		v = 0.0;
 
+		if (bitmap == NULL || (*bitmap & bitmask))
+		{
+			memcpy(&v, p, sizeof(double));
+			p += sizeof(double);
+		}
+		if (bitmap && (bitmask <<= 1) == 0x100)
+		{
+			bitmap++;
+			bitmask = 1;
+		}
 		if (isnan(v))
 			v = 0.0;
 		if (isinf(v))
@@ -251,9 +263,6 @@ vaccumulate(VState *st, ArrayType *arr)
 		}
 	}
 	st->rows++;
-	pfree(x);
-	pfree(elems);
-	pfree(nulls);
 }
 
 PG_FUNCTION_INFO_V1(dpagg_vsum_trans);
@@ -271,7 +280,15 @@ dpagg_vsum_trans(PG_FUNCTION_ARGS)
 		st = vstate_from_params(fcinfo, aggref, true, cxt);
 	}
 	if (!PG_ARGISNULL(1))
-		vaccumulate(st, PG_GETARG_ARRAYTYPE_P(1));
+	{
+		/* Scratch space for one row, kept with the call site (the dimension is fixed). */
+		double	   *x = (double *) fcinfo->flinfo->fn_extra;
+
+		if (x == NULL)
+			fcinfo->flinfo->fn_extra = x =
+				MemoryContextAlloc(fcinfo->flinfo->fn_mcxt, sizeof(double) * st->dimension);
+		vaccumulate(st, PG_GETARG_ARRAYTYPE_P(1), x);
+	}
 	PG_RETURN_POINTER(st);
 }
 
