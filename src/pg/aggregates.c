@@ -319,24 +319,28 @@ dpagg_is_function(Oid fn, PGFunction expected)
  * (A user-defined aggregate could otherwise read exact partial states through its own combine
  * function, or seed the state through INITCOND.)
  */
+static bool is_own_transfn(Oid fn);
+
 static void
 check_own_aggregate(Oid aggfnoid, int kind)
 {
 	HeapTuple	tup;
 	Form_pg_aggregate agg;
 	bool		initval_null;
-	Oid			finalfn,
+	Oid			transfn,
+				finalfn,
 				combinefn;
 
 	tup = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(aggfnoid));
 	if (!HeapTupleIsValid(tup))
 		elog(ERROR, "cache lookup failed for aggregate %u", aggfnoid);
 	agg = (Form_pg_aggregate) GETSTRUCT(tup);
+	transfn = agg->aggtransfn;
 	finalfn = agg->aggfinalfn;
 	combinefn = agg->aggcombinefn;
 	(void) SysCacheGetAttr(AGGFNOID, tup, Anum_pg_aggregate_agginitval, &initval_null);
 	ReleaseSysCache(tup);
-	if (!initval_null ||
+	if (!initval_null || !is_own_transfn(transfn) ||
 		!dpagg_is_function(combinefn, dpagg_combine) ||
 		!dpagg_is_function(finalfn, kind == DP_SUM ? dpagg_sum_final :
 					 kind == DP_COUNT ? dpagg_count_final : dpagg_avg_final))
@@ -703,6 +707,29 @@ dpagg_count_rows_trans(PG_FUNCTION_ARGS)
 }
 
 /* Combine two partial states of the same group (strict: PostgreSQL handles NULL states). */
+/* One of the transition functions above (a user-defined aggregate could otherwise build the
+ * state with its own function and hand it to the final one). */
+static bool
+is_own_transfn(Oid fn)
+{
+	static const PGFunction own[] = {
+		dpagg_sum_trans_int2, dpagg_sum_trans_int4, dpagg_sum_trans_int8,
+		dpagg_sum_trans_float4, dpagg_sum_trans_float8, dpagg_sum_trans_numeric,
+		dpagg_avg_trans_int2, dpagg_avg_trans_int4, dpagg_avg_trans_int8,
+		dpagg_avg_trans_float4, dpagg_avg_trans_float8, dpagg_avg_trans_numeric,
+		dpagg_count_trans, dpagg_count_rows_trans};
+	FmgrInfo	finfo;
+	size_t		i;
+
+	if (!OidIsValid(fn))
+		return false;
+	fmgr_info(fn, &finfo);
+	for (i = 0; i < lengthof(own); i++)
+		if (finfo.fn_addr == own[i])
+			return true;
+	return false;
+}
+
 PG_FUNCTION_INFO_V1(dpagg_combine);
 Datum
 dpagg_combine(PG_FUNCTION_ARGS)
