@@ -215,8 +215,9 @@ typedef struct Spent
  * its delta.  The budget's delta is split once, in advance: half for the conversion
  * rho -> epsilon = rho + 2 sqrt(rho ln(2 / delta)), half for the approximate parts; a release is
  * allowed while the converted epsilon stays within the budget's epsilon and the approximate
- * deltas within delta / 2.  With both limits fixed in advance this is a zCDP privacy filter
- * (Whitehouse et al. 2023, fully adaptive composition).
+ * deltas within delta / 2.  With both limits fixed in advance this is a zCDP privacy filter;
+ * its validity for adaptive releases (approximate parts included) is cited from Whitehouse et al.
+ * 2023 (fully adaptive composition), not re-derived here.
  */
 static Spent
 spent_with(const RoleAccount *a, const LedgerRecord *r)
