@@ -88,7 +88,7 @@ FROM (SELECT dp_count(1.0, 0, 'laplace') AS c FROM dp_test GROUP BY GROUPING SET
 RESET enable_hashagg;
 SELECT count(*) AS cube_rows FROM (SELECT grp, id % 2, dp_count(1.0, 0) FROM dp_test GROUP BY CUBE (grp, id % 2)) s;
 -- The state type's text form round-trips.
-SELECT dpagg_state_in('1:1:0:5:0:10:3ff0000000000000:3ee4f8b588e368f1:c059000000000000:4059000000000000:laplace')::text;
+SELECT dpagg_state_in('1:2:5:0:10')::text;
 
 -- Overload resolution of dp_count(x, eps, delta) against dp_count(eps, delta, mechanism).
 SELECT abs(dp_count(0.5, 1e-5, 'laplace') - 10000) < 40 * sigma('laplace', 0.5, 1e-5, 1) AS rows_with_mechanism,

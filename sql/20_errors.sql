@@ -65,7 +65,7 @@ SELECT expect_error($$SELECT leak_combine(i4, 1.0, 1e-5, 100) FROM dp_test$$);
 CREATE AGGREGATE leak_init(integer, float8, float8, float8) (
   SFUNC = dpagg_sum_trans_int4_s, STYPE = dpagg_state, FINALFUNC = dpagg_sum_final,
   COMBINEFUNC = dpagg_combine, FINALFUNC_MODIFY = READ_WRITE,
-  INITCOND = '1:1:1:0:0:0:3ff0000000000000:3ee4f8b588e368f1:0000000000000000:3ff0000000000000:laplace');
+  INITCOND = '1:2:0:0:0');
 SELECT expect_error($$SELECT leak_init(i4, 1.0, 1e-5, 100) FROM dp_test$$);
 DROP AGGREGATE leak_combine(integer, float8, float8, float8);
 DROP AGGREGATE leak_init(integer, float8, float8, float8);
@@ -76,3 +76,13 @@ SELECT expect_error($$SELECT * FROM dp_calibrate('analytic_gaussian', 0, 1e-5, 1
 SELECT expect_error($$SELECT * FROM dp_calibrate('analytic_gaussian', 1, 1e-5, 0)$$);
 SELECT expect_error($$SELECT * FROM dp_calibrate('nope', 1, 1e-5, 1)$$);
 SELECT expect_error($$SELECT * FROM dp_calibrate('laplace', 1, NULL, 1)$$);
+
+-- An oversized argument is quoted cut to 40 bytes, not whole (nor into the server log).
+SELECT q, length(e) < 200 AS short, e
+FROM (SELECT q, expect_error(q) AS e FROM (VALUES
+  ($$SELECT dp_sum(i4, 1, 1e-5, 10, repeat('x', 100000)) FROM dp_test$$),
+  ($$SELECT dp_sum(i4, 1, 1e-5, 10, repeat('é', 50)) FROM dp_test$$),
+  ($$SELECT dp_sum_vector(ARRAY[i4::float8], 1, 1, 1e-5, 10, repeat('x', 100000)) FROM dp_test$$),
+  ($$SELECT * FROM dp_calibrate(repeat('x', 100000), 1, 1e-5)$$),
+  ($$SELECT * FROM dp_calibrate('laplace(' || repeat('k', 1000) || '=1)', 1, 1e-5)$$),
+  ($$SELECT * FROM dp_calibrate_vector(repeat('y', 100000), 2, 1, 1e-5)$$)) v(q)) s;

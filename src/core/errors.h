@@ -21,6 +21,17 @@ class Error : public std::runtime_error {
   std::string hint_;
 };
 
+// User input quoted in an error message: at most 40 bytes (cut at a UTF-8 character boundary)
+// and "..." after a cut, so that an oversized argument is not copied into the error and the
+// server log whole.
+inline std::string quoted(const std::string& s) {
+  constexpr std::size_t kMax = 40;
+  if (s.size() <= kMax) return "\"" + s + "\"";
+  std::size_t n = kMax;
+  while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
+  return "\"" + s.substr(0, n) + "...\"";
+}
+
 [[noreturn]] inline void invalid(std::string message, std::string hint) {
   throw Error(DPAGG_INVALID_PARAMETER, std::move(message), std::move(hint));
 }

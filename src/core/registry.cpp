@@ -83,7 +83,7 @@ ParsedSpec parse_spec(const std::string& raw) {
   size_t open = spec.find('(');
   if (open != std::string::npos) {
     if (spec.back() != ')')
-      invalid("malformed mechanism \"" + raw + "\"",
+      invalid("malformed mechanism " + quoted(raw),
               "Write a mechanism as name or name(option=value, ...).");
     name = trim_lower(spec.substr(0, open));
     args = spec.substr(open + 1, spec.size() - open - 2);
@@ -97,7 +97,7 @@ ParsedSpec parse_spec(const std::string& raw) {
     }
   }
   if (out.mechanism == nullptr)
-    invalid("unknown mechanism \"" + raw + "\"",
+    invalid("unknown mechanism " + quoted(raw),
             "Valid mechanisms are: " + names_list() + " (see dp_mechanisms()).");
   const std::vector<std::string> allowed = out.mechanism->option_names();
   size_t pos = 0;
@@ -106,16 +106,16 @@ ParsedSpec parse_spec(const std::string& raw) {
     std::string item = args.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
     size_t eq = item.find('=');
     if (eq == std::string::npos)
-      invalid("malformed option \"" + trim_lower(item) + "\" in mechanism \"" + raw + "\"",
+      invalid("malformed option " + quoted(trim_lower(item)) + " in mechanism " + quoted(raw),
               "Options are written key=value.");
     std::string key = trim_lower(item.substr(0, eq));
     std::string value = trim_lower(item.substr(eq + 1));
     if (std::find(allowed.begin(), allowed.end(), key) == allowed.end())
-      invalid("mechanism " + name + " has no option \"" + key + "\"",
+      invalid("mechanism " + name + " has no option " + quoted(key),
               allowed.empty() ? "This mechanism takes no options."
                               : "See dp_mechanisms() for its options.");
     if (value.empty() || out.options.count(key))
-      invalid("option \"" + key + "\" of mechanism " + name + " is empty or repeated",
+      invalid("option " + quoted(key) + " of mechanism " + name + " is empty or repeated",
               "Give each option once, as key=value.");
     out.options[key] = value;
     if (comma == std::string::npos) break;
@@ -133,7 +133,7 @@ ParsedSpec parse_spec(const std::string& raw) {
     out.canonical += ")";
   }
   if (out.canonical.size() >= DPAGG_MECH_SPEC_LEN)
-    invalid("mechanism spec \"" + raw + "\" is too long",
+    invalid("mechanism spec " + quoted(raw) + " is too long",
             "A mechanism spec has at most " + std::to_string(DPAGG_MECH_SPEC_LEN - 1) +
                 " characters.");
   return out;

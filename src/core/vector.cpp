@@ -235,7 +235,7 @@ double l2_mechanism_theta(int T, double epsilon, double delta, double D, double*
 
 void vector_validate(const std::string& m, int dimension, double epsilon, double delta, double l2_bound) {
   if (m != "gaussian" && m != "l2" && m != "auto")
-    invalid("unknown vector mechanism \"" + m + "\"", "Use 'gaussian', 'l2' or 'auto'.");
+    invalid("unknown vector mechanism " + quoted(m), "Use 'gaussian', 'l2' or 'auto'.");
   if (!(std::isfinite(epsilon) && epsilon > 0 && epsilon <= 1e9))
     invalid("epsilon must be a finite number greater than 0", "Pass epsilon in (0, infinity), for example 1.0.");
   if (!(std::isfinite(delta) && delta >= 0 && delta < 1))
@@ -297,7 +297,7 @@ VectorCalibration vector_calibrate(const char* mechanism, int dimension, double 
     VectorCalibration b = l2();
     return b.mse < a.mse ? b : a;
   }
-  invalid("unknown vector mechanism \"" + m + "\"", "Use 'gaussian', 'l2' or 'auto'.");
+  invalid("unknown vector mechanism " + quoted(m), "Use 'gaussian', 'l2' or 'auto'.");
 }
 
 void vector_sample(const VectorCalibration& cal, RandomSource& rng, double* out) {

@@ -2,62 +2,48 @@
  * aggregates.c — dp_sum, dp_avg and dp_count: transition, combine and final functions, and the
  * dpagg_state type.
  *
- * The state is exact: clamped values are summed as 128-bit integers of a power-of-two quantum
- * (src/core/dpagg_accum.h), so the total does not depend on row order or on how parallel
- * partial states are combined.  Noise is added once per group, in the final function, by the
- * core (dpagg_release).  The privacy parameters (epsilon, delta, sensitivity or bounds,
- * mechanism) must be public and the same for every row: the aggregate call's argument
- * expressions are checked, on the first row, to be free of column references, subqueries,
- * outer references and volatile functions.
+ * The state holds only data: the count, an exact 128-bit sum of clamped values in a power-of-two
+ * quantum (src/core/dpagg_accum.h, so the total does not depend on row order or on how parallel
+ * partial states are combined), and whether and what was released.  The privacy parameters
+ * (epsilon, delta, sensitivity or bounds, mechanism) belong to the call site: they are read once
+ * per query, before any row, and every group of the aggregation uses them (site.c).  Noise is
+ * added once per group, in the final function, by the core (dpagg_release), after the release
+ * has been charged (budget.c).
  */
-#include "dpagg_pg.h"
+#include "site.h"
 
 #include <math.h>
 
-#include "catalog/pg_aggregate.h"
 #include "catalog/pg_type.h"
 #include "executor/executor.h"
 #include "libpq/pqformat.h"
 #include "nodes/execnodes.h"
-#include "nodes/nodeFuncs.h"
-#include "nodes/plannodes.h"
 #include "nodes/primnodes.h"
-#include "optimizer/optimizer.h"
 #include "utils/builtins.h"
-#include "utils/lsyscache.h"
-#include "utils/syscache.h"
 
 #include "../core/dpagg_accum.h"
 
-#define DPAGG_STATE_VERSION 1
+#define DPAGG_STATE_VERSION 2
 
 typedef enum DpKind
 {
-	DP_SUM = 1,
-	DP_COUNT = 2,
-	DP_AVG = 3
+	DP_SUM = DP_SITE_SUM,
+	DP_COUNT = DP_SITE_COUNT,
+	DP_AVG = DP_SITE_AVG
 } DpKind;
 
-/* The transition state.  Fixed size, no pointers, no OIDs. */
+/* The transition state: data only.  Fixed size, no pointers, no OIDs. */
 typedef struct DpState
 {
 	int32		vl_len_;		/* varlena header */
 	uint8		version;
 	uint8		kind;			/* DpKind */
-	uint8		integer_sum;	/* dp_sum of an integer type with whole-number bounds */
+	uint8		released;		/* set by the final function (FINALFUNC_MODIFY = READ_WRITE) */
 	uint8		pad;
 	int64		count;			/* non-NULL values (or rows for dp_count(epsilon, delta)) */
 	uint64		sum_lo;			/* 128-bit sum of quanta, as two halves */
 	int64		sum_hi;
-	double		epsilon;
-	double		delta;
-	double		lower;			/* clamping bounds; for dp_avg the values are centred */
-	double		upper;
-	double		inv_quantum;	/* 1 / quantum of the accumulation (derived from the bounds) */
 	double		released_value; /* the answer already released from this state, if released */
-	uint8		released;		/* set by the final function (FINALFUNC_MODIFY = READ_WRITE) */
-	uint8		pad2[7];
-	char		mechanism[DPAGG_MECH_SPEC_LEN];
 } DpState;
 
 static inline __int128
@@ -73,15 +59,6 @@ state_set_sum(DpState *s, __int128 v)
 	s->sum_hi = (int64) (v >> 64);
 }
 
-/* Bound B of the accumulated values: the sensitivity of the sum. */
-static double
-state_bound(const DpState *s)
-{
-	if (s->kind == DP_AVG)
-		return (s->upper - s->lower) / 2.0;
-	return fmax(fabs(s->lower), fabs(s->upper));
-}
-
 static const char *
 kind_name(int kind)
 {
@@ -90,8 +67,7 @@ kind_name(int kind)
 
 /* ------------------------------------------------------------------------------------------
  * Argument layout of each aggregate signature, deduced from the Aggref's argument types.
- * Positions are 0-based indexes into the aggregate's arguments (the transition function sees
- * them shifted by one, after the state).
+ * Positions are 0-based indexes into the aggregate's arguments.
  */
 typedef enum ValueType
 {
@@ -100,7 +76,6 @@ typedef enum ValueType
 
 typedef struct Layout
 {
-	int			kind;
 	int			nargs;
 	int			value;			/* -1 for dp_count(epsilon, delta) */
 	int			epsilon;
@@ -134,49 +109,6 @@ value_type_of(Oid t)
 	}
 }
 
-/* The Aggref whose arguments hold the privacy parameters (the partial one when combining). */
-Aggref *
-dpagg_argument_aggref(FunctionCallInfo fcinfo)
-{
-	Aggref	   *aggref = AggGetAggref(fcinfo);
-
-	if (aggref == NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("dpagg support functions can only be called by dpagg's aggregates")));
-	/*
-	 * A combining Aggref has one argument: the partial Aggref's output.  Before planning that is the
-	 * partial Aggref itself; in the executor it is a Var pointing into the child plan's target list
-	 * (through a Gather), which we follow down to the partial Aggref, as ruleutils.c does.
-	 */
-	if (DO_AGGSPLIT_COMBINE(aggref->aggsplit))
-	{
-		Node	   *expr = list_length(aggref->args) == 1 ?
-			(Node *) ((TargetEntry *) linitial(aggref->args))->expr : NULL;
-		PlanState  *ps = (fcinfo->context && IsA(fcinfo->context, AggState)) ?
-			outerPlanState((PlanState *) fcinfo->context) : NULL;
-
-		while (expr != NULL && IsA(expr, Var) && ((Var *) expr)->varno == OUTER_VAR && ps != NULL)
-		{
-			AttrNumber	att = ((Var *) expr)->varattno;
-			List	   *tlist = ps->plan->targetlist;
-
-			if (att < 1 || att > list_length(tlist))
-				break;
-			expr = (Node *) ((TargetEntry *) list_nth(tlist, att - 1))->expr;
-			if (IsA(expr, Var) && ((Var *) expr)->varno == OUTER_VAR)
-				ps = outerPlanState(ps);
-		}
-		if (expr == NULL || !IsA(expr, Aggref))
-			ereport(ERROR,
-					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-					 errmsg("dpagg could not find the arguments of a partial aggregate"),
-					 errhint("Disable parallel aggregation for this query: SET max_parallel_workers_per_gather = 0.")));
-		aggref = (Aggref *) expr;
-	}
-	return aggref;
-}
-
 static void
 layout_from_aggref(Aggref *aggref, int kind, Layout *lo)
 {
@@ -190,7 +122,6 @@ layout_from_aggref(Aggref *aggref, int kind, Layout *lo)
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("dpagg support functions can only be used by dpagg's own aggregates")));
 	memset(lo, -1, sizeof(*lo));
-	lo->kind = kind;
 	lo->nargs = n;
 	lo->vtype = VT_NONE;
 	if (kind == DP_COUNT)
@@ -203,7 +134,6 @@ layout_from_aggref(Aggref *aggref, int kind, Layout *lo)
 			lo->value = p++;
 			lo->vtype = VT_ANY;
 		}
-		/* (float8 value, float8, float8) has no text: n == 3 without mechanism */
 	}
 	else
 	{
@@ -235,178 +165,31 @@ layout_from_aggref(Aggref *aggref, int kind, Layout *lo)
 		elog(ERROR, "dpagg: unexpected argument list for %s", kind_name(kind));
 }
 
-/* True if the expression reads an executor parameter (a subquery's result or an outer
- * reference) or contains a subplan: such values can come from the private data. */
-static bool
-exec_param_walker(Node *node, void *context)
-{
-	if (node == NULL)
-		return false;
-	if (IsA(node, Param) && ((Param *) node)->paramkind != PARAM_EXTERN)
-		return true;
-	if (IsA(node, SubPlan) || IsA(node, AlternativeSubPlan) || IsA(node, SubLink))
-		return true;
-	return expression_tree_walker(node, exec_param_walker, context);
-}
-
-static bool
-contains_exec_param_or_subplan(Node *expr)
-{
-	return exec_param_walker(expr, NULL);
-}
-
-/* Could the expression's value differ between rows or depend on the data? */
-bool
-dpagg_expr_is_row_dependent(Node *expr)
-{
-	return contain_var_clause(expr) || contain_volatile_functions(expr) ||
-		contains_exec_param_or_subplan(expr);
-}
-
-/*
- * The privacy parameters must be public and the same for every row: refuse arguments that
- * reference the rows' columns, call volatile functions, or read a subquery or an outer query
- * (whose values could come from the private data).  Constants, query parameters ($1) and
- * non-volatile functions of those are accepted.
- */
-static void
-check_parameters_fixed(Aggref *aggref, const Layout *lo)
-{
-	ListCell   *lc;
-	int			i = 0;
-
-	foreach(lc, aggref->args)
-	{
-		TargetEntry *tle = lfirst_node(TargetEntry, lc);
-		Node	   *expr = (Node *) tle->expr;
-
-		if (tle->resjunk)
-			continue;			/* an ORDER BY key of the aggregate, not an argument */
-		if (i != lo->value && dpagg_expr_is_row_dependent(expr))
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("the privacy parameters of %s must be the same for every row",
-							kind_name(lo->kind)),
-					 errdetail("Argument %d refers to the rows' columns, a subquery or an outer query, or calls a volatile function.",
-							   i + 1),
-					 errhint("Pass epsilon, delta, sensitivity, bounds and mechanism as constants or query parameters.")));
-		i++;
-	}
-}
-
-/* Only dpagg's own aggregates may drive its transition functions (else a user-defined
- * aggregate could return the exact state). */
-extern Datum dpagg_sum_final(PG_FUNCTION_ARGS);
-extern Datum dpagg_count_final(PG_FUNCTION_ARGS);
-extern Datum dpagg_avg_final(PG_FUNCTION_ARGS);
-
-extern Datum dpagg_combine(PG_FUNCTION_ARGS);
-
-/* Is this function one of ours, with the given entry point? */
-bool
-dpagg_is_function(Oid fn, PGFunction expected)
-{
-	FmgrInfo	finfo;
-
-	if (!OidIsValid(fn))
-		return false;
-	fmgr_info(fn, &finfo);
-	return finfo.fn_addr == expected;
-}
-
-/*
- * The aggregate must be one of dpagg's: our final and combine functions and no initial state.
- * (A user-defined aggregate could otherwise read exact partial states through its own combine
- * function, or seed the state through INITCOND.)
- */
-static bool is_own_transfn(Oid fn);
-
-static void
-check_own_aggregate(Oid aggfnoid, int kind)
-{
-	HeapTuple	tup;
-	Form_pg_aggregate agg;
-	bool		initval_null;
-	Oid			transfn,
-				finalfn,
-				combinefn;
-
-	tup = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(aggfnoid));
-	if (!HeapTupleIsValid(tup))
-		elog(ERROR, "cache lookup failed for aggregate %u", aggfnoid);
-	agg = (Form_pg_aggregate) GETSTRUCT(tup);
-	transfn = agg->aggtransfn;
-	finalfn = agg->aggfinalfn;
-	combinefn = agg->aggcombinefn;
-	(void) SysCacheGetAttr(AGGFNOID, tup, Anum_pg_aggregate_agginitval, &initval_null);
-	ReleaseSysCache(tup);
-	if (!initval_null || !is_own_transfn(transfn) ||
-		!dpagg_is_function(combinefn, dpagg_combine) ||
-		!dpagg_is_function(finalfn, kind == DP_SUM ? dpagg_sum_final :
-					 kind == DP_COUNT ? dpagg_count_final : dpagg_avg_final))
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("dpagg support functions can only be used by dpagg's own aggregates")));
-}
-
-/* The layout cached in the transition function's fn_extra. */
-static Layout *
-get_layout(FunctionCallInfo fcinfo, int kind)
-{
-	Layout	   *lo = (Layout *) fcinfo->flinfo->fn_extra;
-	Aggref	   *aggref;
-
-	if (lo != NULL && lo->kind == kind)
-		return lo;
-	aggref = dpagg_argument_aggref(fcinfo);
-	lo = MemoryContextAlloc(fcinfo->flinfo->fn_mcxt, sizeof(Layout));
-	layout_from_aggref(aggref, kind, lo);
-	check_parameters_fixed(aggref, lo);
-	check_own_aggregate(AggGetAggref(fcinfo)->aggfnoid, kind);
-	fcinfo->flinfo->fn_extra = lo;
-	return lo;
-}
-
 /* ------------------------------------------------------------------------------------------
- * Reading the parameters, either from the transition function's arguments or (for an empty
- * group, where the transition function never ran) by evaluating the Aggref's expressions.
+ * The parameters of one call site (site.c reads them once per query).
  */
-#define PG_ARGISNULL_FROM(fc, n) ((fc)->args[(n)].isnull)
-
-typedef struct ParamSource
+typedef struct ScalarParams
 {
-	FunctionCallInfo fcinfo;
-	bool		from_args;		/* transition function: argument i is at fcinfo i + 1 */
-	Aggref	   *aggref;
-} ParamSource;
-
-static Datum
-param_datum(ParamSource *src, int i, bool *isnull)
-{
-	if (src->from_args)
-	{
-		*isnull = PG_ARGISNULL_FROM(src->fcinfo, i + 1);
-		return src->fcinfo->args[i + 1].value;
-	}
-	return dpagg_eval_aggref_arg(src->fcinfo, src->aggref, i, isnull);
-}
-
-/* Evaluate argument i of the Aggref (for an empty group; the arguments are row-independent). */
-Datum
-dpagg_eval_aggref_arg(FunctionCallInfo fcinfo, Aggref *aggref, int i, bool *isnull)
-{
-	AggState   *aggstate = (AggState *) fcinfo->context;
-	TargetEntry *tle = list_nth_node(TargetEntry, aggref->args, i);
-	ExprState  *es = ExecInitExpr(tle->expr, &aggstate->ss.ps);
-
-	return ExecEvalExprSwitchContext(es, aggstate->ss.ps.ps_ExprContext, isnull);
-}
+	int			kind;
+	double		epsilon;
+	double		delta;
+	double		lower;			/* clamping bounds; for dp_avg the values are centred */
+	double		upper;
+	double		bound;			/* B, the sensitivity of the sum */
+	double		mid;			/* dp_avg: the centre of [lower, upper] */
+	double		quantum;		/* of the accumulation (derived from the bound) */
+	double		inv_quantum;
+	bool		integer_sum;	/* dp_sum of an integer type with whole-number bounds */
+	char		mechanism[DPAGG_MECH_SPEC_LEN];
+	bool		calibrated;		/* cal[] filled (at the first release of the site) */
+	dpagg_calibration cal[2];
+} ScalarParams;
 
 static double
-param_float8(ParamSource *src, int i, const char *name, int kind)
+param_float8(DpSite *site, int i, const char *name, int kind)
 {
 	bool		isnull;
-	Datum		d = param_datum(src, i, &isnull);
+	Datum		d = dpagg_site_param(site, i, kind_name(kind), &isnull);
 
 	if (isnull)
 		ereport(ERROR,
@@ -426,118 +209,139 @@ bad_bounds(const char *msg, const char *hint)
 }
 
 /*
- * The calibration for one release of this state.  Integer-valued answers are multiples of every
+ * The sensitivity a release is calibrated for.  Integer-valued answers are multiples of every
  * release grid (a power of two <= 1/2 here), so they need no grid allowance on the sensitivity.
  */
-static void
-calibration_for(const DpState *st, double epsilon, double delta, double sensitivity,
-				bool integer_valued, dpagg_calibration *cal)
+static double
+release_sensitivity(double sensitivity, bool integer_valued)
 {
-	dpagg_calibrate_cached(st->mechanism, epsilon, delta,
-						   integer_valued ? sensitivity : dpagg_release_sensitivity(sensitivity),
-						   integer_valued, cal);
+	return integer_valued ? sensitivity : dpagg_release_sensitivity(sensitivity);
 }
 
-/* Validation only (cheap): what calibration_for would refuse, without calibrating. */
+/* Validation only (cheap): what the calibration would refuse, without calibrating. */
 static void
-check_release(const DpState *st, double epsilon, double delta, double sensitivity,
+check_release(const ScalarParams *p, double epsilon, double delta, double sensitivity,
 			  bool integer_valued)
 {
 	dpagg_error err;
 
-	if (dpagg_check(st->mechanism, epsilon, delta,
-					integer_valued ? sensitivity : dpagg_release_sensitivity(sensitivity),
+	if (dpagg_check(p->mechanism, epsilon, delta, release_sensitivity(sensitivity, integer_valued),
 					integer_valued ? 1 : 0, &err) != DPAGG_OK)
 		dpagg_report(&err);
 }
 
-/* Fill a fresh state's parameters (validated) from the source. */
-static void
-init_parameters(DpState *st, const Layout *lo, ParamSource *src)
+void *
+dpagg_scalar_site_params(DpSite *site)
 {
+	int			kind = site->kind;
+	Layout		lo;
+	ScalarParams *p = MemoryContextAllocZero(site->cxt, sizeof(ScalarParams));
 	text	   *mech = NULL;
 
-	st->version = DPAGG_STATE_VERSION;
-	st->kind = (uint8) lo->kind;
-	st->epsilon = param_float8(src, lo->epsilon, "epsilon", lo->kind);
-	st->delta = param_float8(src, lo->delta, "delta", lo->kind);
-	if (lo->sensitivity >= 0)
+	layout_from_aggref(site->argref, kind, &lo);
+	p->kind = kind;
+	p->epsilon = param_float8(site, lo.epsilon, "epsilon", kind);
+	p->delta = param_float8(site, lo.delta, "delta", kind);
+	if (lo.sensitivity >= 0)
 	{
-		double		s = param_float8(src, lo->sensitivity, "sensitivity", lo->kind);
+		double		s = param_float8(site, lo.sensitivity, "sensitivity", kind);
 
 		if (!(isfinite(s) && s > 0))
 			bad_bounds("sensitivity must be a finite number greater than 0",
 					   "Pass the largest absolute value one row can contribute, in (0, infinity).");
-		st->lower = -s;
-		st->upper = s;
+		p->lower = -s;
+		p->upper = s;
 	}
-	else if (lo->lower >= 0)
+	else if (lo.lower >= 0)
 	{
-		st->lower = param_float8(src, lo->lower, "lower", lo->kind);
-		st->upper = param_float8(src, lo->upper, "upper", lo->kind);
-		if (!isfinite(st->lower) || !isfinite(st->upper))
+		p->lower = param_float8(site, lo.lower, "lower", kind);
+		p->upper = param_float8(site, lo.upper, "upper", kind);
+		if (!isfinite(p->lower) || !isfinite(p->upper))
 			bad_bounds("lower and upper must be finite",
 					   "Pass finite bounds with lower <= upper.");
-		if (st->lower > st->upper)
+		if (p->lower > p->upper)
 			bad_bounds("lower must not be greater than upper",
 					   "Pass finite bounds with lower <= upper.");
-		if (lo->kind == DP_AVG && !(st->lower < st->upper))
+		if (kind == DP_AVG && !(p->lower < p->upper))
 			bad_bounds("dp_avg needs lower < upper",
 					   "With lower = upper the average is known: it is lower.");
-		if (!(state_bound(st) > 0))
-			bad_bounds("the bounds give a sensitivity of 0",
-					   "Pass bounds with max(|lower|, |upper|) > 0.");
 	}
 	else
 	{
-		st->lower = 0;
-		st->upper = 1;			/* dp_count: each row adds 1 */
+		p->lower = 0;
+		p->upper = 1;			/* dp_count: each row adds 1 */
 	}
-	if (lo->mechanism >= 0)
+	p->bound = kind == DP_AVG ? (p->upper - p->lower) / 2.0 : fmax(fabs(p->lower), fabs(p->upper));
+	if (!(p->bound > 0))
+		bad_bounds("the bounds give a sensitivity of 0",
+				   "Pass bounds with max(|lower|, |upper|) > 0.");
+	p->mid = p->lower / 2 + p->upper / 2;
+	if (lo.mechanism >= 0)
 	{
 		bool		isnull;
-		Datum		d = param_datum(src, lo->mechanism, &isnull);
+		Datum		d = dpagg_site_param(site, lo.mechanism, kind_name(kind), &isnull);
 
 		if (isnull)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("mechanism of %s must not be NULL", kind_name(lo->kind)),
+					 errmsg("mechanism of %s must not be NULL", kind_name(kind)),
 					 errhint("Name a mechanism listed by dp_mechanisms(), or omit the argument to use dpagg.default_mechanism.")));
 		mech = DatumGetTextPP(d);
 	}
-	dpagg_mechanism_spec(mech, st->mechanism, sizeof(st->mechanism));
-	st->inv_quantum = 1.0 / dpagg_quantum_for_bound(state_bound(st));
+	dpagg_mechanism_spec(mech, p->mechanism, sizeof(p->mechanism));
+	p->quantum = dpagg_quantum_for_bound(p->bound);
+	p->inv_quantum = 1.0 / p->quantum;
 	/* A sum of integers clamped to whole-number bounds changes by a whole number 0..D between
 	 * neighbours: mechanisms may calibrate for those shifts only (see dp_calibrate). */
-	st->integer_sum = (lo->kind == DP_SUM &&
-					   (lo->vtype == VT_INT2 || lo->vtype == VT_INT4 || lo->vtype == VT_INT8) &&
-					   st->lower == floor(st->lower) && st->upper == floor(st->upper) &&
-					   state_bound(st) <= 1e9) ? 1 : 0;
+	p->integer_sum = (kind == DP_SUM &&
+					  (lo.vtype == VT_INT2 || lo.vtype == VT_INT4 || lo.vtype == VT_INT8) &&
+					  p->lower == floor(p->lower) && p->upper == floor(p->upper) &&
+					  p->bound <= 1e9);
 
 	/*
-	 * Validate everything now, so that bad input fails before any row is read.  Only validation:
-	 * the (possibly expensive) calibration happens once, in the final function, and not in every
+	 * Validate everything now, before any row is read.  Only validation: the (possibly
+	 * expensive) calibration happens once, at the site's first release, and not in every
 	 * parallel worker.
 	 */
-	if (lo->kind == DP_AVG)
+	if (kind == DP_AVG)
 	{
-		check_release(st, st->epsilon / 2, st->delta / 2, state_bound(st), false);
-		check_release(st, st->epsilon / 2, st->delta / 2, 1.0, true);
+		check_release(p, p->epsilon / 2, p->delta / 2, p->bound, false);
+		check_release(p, p->epsilon / 2, p->delta / 2, 1.0, true);
 	}
-	else if (lo->kind == DP_COUNT)
-		check_release(st, st->epsilon, st->delta, 1.0, true);
+	else if (kind == DP_COUNT)
+		check_release(p, p->epsilon, p->delta, 1.0, true);
 	else
-		check_release(st, st->epsilon, st->delta, state_bound(st), st->integer_sum);
+		check_release(p, p->epsilon, p->delta, p->bound, p->integer_sum);
+	return p;
 }
 
-static DpState *
-new_state(MemoryContext cxt)
+/* The site's calibrations, computed at its first release and kept for every later group. */
+static const dpagg_calibration *
+site_calibrations(ScalarParams *p)
 {
-	DpState    *st = MemoryContextAllocZero(cxt, sizeof(DpState));
-
-	SET_VARSIZE(st, sizeof(DpState));
-	return st;
+	if (!p->calibrated)
+	{
+		if (p->kind == DP_AVG)
+		{
+			dpagg_calibrate_cached(p->mechanism, p->epsilon / 2, p->delta / 2,
+								   release_sensitivity(p->bound, false), false, &p->cal[0]);
+			dpagg_calibrate_cached(p->mechanism, p->epsilon / 2, p->delta / 2, 1.0, true,
+								   &p->cal[1]);
+		}
+		else if (p->kind == DP_COUNT)
+			dpagg_calibrate_cached(p->mechanism, p->epsilon, p->delta, 1.0, true, &p->cal[0]);
+		else
+			dpagg_calibrate_cached(p->mechanism, p->epsilon, p->delta,
+								   release_sensitivity(p->bound, p->integer_sum),
+								   p->integer_sum, &p->cal[0]);
+		p->calibrated = true;
+	}
+	return p->cal;
 }
+
+/* ------------------------------------------------------------------------------------------
+ * Transition functions.
+ */
 
 /* Refuse window use and direct calls; return the aggregate memory context. */
 MemoryContext
@@ -561,40 +365,34 @@ dpagg_aggregate_context(FunctionCallInfo fcinfo, const char *name)
 	return cxt;
 }
 
-static MemoryContext
-aggregate_context(FunctionCallInfo fcinfo, int kind)
+static DpState *
+new_state(MemoryContext cxt, int kind)
 {
-	return dpagg_aggregate_context(fcinfo, kind_name(kind));
+	DpState    *st = MemoryContextAllocZero(cxt, sizeof(DpState));
+
+	SET_VARSIZE(st, sizeof(DpState));
+	st->version = DPAGG_STATE_VERSION;
+	st->kind = (uint8) kind;
+	return st;
 }
 
 static DpState *
-transition_state(FunctionCallInfo fcinfo, int kind, Layout **lo_out)
+transition_state(FunctionCallInfo fcinfo, int kind, const ScalarParams **p_out)
 {
-	Layout	   *lo = (Layout *) fcinfo->flinfo->fn_extra;
+	DpSite	   *site = (DpSite *) fcinfo->flinfo->fn_extra;
 	MemoryContext cxt;
-	DpState    *st;
 
-	/*
-	 * Hot path: a state exists and this call site was verified on its first row (aggregate
-	 * context, our own aggregate, parameters free of column references and volatile functions,
-	 * hence the same for every row).
-	 */
-	if (likely(lo != NULL && lo->kind == kind && !PG_ARGISNULL(0)))
+	/* Hot path: the site is prepared (only dpagg writes this fn_extra) and a state exists. */
+	if (likely(site != NULL && !PG_ARGISNULL(0)))
 	{
-		*lo_out = lo;
+		*p_out = (const ScalarParams *) site->params;
 		return (DpState *) PG_GETARG_POINTER(0);
 	}
-	cxt = aggregate_context(fcinfo, kind);
-	lo = get_layout(fcinfo, kind);
-	*lo_out = lo;
+	cxt = dpagg_aggregate_context(fcinfo, kind_name(kind));
+	site = dpagg_site_of_trans(fcinfo, kind);
+	*p_out = (const ScalarParams *) site->params;
 	if (PG_ARGISNULL(0))
-	{
-		ParamSource src = {fcinfo, true, NULL};
-
-		st = new_state(cxt);
-		init_parameters(st, lo, &src);
-		return st;
-	}
+		return new_state(cxt, kind);
 	/* Our aggregates have no initial state: a state before the first row is not ours. */
 	ereport(ERROR,
 			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
@@ -628,21 +426,21 @@ value_as_double(FunctionCallInfo fcinfo, int argno, ValueType vt)
 }
 
 static inline void
-accumulate(DpState *st, double x, double lower, double upper)
+accumulate(DpState *st, double x, double lower, double upper, double inv_quantum)
 {
-	state_set_sum(st, state_sum(st) + dpagg_quantize(x, lower, upper, st->inv_quantum));
+	state_set_sum(st, state_sum(st) + dpagg_quantize(x, lower, upper, inv_quantum));
 }
 
 static pg_attribute_always_inline Datum
 sum_trans(FunctionCallInfo fcinfo, ValueType vt)
 {
-	Layout	   *lo;
-	DpState    *st = transition_state(fcinfo, DP_SUM, &lo);
+	const ScalarParams *p;
+	DpState    *st = transition_state(fcinfo, DP_SUM, &p);
 
 	if (!PG_ARGISNULL(1))
 	{
 		st->count++;
-		accumulate(st, value_as_double(fcinfo, 1, vt), st->lower, st->upper);
+		accumulate(st, value_as_double(fcinfo, 1, vt), p->lower, p->upper, p->inv_quantum);
 	}
 	PG_RETURN_POINTER(st);
 }
@@ -650,18 +448,16 @@ sum_trans(FunctionCallInfo fcinfo, ValueType vt)
 static pg_attribute_always_inline Datum
 avg_trans(FunctionCallInfo fcinfo, ValueType vt)
 {
-	Layout	   *lo;
-	DpState    *st = transition_state(fcinfo, DP_AVG, &lo);
+	const ScalarParams *p;
+	DpState    *st = transition_state(fcinfo, DP_AVG, &p);
 
 	if (!PG_ARGISNULL(1))
 	{
 		/* Centre on the midpoint m: the sum of (x - m) has sensitivity (upper - lower)/2. */
-		double		mid = st->lower / 2 + st->upper / 2;
-		double		half = state_bound(st);
-		double		x = dpagg_clamp(value_as_double(fcinfo, 1, vt), st->lower, st->upper);
+		double		x = dpagg_clamp(value_as_double(fcinfo, 1, vt), p->lower, p->upper);
 
 		st->count++;
-		accumulate(st, x - mid, -half, half);
+		accumulate(st, x - p->mid, -p->bound, p->bound, p->inv_quantum);
 	}
 	PG_RETURN_POINTER(st);
 }
@@ -683,14 +479,15 @@ DPAGG_TRANS(dpagg_avg_trans_float4, avg_trans, VT_FLOAT4)
 DPAGG_TRANS(dpagg_avg_trans_float8, avg_trans, VT_FLOAT8)
 DPAGG_TRANS(dpagg_avg_trans_numeric, avg_trans, VT_NUMERIC)
 
+/* dp_count(value, ...): counts non-NULL values.  The value is the first argument. */
 PG_FUNCTION_INFO_V1(dpagg_count_trans);
 Datum
 dpagg_count_trans(PG_FUNCTION_ARGS)
 {
-	Layout	   *lo;
-	DpState    *st = transition_state(fcinfo, DP_COUNT, &lo);
+	const ScalarParams *p;
+	DpState    *st = transition_state(fcinfo, DP_COUNT, &p);
 
-	if (!PG_ARGISNULL(lo->value + 1))
+	if (!PG_ARGISNULL(1))
 		st->count++;
 	PG_RETURN_POINTER(st);
 }
@@ -699,37 +496,22 @@ PG_FUNCTION_INFO_V1(dpagg_count_rows_trans);
 Datum
 dpagg_count_rows_trans(PG_FUNCTION_ARGS)
 {
-	Layout	   *lo;
-	DpState    *st = transition_state(fcinfo, DP_COUNT, &lo);
+	const ScalarParams *p;
+	DpState    *st = transition_state(fcinfo, DP_COUNT, &p);
 
 	st->count++;
 	PG_RETURN_POINTER(st);
 }
 
-/* Combine two partial states of the same group (strict: PostgreSQL handles NULL states). */
-/* One of the transition functions above (a user-defined aggregate could otherwise build the
- * state with its own function and hand it to the final one). */
-static bool
-is_own_transfn(Oid fn)
+static void
+check_state_kind(const DpState *st, int kind)
 {
-	static const PGFunction own[] = {
-		dpagg_sum_trans_int2, dpagg_sum_trans_int4, dpagg_sum_trans_int8,
-		dpagg_sum_trans_float4, dpagg_sum_trans_float8, dpagg_sum_trans_numeric,
-		dpagg_avg_trans_int2, dpagg_avg_trans_int4, dpagg_avg_trans_int8,
-		dpagg_avg_trans_float4, dpagg_avg_trans_float8, dpagg_avg_trans_numeric,
-		dpagg_count_trans, dpagg_count_rows_trans};
-	FmgrInfo	finfo;
-	size_t		i;
-
-	if (!OidIsValid(fn))
-		return false;
-	fmgr_info(fn, &finfo);
-	for (i = 0; i < lengthof(own); i++)
-		if (finfo.fn_addr == own[i])
-			return true;
-	return false;
+	if (st->version != DPAGG_STATE_VERSION || st->kind != kind)
+		elog(ERROR, "dpagg: state of the wrong kind");
 }
 
+/* Combine two partial states of the same group (strict: PostgreSQL handles NULL states).  The
+ * parameters are the call site's, the same for both. */
 PG_FUNCTION_INFO_V1(dpagg_combine);
 Datum
 dpagg_combine(PG_FUNCTION_ARGS)
@@ -737,15 +519,10 @@ dpagg_combine(PG_FUNCTION_ARGS)
 	DpState    *a = (DpState *) PG_GETARG_POINTER(0);
 	DpState    *b = (DpState *) PG_GETARG_POINTER(1);
 
-	(void) aggregate_context(fcinfo, a->kind);
-	if (a->kind != b->kind || a->integer_sum != b->integer_sum ||
-		a->epsilon != b->epsilon || a->delta != b->delta ||
-		a->lower != b->lower || a->upper != b->upper ||
-		strncmp(a->mechanism, b->mechanism, sizeof(a->mechanism)) != 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("the privacy parameters of %s must be the same for every row",
-						kind_name(a->kind))));
+	(void) dpagg_aggregate_context(fcinfo, "dpagg_combine");
+	(void) dpagg_site_of_trans(fcinfo, a->kind);
+	check_state_kind(a, a->kind);
+	check_state_kind(b, a->kind);
 	a->count += b->count;
 	state_set_sum(a, state_sum(a) + state_sum(b));
 	PG_RETURN_POINTER(a);
@@ -755,36 +532,26 @@ dpagg_combine(PG_FUNCTION_ARGS)
  * Final functions: the only places where noise is added.
  */
 static DpState *
-final_state(FunctionCallInfo fcinfo, int kind, DpState *empty)
+final_state(FunctionCallInfo fcinfo, int kind, DpState *empty, ScalarParams **p_out)
 {
-	(void) aggregate_context(fcinfo, kind);
-	/* Only dpagg's own aggregates may finalize (a user aggregate could otherwise feed a forged
-	 * state, or none at all, to the final function).  Checked once per call site. */
-	if (fcinfo->flinfo->fn_extra == NULL)
-		check_own_aggregate(AggGetAggref(fcinfo)->aggfnoid, kind);
+	DpSite	   *site;
+
+	(void) dpagg_aggregate_context(fcinfo, kind_name(kind));
+	site = dpagg_site_of_final(fcinfo, kind);
+	*p_out = (ScalarParams *) site->params;
 	if (!PG_ARGISNULL(0))
 	{
 		DpState    *st = (DpState *) PG_GETARG_POINTER(0);
 
-		if (st->version != DPAGG_STATE_VERSION || st->kind != kind)
-			elog(ERROR, "dpagg: state of the wrong kind");
+		check_state_kind(st, kind);
 		return st;
 	}
-	else
-	{
-		/* An empty group: the transition function never ran.  Read the parameters from the
-		 * aggregate call itself; the answer is then a noisy 0. */
-		Aggref	   *aggref = dpagg_argument_aggref(fcinfo);
-		Layout		lo;
-		ParamSource src = {fcinfo, false, aggref};
-
-		memset(empty, 0, sizeof(*empty));
-		SET_VARSIZE(empty, sizeof(DpState));
-		layout_from_aggref(aggref, kind, &lo);
-		check_parameters_fixed(aggref, &lo);
-		init_parameters(empty, &lo, &src);
-		return empty;
-	}
+	/* An empty group: the transition function never ran; the answer is a noisy 0. */
+	memset(empty, 0, sizeof(*empty));
+	SET_VARSIZE(empty, sizeof(DpState));
+	empty->version = DPAGG_STATE_VERSION;
+	empty->kind = (uint8) kind;
+	return empty;
 }
 
 /* Noise for one calibrated part of a release (after the release has been charged). */
@@ -811,22 +578,23 @@ draw(const dpagg_calibration *cal, __int128 quanta, double quantum)
 
 /*
  * Every final function: calibrate, charge the release (durably; budget.c), then draw the noise.
- * Nothing random happens before the charge is taken.
+ * Nothing random happens before the charge is taken.  The parameters charged and the parameters
+ * released under are the same object: the call site's.
  */
 PG_FUNCTION_INFO_V1(dpagg_sum_final);
 Datum
 dpagg_sum_final(PG_FUNCTION_ARGS)
 {
 	DpState		empty;
-	DpState    *st = final_state(fcinfo, DP_SUM, &empty);
-	double		bound = state_bound(st);
-	dpagg_calibration cal;
+	ScalarParams *p;
+	DpState    *st = final_state(fcinfo, DP_SUM, &empty, &p);
+	const dpagg_calibration *cal;
 	double		v;
 
 	RETURN_IF_RELEASED(st);
-	calibration_for(st, st->epsilon, st->delta, bound, st->integer_sum, &cal);
-	dpagg_charge(fcinfo, "dp_sum", st->epsilon, st->delta, &cal, 1);
-	v = draw(&cal, state_sum(st), dpagg_quantum_for_bound(bound));
+	cal = site_calibrations(p);
+	dpagg_charge(fcinfo, "dp_sum", p->epsilon, p->delta, cal, 1);
+	v = draw(&cal[0], state_sum(st), p->quantum);
 	REMEMBER_RELEASE(st, v);
 	PG_RETURN_FLOAT8(v);
 }
@@ -845,15 +613,16 @@ Datum
 dpagg_count_final(PG_FUNCTION_ARGS)
 {
 	DpState		empty;
-	DpState    *st = final_state(fcinfo, DP_COUNT, &empty);
-	dpagg_calibration cal;
+	ScalarParams *p;
+	DpState    *st = final_state(fcinfo, DP_COUNT, &empty, &p);
+	const dpagg_calibration *cal;
 	double		c;
 
 	if (st->released)
 		PG_RETURN_INT64((int64) st->released_value);
-	calibration_for(st, st->epsilon, st->delta, 1.0, true, &cal);
-	dpagg_charge(fcinfo, "dp_count", st->epsilon, st->delta, &cal, 1);
-	c = noisy_count(st, &cal);
+	cal = site_calibrations(p);
+	dpagg_charge(fcinfo, "dp_count", p->epsilon, p->delta, cal, 1);
+	c = noisy_count(st, &cal[0]);
 	if (c >= 9.2e18)
 		c = 9.2e18;
 	REMEMBER_RELEASE(st, c);
@@ -871,30 +640,26 @@ Datum
 dpagg_avg_final(PG_FUNCTION_ARGS)
 {
 	DpState		empty;
-	DpState    *st = final_state(fcinfo, DP_AVG, &empty);
-	double		half = state_bound(st);
-	double		mid = st->lower / 2 + st->upper / 2;
-	dpagg_calibration cal[2];
+	ScalarParams *p;
+	DpState    *st = final_state(fcinfo, DP_AVG, &empty, &p);
+	const dpagg_calibration *cal;
 	double		s,
 				c,
 				avg;
 
 	RETURN_IF_RELEASED(st);
-	calibration_for(st, st->epsilon / 2, st->delta / 2, half, false, &cal[0]);
-	calibration_for(st, st->epsilon / 2, st->delta / 2, 1.0, true, &cal[1]);
-	dpagg_charge(fcinfo, "dp_avg", st->epsilon, st->delta, cal, 2);
-	s = draw(&cal[0], state_sum(st), dpagg_quantum_for_bound(half));
+	cal = site_calibrations(p);
+	dpagg_charge(fcinfo, "dp_avg", p->epsilon, p->delta, cal, 2);
+	s = draw(&cal[0], state_sum(st), p->quantum);
 	c = noisy_count(st, &cal[1]);
-	avg = fmin(st->upper, fmax(st->lower, mid + s / (c < 1 ? 1 : c)));
+	avg = fmin(p->upper, fmax(p->lower, p->mid + s / (c < 1 ? 1 : c)));
 	REMEMBER_RELEASE(st, avg);
 	PG_RETURN_FLOAT8(avg);
 }
 
 /* ------------------------------------------------------------------------------------------
- * dpagg_state I/O.  Text form:
- * kind:version:integer_sum:count:sum_hi:sum_lo:eps:delta:lower:upper:mechanism
- * with the doubles written as their IEEE bit patterns in hex (PostgreSQL's snprintf has no %a),
- * so that it round-trips exactly.
+ * dpagg_state I/O.  Text form: kind:version:count:sum_hi:sum_lo (the data only; a state read
+ * from outside is never released).
  */
 PG_FUNCTION_INFO_V1(dpagg_state_out);
 Datum
@@ -902,31 +667,21 @@ dpagg_state_out(PG_FUNCTION_ARGS)
 {
 	DpState    *st = (DpState *) PG_DETOAST_DATUM(PG_GETARG_DATUM(0));
 
-	uint64		bits[4];
-
-	memcpy(&bits[0], &st->epsilon, 8);
-	memcpy(&bits[1], &st->delta, 8);
-	memcpy(&bits[2], &st->lower, 8);
-	memcpy(&bits[3], &st->upper, 8);
-	PG_RETURN_CSTRING(psprintf("%d:%d:%d:" INT64_FORMAT ":" INT64_FORMAT ":" UINT64_FORMAT
-							   ":%016llx:%016llx:%016llx:%016llx:%s",
-							   st->kind, st->version, st->integer_sum, st->count, st->sum_hi, st->sum_lo,
-							   (unsigned long long) bits[0], (unsigned long long) bits[1],
-							   (unsigned long long) bits[2], (unsigned long long) bits[3],
-							   st->mechanism));
+	PG_RETURN_CSTRING(psprintf("%d:%d:" INT64_FORMAT ":" INT64_FORMAT ":" UINT64_FORMAT,
+							   st->kind, st->version, st->count, st->sum_hi, st->sum_lo));
 }
 
-/* Validate a state read from outside and derive its quantum. */
+/* Validate a state read from outside. */
 static void
 check_state(DpState *st)
 {
 	if (st->version != DPAGG_STATE_VERSION || st->kind < DP_SUM || st->kind > DP_AVG ||
-		memchr(st->mechanism, '\0', sizeof(st->mechanism)) == NULL ||
-		!isfinite(st->lower) || !isfinite(st->upper) || !(state_bound(st) > 0))
+		st->count < 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
 				 errmsg("invalid dpagg_state")));
-	st->inv_quantum = 1.0 / dpagg_quantum_for_bound(state_bound(st));
+	st->released = 0;
+	st->released_value = 0;
 }
 
 PG_FUNCTION_INFO_V1(dpagg_state_in);
@@ -934,33 +689,24 @@ Datum
 dpagg_state_in(PG_FUNCTION_ARGS)
 {
 	char	   *s = PG_GETARG_CSTRING(0);
-	DpState    *st = new_state(CurrentMemoryContext);
+	DpState    *st = new_state(CurrentMemoryContext, 0);
 	int			kind,
 				version,
-				integer_sum,
 				consumed = 0;
 	long long	count,
 				hi;
-	unsigned long long lo,
-				bits[4];
+	unsigned long long lo;
 
-	if (sscanf(s, "%d:%d:%d:%lld:%lld:%llu:%llx:%llx:%llx:%llx:%n", &kind, &version, &integer_sum,
-			   &count, &hi, &lo, &bits[0], &bits[1], &bits[2], &bits[3],
-			   &consumed) < 10 || consumed == 0 || (integer_sum != 0 && integer_sum != 1))
+	if (sscanf(s, "%d:%d:%lld:%lld:%llu%n", &kind, &version, &count, &hi, &lo, &consumed) < 5 ||
+		consumed == 0 || s[consumed] != '\0')
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-				 errmsg("invalid input syntax for type dpagg_state: \"%s\"", s)));
-	memcpy(&st->epsilon, &bits[0], 8);
-	memcpy(&st->delta, &bits[1], 8);
-	memcpy(&st->lower, &bits[2], 8);
-	memcpy(&st->upper, &bits[3], 8);
+				 errmsg("invalid input syntax for type dpagg_state")));
 	st->kind = (uint8) kind;
 	st->version = (uint8) version;
-	st->integer_sum = (uint8) integer_sum;
 	st->count = count;
 	st->sum_hi = hi;
 	st->sum_lo = lo;
-	strlcpy(st->mechanism, s + consumed, sizeof(st->mechanism));
 	check_state(st);
 	PG_RETURN_POINTER(st);
 }
@@ -975,15 +721,9 @@ dpagg_state_send(PG_FUNCTION_ARGS)
 	pq_begintypsend(&buf);
 	pq_sendbyte(&buf, st->version);
 	pq_sendbyte(&buf, st->kind);
-	pq_sendbyte(&buf, st->integer_sum);
 	pq_sendint64(&buf, st->count);
 	pq_sendint64(&buf, st->sum_hi);
 	pq_sendint64(&buf, (int64) st->sum_lo);
-	pq_sendfloat8(&buf, st->epsilon);
-	pq_sendfloat8(&buf, st->delta);
-	pq_sendfloat8(&buf, st->lower);
-	pq_sendfloat8(&buf, st->upper);
-	pq_sendbytes(&buf, st->mechanism, sizeof(st->mechanism));
 	PG_RETURN_BYTEA_P(pq_endtypsend(&buf));
 }
 
@@ -992,19 +732,13 @@ Datum
 dpagg_state_recv(PG_FUNCTION_ARGS)
 {
 	StringInfo	buf = (StringInfo) PG_GETARG_POINTER(0);
-	DpState    *st = new_state(CurrentMemoryContext);
+	DpState    *st = new_state(CurrentMemoryContext, 0);
 
 	st->version = (uint8) pq_getmsgbyte(buf);
 	st->kind = (uint8) pq_getmsgbyte(buf);
-	st->integer_sum = (uint8) pq_getmsgbyte(buf);
 	st->count = pq_getmsgint64(buf);
 	st->sum_hi = pq_getmsgint64(buf);
 	st->sum_lo = (uint64) pq_getmsgint64(buf);
-	st->epsilon = pq_getmsgfloat8(buf);
-	st->delta = pq_getmsgfloat8(buf);
-	st->lower = pq_getmsgfloat8(buf);
-	st->upper = pq_getmsgfloat8(buf);
-	pq_copymsgbytes(buf, st->mechanism, sizeof(st->mechanism));
 	check_state(st);
 	PG_RETURN_POINTER(st);
 }

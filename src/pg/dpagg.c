@@ -3,11 +3,12 @@
  * dp_mechanisms().  C only: the C++ core is called through dpagg_core.h, whose functions never
  * throw and never call PostgreSQL, so an ereport long jump here never crosses a C++ frame.
  */
-#include "dpagg_pg.h"
+#include "site.h"
 
 #include <math.h>
 
 #include "funcapi.h"
+#include "mb/pg_wchar.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
@@ -78,6 +79,7 @@ _PG_init(void)
 							 NULL,
 							 NULL);
 	dpagg_budget_init();
+	dpagg_hooks_init();
 	MarkGUCPrefixReserved("dpagg");
 	dpagg_set_interrupt_check(should_stop);
 }
@@ -112,6 +114,17 @@ dpagg_report(const dpagg_error *err)
 	pg_unreachable();
 }
 
+/* User input quoted in an error: at most 40 bytes, cut at a character boundary, with "..." after
+ * a cut (an oversized argument is not copied into the error and the server log whole). */
+char *
+dpagg_quote_input(const char *s)
+{
+	int			len = strlen(s);
+	int			cut = len > 40 ? pg_mbcliplen(s, len, 40) : len;
+
+	return psprintf("\"%.*s%s\"", cut, s, cut < len ? "..." : "");
+}
+
 static bool last_spec_valid = false;
 static bool last_spec_takes_objective = false;
 static char last_spec[DPAGG_MECH_SPEC_LEN];
@@ -130,7 +143,7 @@ dpagg_mechanism_spec(text *arg, char *buf, size_t buflen)
 	if (strlen(src) >= buflen)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("mechanism \"%s\" is too long", src),
+				 errmsg("mechanism %s is too long", dpagg_quote_input(src)),
 				 errhint("A mechanism spec has at most %d characters; see dp_mechanisms().",
 						 (int) buflen - 1)));
 	strlcpy(buf, src, buflen);

@@ -30,6 +30,9 @@ extern void dpagg_calibrate_cached(const char *spec, double epsilon, double delt
 								   double sensitivity, bool integer_valued,
 								   dpagg_calibration *out);
 
+/* User input quoted for an error message, cut to a sensible length (dpagg.c). */
+extern char *dpagg_quote_input(const char *s);
+
 /* The text of a mechanism argument, or the GUC default when absent. */
 extern void dpagg_mechanism_spec(text *arg, char *buf, size_t buflen);
 
@@ -56,12 +59,7 @@ typedef struct DpChargePart
 extern void dpagg_charge_parts(FunctionCallInfo fcinfo, const char *aggregate, double epsilon,
 							   double delta, const DpChargePart *parts, int nparts);
 
-/* Shared with vector.c (aggregates.c). */
-struct Aggref;
-extern struct Aggref *dpagg_argument_aggref(FunctionCallInfo fcinfo);
-extern bool dpagg_expr_is_row_dependent(Node *expr);
-extern bool dpagg_is_function(Oid fn, PGFunction expected);
+/* Refuse window use and direct calls; the aggregate memory context (aggregates.c). */
 extern MemoryContext dpagg_aggregate_context(FunctionCallInfo fcinfo, const char *name);
-extern Datum dpagg_eval_aggref_arg(FunctionCallInfo fcinfo, struct Aggref *aggref, int i, bool *isnull);
 
 #endif							/* DPAGG_PG_H */

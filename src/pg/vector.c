@@ -13,10 +13,12 @@
  * the Gaussian or the l2 mechanism (or the better of the two: 'auto', the default), charges the
  * release to the budget, then draws the noise vector.
  *
- * The state is `internal` (a variable-length array of sums); parallel plans move it through the
- * serialize/deserialize functions.  Only dp_sum_vector itself may drive these functions.
+ * The state is `internal` (a variable-length array of sums, data only); parallel plans move it
+ * through the serialize/deserialize functions.  The parameters, the dimension among them, belong
+ * to the call site and are read once per query (site.c): every buffer is sized from that one
+ * dimension.  Only dp_sum_vector itself may drive these functions.
  */
-#include "dpagg_pg.h"
+#include "site.h"
 
 #include <math.h>
 
@@ -32,7 +34,7 @@
 
 #include "../core/dpagg_accum.h"
 
-#define VSTATE_VERSION 1
+#define VSTATE_VERSION 2
 #define VNAME "dp_sum_vector"
 
 typedef struct VSum
@@ -44,17 +46,26 @@ typedef struct VSum
 typedef struct VState
 {
 	int32		version;
-	int32		dimension;
-	double		epsilon;
-	double		delta;
-	double		bound;
-	double		inv_quantum;
+	int32		dimension;		/* the site's, recorded to check every state against it */
 	int64		rows;
-	char		mechanism[DPAGG_MECH_SPEC_LEN];
 	bool		released;
 	ArrayType  *released_value; /* in the aggregate context, once released */
 	VSum		sums[FLEXIBLE_ARRAY_MEMBER];
 } VState;
+
+/* The parameters of one call site. */
+typedef struct VParams
+{
+	int			dimension;
+	double		epsilon;
+	double		delta;
+	double		bound;
+	double		inv_quantum;
+	char		mechanism[DPAGG_MECH_SPEC_LEN];
+	double	   *scratch;		/* one row, `dimension` doubles */
+	bool		calibrated;
+	dpagg_vector_calibration cal;
+} VParams;
 
 static inline __int128
 vsum_get(const VSum *s)
@@ -94,53 +105,50 @@ mechanism_text(Datum d, char *buf, size_t buflen)
 	if (strlen(m) >= buflen)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("mechanism \"%s\" is too long", m),
+				 errmsg("mechanism %s is too long", dpagg_quote_input(m)),
 				 errhint("Use 'gaussian', 'l2' or 'auto'.")));
 	strlcpy(buf, m, buflen);
 }
 
-/* Read and validate the parameters: from the transition function's arguments (from_args) or by
- * evaluating the Aggref's (an empty group). */
-static VState *
-vstate_from_params(FunctionCallInfo fcinfo, Aggref *aggref, bool from_args, MemoryContext cxt)
+/* Read and validate the parameters of a call site (site.c calls this once per query). */
+void *
+dpagg_vector_site_params(DpSite *site)
 {
-	int			nargs = list_length(aggref->aggargtypes);
+	int			nargs = list_length(site->argref->aggargtypes);
 	Datum		v[6];
 	bool		isnull[6];
 	int			i;
-	VState	   *st;
+	VParams    *p;
 	char		mech[DPAGG_MECH_SPEC_LEN] = "auto";
 	dpagg_error err;
 	int			dimension;
 
-	for (i = 1; i < nargs && i < 6; i++)
+	if (nargs < 5 || nargs > 6)
+		elog(ERROR, "dp_sum_vector: unexpected argument list");
+	for (i = 1; i < nargs; i++)
 	{
-		if (from_args)
-		{
-			v[i] = fcinfo->args[i + 1].value;
-			isnull[i] = fcinfo->args[i + 1].isnull;
-		}
-		else
-			v[i] = dpagg_eval_aggref_arg(fcinfo, aggref, i, &isnull[i]);
+		v[i] = dpagg_site_param(site, i, VNAME, &isnull[i]);
 		if (isnull[i])
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("the parameters of %s must not be NULL", VNAME),
 					 errhint("Pass dimension, epsilon, delta, l2_bound (and mechanism) as constants.")));
+		if (i == 5)
+			mechanism_text(v[5], mech, sizeof(mech));
 	}
-	if (nargs == 6)
-		mechanism_text(v[5], mech, sizeof(mech));
 	dimension = DatumGetInt32(v[1]);
 	if (dpagg_vector_check(mech, dimension, DatumGetFloat8(v[2]), DatumGetFloat8(v[3]),
 						   DatumGetFloat8(v[4]), &err) != DPAGG_OK)
 		vreport(&err);
-	st = vstate_new(cxt, dimension);
-	st->epsilon = DatumGetFloat8(v[2]);
-	st->delta = DatumGetFloat8(v[3]);
-	st->bound = DatumGetFloat8(v[4]);
-	st->inv_quantum = 1.0 / dpagg_quantum_for_bound(st->bound);
-	strlcpy(st->mechanism, mech, sizeof(st->mechanism));
-	return st;
+	p = MemoryContextAllocZero(site->cxt, sizeof(VParams));
+	p->dimension = dimension;
+	p->epsilon = DatumGetFloat8(v[2]);
+	p->delta = DatumGetFloat8(v[3]);
+	p->bound = DatumGetFloat8(v[4]);
+	p->inv_quantum = 1.0 / dpagg_quantum_for_bound(p->bound);
+	strlcpy(p->mechanism, mech, sizeof(p->mechanism));
+	p->scratch = MemoryContextAlloc(site->cxt, sizeof(double) * dimension);
+	return p;
 }
 
 extern Datum dpagg_vsum_trans(PG_FUNCTION_ARGS);
@@ -149,56 +157,22 @@ extern Datum dpagg_vsum_combine(PG_FUNCTION_ARGS);
 extern Datum dpagg_vsum_serialize(PG_FUNCTION_ARGS);
 extern Datum dpagg_vsum_deserialize(PG_FUNCTION_ARGS);
 
-/* Parameters row-independent, and the aggregate is dp_sum_vector itself (no foreign final,
- * combine or serialization function, no INITCOND that could read or seed exact sums). */
+/* A state of this site?  (Unreachable otherwise: every state of a site is made with its
+ * dimension; checked because every buffer is sized from it.) */
 static void
-check_call(FunctionCallInfo fcinfo, Aggref *aggref)
+check_vstate(const VState *st, const VParams *p)
 {
-	ListCell   *lc;
-	int			i = 0;
-	HeapTuple	tup;
-	Form_pg_aggregate agg;
-	bool		initval_null;
-	bool		ok;
-
-	foreach(lc, aggref->args)
-	{
-		TargetEntry *tle = lfirst_node(TargetEntry, lc);
-
-		if (tle->resjunk)
-			continue;
-		if (i > 0 && dpagg_expr_is_row_dependent((Node *) tle->expr))
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("the privacy parameters of %s must be the same for every row", VNAME),
-					 errdetail("Argument %d refers to the rows' columns, a subquery or an outer query, or calls a volatile function.", i + 1),
-					 errhint("Pass dimension, epsilon, delta, l2_bound and mechanism as constants or query parameters.")));
-		i++;
-	}
-	tup = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(AggGetAggref(fcinfo)->aggfnoid));
-	if (!HeapTupleIsValid(tup))
-		elog(ERROR, "cache lookup failed for aggregate %u", AggGetAggref(fcinfo)->aggfnoid);
-	agg = (Form_pg_aggregate) GETSTRUCT(tup);
-	(void) SysCacheGetAttr(AGGFNOID, tup, Anum_pg_aggregate_agginitval, &initval_null);
-	ok = initval_null &&
-		dpagg_is_function(agg->aggtransfn, dpagg_vsum_trans) &&
-		dpagg_is_function(agg->aggfinalfn, dpagg_vsum_final) &&
-		dpagg_is_function(agg->aggcombinefn, dpagg_vsum_combine) &&
-		dpagg_is_function(agg->aggserialfn, dpagg_vsum_serialize) &&
-		dpagg_is_function(agg->aggdeserialfn, dpagg_vsum_deserialize);
-	ReleaseSysCache(tup);
-	if (!ok)
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("dpagg support functions can only be used by dpagg's own aggregates")));
+	if (st->version != VSTATE_VERSION || st->dimension != p->dimension)
+		elog(ERROR, "dp_sum_vector: state of the wrong kind");
 }
 
 /* Clip one row to the l2 bound and add it, coordinate by coordinate, in exact fixed point.  x is
- * scratch space for `dimension` doubles.  The elements are read in place (no per-row copies):
+ * the site's scratch space, `dimension` doubles.  The elements are read in place (no per-row copies):
  * float8 elements are 8 bytes, stored one after another, NULL ones only marked in the bitmap. */
 static void
-vaccumulate(VState *st, ArrayType *arr, double *x)
+vaccumulate(VState *st, const VParams *vp, ArrayType *arr)
 {
+	double	   *x = vp->scratch;
 	const char *p;
 	const bits8 *bitmap;
 	int			bitmask = 1;
@@ -214,7 +188,7 @@ vaccumulate(VState *st, ArrayType *arr, double *x)
 	if (ARR_ELEMTYPE(arr) != FLOAT8OID)
 		elog(ERROR, "dp_sum_vector: expected double precision[]");
 	n = ArrayGetNItems(ARR_NDIM(arr), ARR_DIMS(arr));
-	m = Min(n, st->dimension);
+	m = Min(n, vp->dimension);
 	p = ARR_DATA_PTR(arr);
 	bitmap = ARR_NULLBITMAP(arr);
 	for (j = 0; j < m; j++)
@@ -253,11 +227,11 @@ vaccumulate(VState *st, ArrayType *arr, double *x)
 		norm = scale * sqrt(sumsq);	/* may overflow to infinity for huge finite rows */
 		/* An infinite vector has an infinite norm: scaled to the bound along its direction.
 		 * The factor is computed from the scaled norm, which never overflows. */
-		if (norm > st->bound || anyinf)
-			factor = (st->bound / scale) / sqrt(sumsq);
+		if (norm > vp->bound || anyinf)
+			factor = (vp->bound / scale) / sqrt(sumsq);
 		for (j = 0; j < m; j++)
 		{
-			int64		q = dpagg_quantize(x[j] * factor, -st->bound, st->bound, st->inv_quantum);
+			int64		q = dpagg_quantize(x[j] * factor, -vp->bound, vp->bound, vp->inv_quantum);
 
 			vsum_set(&st->sums[j], vsum_get(&st->sums[j]) + q);
 		}
@@ -270,34 +244,16 @@ Datum
 dpagg_vsum_trans(PG_FUNCTION_ARGS)
 {
 	MemoryContext cxt = dpagg_aggregate_context(fcinfo, VNAME);
+	DpSite	   *site = dpagg_site_of_trans(fcinfo, DP_SITE_VECTOR);
+	const VParams *p = (const VParams *) site->params;
 	VState	   *st = PG_ARGISNULL(0) ? NULL : (VState *) PG_GETARG_POINTER(0);
 
 	if (st == NULL)
-	{
-		Aggref	   *aggref = dpagg_argument_aggref(fcinfo);
-
-		check_call(fcinfo, aggref);
-		st = vstate_from_params(fcinfo, aggref, true, cxt);
-	}
+		st = vstate_new(cxt, p->dimension);
+	check_vstate(st, p);
 	if (!PG_ARGISNULL(1))
-	{
-		/* Scratch space for one row, kept with the call site (the dimension is fixed). */
-		double	   *x = (double *) fcinfo->flinfo->fn_extra;
-
-		if (x == NULL)
-			fcinfo->flinfo->fn_extra = x =
-				MemoryContextAlloc(fcinfo->flinfo->fn_mcxt, sizeof(double) * st->dimension);
-		vaccumulate(st, PG_GETARG_ARRAYTYPE_P(1), x);
-	}
+		vaccumulate(st, p, PG_GETARG_ARRAYTYPE_P(1));
 	PG_RETURN_POINTER(st);
-}
-
-static void
-same_parameters(const VState *a, const VState *b)
-{
-	if (a->dimension != b->dimension || a->epsilon != b->epsilon || a->delta != b->delta ||
-		a->bound != b->bound || strcmp(a->mechanism, b->mechanism) != 0)
-		elog(ERROR, "dp_sum_vector: partial states with different parameters");
 }
 
 PG_FUNCTION_INFO_V1(dpagg_vsum_combine);
@@ -305,6 +261,8 @@ Datum
 dpagg_vsum_combine(PG_FUNCTION_ARGS)
 {
 	MemoryContext cxt = dpagg_aggregate_context(fcinfo, VNAME);
+	DpSite	   *site = dpagg_site_of_trans(fcinfo, DP_SITE_VECTOR);
+	const VParams *p = (const VParams *) site->params;
 	VState	   *a = PG_ARGISNULL(0) ? NULL : (VState *) PG_GETARG_POINTER(0);
 	VState	   *b = PG_ARGISNULL(1) ? NULL : (VState *) PG_GETARG_POINTER(1);
 	int			j;
@@ -315,16 +273,17 @@ dpagg_vsum_combine(PG_FUNCTION_ARGS)
 			PG_RETURN_NULL();
 		PG_RETURN_POINTER(a);
 	}
+	check_vstate(b, p);
 	if (a == NULL)
 	{
-		a = vstate_new(cxt, b->dimension);
-		memcpy(a, b, offsetof(VState, sums) + sizeof(VSum) * b->dimension);
+		a = vstate_new(cxt, p->dimension);
+		memcpy(a, b, offsetof(VState, sums) + sizeof(VSum) * p->dimension);
 		a->released = false;
 		a->released_value = NULL;
 		PG_RETURN_POINTER(a);
 	}
-	same_parameters(a, b);
-	for (j = 0; j < a->dimension; j++)
+	check_vstate(a, p);
+	for (j = 0; j < p->dimension; j++)
 		vsum_set(&a->sums[j], vsum_get(&a->sums[j]) + vsum_get(&b->sums[j]));
 	a->rows += b->rows;
 	PG_RETURN_POINTER(a);
@@ -426,8 +385,9 @@ Datum
 dpagg_vsum_final(PG_FUNCTION_ARGS)
 {
 	MemoryContext cxt = dpagg_aggregate_context(fcinfo, VNAME);
+	DpSite	   *site = dpagg_site_of_final(fcinfo, DP_SITE_VECTOR);
+	VParams    *p = (VParams *) site->params;
 	VState	   *st = PG_ARGISNULL(0) ? NULL : (VState *) PG_GETARG_POINTER(0);
-	dpagg_vector_calibration cal;
 	DpChargePart part;
 	dpagg_error err;
 	__int128   *quanta;
@@ -436,37 +396,32 @@ dpagg_vsum_final(PG_FUNCTION_ARGS)
 	ArrayType  *result;
 	int			j;
 
-	/* Only dp_sum_vector may finalize: another aggregate's internal state is not a VState. */
-	if (fcinfo->flinfo->fn_extra == NULL)
-		check_call(fcinfo, dpagg_argument_aggref(fcinfo));
 	if (st == NULL)
-	{
-		/* An empty group: read the parameters from the call itself; the answer is noise. */
-		Aggref	   *aggref = dpagg_argument_aggref(fcinfo);
-
-		st = vstate_from_params(fcinfo, aggref, false, CurrentMemoryContext);
-	}
-	if (st->version != VSTATE_VERSION)
-		elog(ERROR, "dp_sum_vector: state of the wrong kind");
+		st = vstate_new(CurrentMemoryContext, p->dimension);	/* an empty group: noise only */
+	check_vstate(st, p);
 	if (st->released)
 		PG_RETURN_ARRAYTYPE_P(DatumGetArrayTypePCopy(PointerGetDatum(st->released_value)));
-	vcalibrate(st->mechanism, st->dimension, st->epsilon, st->delta, st->bound, &cal);
-	part.spec = cal.spec;
-	part.epsilon = st->epsilon;
-	part.delta = st->delta;
-	part.rho = dpagg_vector_rho(&cal);
-	dpagg_charge_parts(fcinfo, VNAME, st->epsilon, st->delta, &part, 1);
+	if (!p->calibrated)
+	{
+		vcalibrate(p->mechanism, p->dimension, p->epsilon, p->delta, p->bound, &p->cal);
+		p->calibrated = true;
+	}
+	part.spec = p->cal.spec;
+	part.epsilon = p->epsilon;
+	part.delta = p->delta;
+	part.rho = dpagg_vector_rho(&p->cal);
+	dpagg_charge_parts(fcinfo, VNAME, p->epsilon, p->delta, &part, 1);
 
-	quanta = palloc(sizeof(__int128) * st->dimension);
-	out = palloc(sizeof(double) * st->dimension);
-	for (j = 0; j < st->dimension; j++)
+	quanta = palloc(sizeof(__int128) * p->dimension);
+	out = palloc(sizeof(double) * p->dimension);
+	for (j = 0; j < p->dimension; j++)
 		quanta[j] = vsum_get(&st->sums[j]);
-	if (dpagg_vector_release(&cal, quanta, 1.0 / st->inv_quantum, out, &err) != DPAGG_OK)
+	if (dpagg_vector_release(&p->cal, quanta, 1.0 / p->inv_quantum, out, &err) != DPAGG_OK)
 		vreport(&err);
-	elems = palloc(sizeof(Datum) * st->dimension);
-	for (j = 0; j < st->dimension; j++)
+	elems = palloc(sizeof(Datum) * p->dimension);
+	for (j = 0; j < p->dimension; j++)
 		elems[j] = Float8GetDatum(out[j]);
-	result = construct_array(elems, st->dimension, FLOAT8OID, sizeof(float8), FLOAT8PASSBYVAL,
+	result = construct_array(elems, p->dimension, FLOAT8OID, sizeof(float8), FLOAT8PASSBYVAL,
 							 TYPALIGN_DOUBLE);
 	if (!PG_ARGISNULL(0))
 	{

@@ -1,0 +1,73 @@
+/*
+ * site.h — the privacy parameters of one aggregate call site (site.c).
+ *
+ * A call site is one transition state of one Agg node: the place where an aggregate call such as
+ * dp_sum(x, 1.0, 1e-5, 0, 100) runs.  Its privacy parameters (everything but the value) are
+ * evaluated ONCE, when the query starts (ExecutorStart, before any row is read), and every group,
+ * every rescan and the charge of that Agg node use those same values; the transition states hold
+ * only data.  So a parameter cannot differ between groups, nor depend on a row (README, "The
+ * privacy parameters").
+ *
+ * The site lives in the fn_extra of the Agg node's per-transition FmgrInfo (pertrans->transfn,
+ * which is the combine function in a finalizing Agg), allocated in the query's memory: the
+ * transition function sees it as its own fn_extra, the final function finds it through
+ * AggState->curperagg.  Nothing else in dpagg writes there.
+ */
+#ifndef DPAGG_SITE_H
+#define DPAGG_SITE_H
+
+#include "dpagg_pg.h"
+
+#include "nodes/execnodes.h"
+#include "nodes/primnodes.h"
+
+#define DPAGG_SITE_MAGIC 0x44505354u	/* "DPST" */
+
+typedef enum DpSiteKind
+{
+	DP_SITE_SUM = 1,
+	DP_SITE_COUNT = 2,
+	DP_SITE_AVG = 3,
+	DP_SITE_VECTOR = 4
+} DpSiteKind;
+
+typedef struct DpSite
+{
+	uint32		magic;
+	int			kind;			/* DpSiteKind */
+	AggState   *aggstate;
+	Aggref	   *argref;			/* the Aggref whose arguments are the parameters (the partial
+								 * Aggref below a finalizing Agg) */
+	MemoryContext cxt;			/* the query's memory: lives as long as the Agg node */
+	void	   *params;			/* the kind's evaluated, validated parameters */
+} DpSite;
+
+/* The site of a transition (or combine) function call; prepared on first use if the
+ * ExecutorStart hook did not (e.g. an EvalPlanQual re-check). */
+extern DpSite *dpagg_site_of_trans(FunctionCallInfo fcinfo, int kind);
+
+/* The site of a final function call. */
+extern DpSite *dpagg_site_of_final(FunctionCallInfo fcinfo, int kind);
+
+/*
+ * Argument i of the site's aggregate call, evaluated (for the kinds' parameter readers).  The
+ * expression must be a constant, a query parameter ($n, a PL/pgSQL variable), or a built-in
+ * immutable function or operator of those; anything else is refused (22023) before it is
+ * evaluated.
+ */
+extern Datum dpagg_site_param(DpSite *site, int i, const char *aggname, bool *isnull);
+
+/* Prepare every dpagg call site of a plan that has just been started (hooks.c). */
+extern void dpagg_sites_prepare_tree(PlanState *ps);
+
+/* Does the expression tree contain a call of one of dpagg's aggregates? (hooks.c) */
+extern bool dpagg_is_own_aggregate(Oid aggfnoid);
+
+/* The kinds' site builders (aggregates.c, vector.c): read and validate the parameters, return
+ * the payload for site->params (allocated in site->cxt). */
+extern void *dpagg_scalar_site_params(DpSite *site);
+extern void *dpagg_vector_site_params(DpSite *site);
+
+extern void dpagg_hooks_init(void);
+
+#endif							/* DPAGG_SITE_H */
