@@ -1,6 +1,8 @@
 #include "random.h"
 
+#include <pthread.h>
 #include <sys/random.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cmath>
@@ -26,15 +28,49 @@ void secure_bytes(void* buf, size_t n) {
   }
 }
 
-void SecureRandom::refill() {
-  secure_bytes(buf_, sizeof(buf_));
-  pos_ = 0;
+namespace {
+
+constexpr size_t kPoolWords = 512;  // 4 KiB per getrandom(2)
+
+struct Pool {
+  uint64_t words[kPoolWords];
+  size_t pos = kPoolWords;  // == kPoolWords: empty
+  pid_t owner = 0;          // the process that filled it
+};
+
+thread_local Pool pool;
+
+void wipe_pool() {
+  std::memset(pool.words, 0, sizeof(pool.words));
+  // A compiler barrier: the wipe must not be optimised away as a dead store.
+  __asm__ __volatile__("" : : "r"(pool.words) : "memory");
+  pool.pos = kPoolWords;
+  pool.owner = 0;
+}
+
+void register_fork_handler() {
+  static bool registered = false;  // the backend is single-threaded; tests register early
+  if (!registered) {
+    registered = true;
+    pthread_atfork(nullptr, nullptr, wipe_pool);
+  }
+}
+
+}  // namespace
+
+SecureRandom::SecureRandom() {
+  register_fork_handler();
+  if (pool.owner != 0 && pool.owner != getpid()) wipe_pool();
 }
 
 uint64_t SecureRandom::next_u64() {
-  if (pos_ == sizeof(buf_) / sizeof(buf_[0])) refill();
-  uint64_t v = buf_[pos_];
-  buf_[pos_++] = 0;  // do not keep used randomness around
+  if (pool.pos == kPoolWords) {
+    secure_bytes(pool.words, sizeof(pool.words));
+    pool.pos = 0;
+    pool.owner = getpid();
+  }
+  uint64_t v = pool.words[pool.pos];
+  pool.words[pool.pos++] = 0;  // do not keep used randomness around
   return v;
 }
 

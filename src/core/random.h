@@ -1,6 +1,10 @@
-// random.h — randomness for noise.  Production noise comes only from SecureRandom, which reads
-// the kernel's CSPRNG (getrandom(2)) and keeps no state between releases, so it is safe across
-// the postmaster's fork() of backends: no two processes can share a buffered stream.
+// random.h — randomness for noise.  Production noise comes only from SecureRandom: bytes of the
+// kernel's CSPRNG (getrandom(2)), read 4 KiB at a time into a per-process (per-thread) pool so
+// that a release does not pay a system call (one read serves ~100-250 releases; each value is
+// erased from the pool as it is used).  Fork safety: the pool is filled lazily, only when a
+// release draws (never in the postmaster, which releases nothing); it is wiped in the child of
+// any fork() (pthread_atfork) and, as a second guard, whenever the process id differs from the
+// one that filled it.  So no two processes ever use the same bytes.
 #pragma once
 
 #include <cstddef>
@@ -23,17 +27,13 @@ class RandomSource {
   bool random_bit();
 };
 
-// The kernel CSPRNG, read in blocks; one instance is meant to live only for one release (or one
-// batch in tests).  Throws dpagg::Error(DPAGG_INTERNAL) if the kernel refuses.
+// The kernel CSPRNG through the pool above; one instance is meant to live for one release (or
+// one batch in tests): constructing it re-checks the process id.  Throws
+// dpagg::Error(DPAGG_INTERNAL) if the kernel refuses.
 class SecureRandom final : public RandomSource {
  public:
-  SecureRandom() = default;
+  SecureRandom();
   uint64_t next_u64() override;
-
- private:
-  void refill();
-  uint64_t buf_[32];
-  size_t pos_ = 32;
 };
 
 void secure_bytes(void* buf, size_t n);

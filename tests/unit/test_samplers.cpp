@@ -5,6 +5,9 @@
 #include <cmath>
 #include <cstring>
 #include <set>
+
+#include <sys/wait.h>
+#include <unistd.h>
 #include <vector>
 
 #include "test_support.h"
@@ -232,7 +235,7 @@ TEST(Samplers, FiniteOnExtremeStreams) {
 TEST(SecureRandom, IndependentInstancesDiffer) {
   dpagg::SecureRandom a, b;
   std::vector<uint64_t> wa, wb;
-  for (int i = 0; i < 40; ++i) {  // crosses a refill of the 32-word buffer
+  for (int i = 0; i < 40; ++i) {
     wa.push_back(a.next_u64());
     wb.push_back(b.next_u64());
   }
@@ -244,6 +247,41 @@ TEST(SecureRandom, IndependentInstancesDiffer) {
   int ones = 0;
   for (uint64_t w : distinct) ones += __builtin_popcountll(w);
   EXPECT_NEAR(ones, 80 * 32, 6 * 36);
+}
+
+TEST(SecureRandom, CrossesPoolRefillsWithoutRepeats) {
+  dpagg::SecureRandom a;
+  std::set<uint64_t> seen;
+  for (int i = 0; i < 3 * 512 + 7; ++i) seen.insert(a.next_u64());
+  EXPECT_EQ(seen.size(), 3u * 512 + 7);
+}
+
+// A forked child must never draw the bytes still pooled in its parent (the postmaster forks
+// backends; a backend that forked would otherwise share a stream with its child).
+TEST(SecureRandom, ForkedChildDoesNotReuseTheParentsPool) {
+  dpagg::SecureRandom parent;
+  (void) parent.next_u64();  // the pool now holds 511 unused words
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    dpagg::SecureRandom child;
+    uint64_t w[16];
+    for (auto& x : w) x = child.next_u64();
+    ssize_t n = write(fds[1], w, sizeof(w));
+    _exit(n == static_cast<ssize_t>(sizeof(w)) ? 0 : 1);
+  }
+  uint64_t from_child[16];
+  ASSERT_EQ(read(fds[0], from_child, sizeof(from_child)), static_cast<ssize_t>(sizeof(from_child)));
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  close(fds[0]);
+  close(fds[1]);
+  std::set<uint64_t> mine;
+  for (int i = 0; i < 511; ++i) mine.insert(parent.next_u64());
+  for (uint64_t x : from_child) EXPECT_EQ(mine.count(x), 0u) << "the child replayed the parent's pool";
 }
 
 TEST(SecureRandom, CApiFillsBuffers) {
