@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite: installs dependencies, builds, runs the C++ unit tests of the core, then
 # the pg_regress suite in a throwaway PostgreSQL 15 cluster (pg_virtualenv), then the ledger's
-# durability and concurrency script (tests/ledger/run.sh) in another.
+# durability and concurrency script (tests/ledger/run.sh) in another, then the shared
+# calibrations' script (tests/calibrations/run.sh) in a third.
 # Ends with one line "N passed, N failed".
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -38,6 +39,14 @@ lp=$(grep -c '^ok ' build/ledger.log || true)
 lf=$(grep -c '^not ok ' build/ledger.log || true)
 if [ "$lstatus" -ne 0 ]; then status=1; [ "$lf" -eq 0 ] && lf=1; fi
 passed=$((passed + lp)); failed=$((failed + lf))
+
+echo "== shared calibrations (tests/calibrations/run.sh, a real throwaway cluster) =="
+cstatus=0
+tests/calibrations/run.sh 2>&1 | tee build/calibrations.log || cstatus=1
+cp_=$(grep -c '^ok ' build/calibrations.log || true)
+cf_=$(grep -c '^not ok ' build/calibrations.log || true)
+if [ "$cstatus" -ne 0 ]; then status=1; [ "$cf_" -eq 0 ] && cf_=1; fi
+passed=$((passed + cp_)); failed=$((failed + cf_))
 
 echo "$passed passed, $failed failed"
 exit $status

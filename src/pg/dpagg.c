@@ -79,6 +79,7 @@ _PG_init(void)
 							 NULL,
 							 NULL);
 	dpagg_budget_init();
+	dpagg_calib_cache_init();
 	dpagg_hooks_init();
 	MarkGUCPrefixReserved("dpagg");
 	dpagg_set_interrupt_check(should_stop);
@@ -211,8 +212,13 @@ dpagg_calibrate_cached(const char *spec, double epsilon, double delta, double se
 		*out = e->cal;
 		return;
 	}
-	if (dpagg_calibrate_ex(spec, epsilon, delta, sensitivity, integer_valued ? 1 : 0, out, &err) != DPAGG_OK)
-		dpagg_report(&err);
+	/* Then the cluster's shared cache (calib_cache.c), then a fresh calibration. */
+	if (!dpagg_shared_calibration_get(spec, epsilon, delta, sensitivity, integer_valued, out))
+	{
+		if (dpagg_calibrate_ex(spec, epsilon, delta, sensitivity, integer_valued ? 1 : 0, out, &err) != DPAGG_OK)
+			dpagg_report(&err);
+		dpagg_shared_calibration_put(spec, epsilon, delta, sensitivity, integer_valued, out);
+	}
 	e->valid = true;
 	e->integer_valued = integer_valued;
 	strlcpy(e->spec, spec, sizeof(e->spec));

@@ -33,6 +33,15 @@ extern void dpagg_calibrate_cached(const char *spec, double epsilon, double delt
 /* User input quoted for an error message, cut to a sensible length (dpagg.c). */
 extern char *dpagg_quote_input(const char *s);
 
+/* The calibrations shared by the cluster's backends (calib_cache.c). */
+extern void dpagg_calib_cache_init(void);
+extern bool dpagg_shared_calibration_get(const char *spec, double epsilon, double delta,
+										 double sensitivity, bool integer_valued,
+										 dpagg_calibration *out);
+extern void dpagg_shared_calibration_put(const char *spec, double epsilon, double delta,
+										 double sensitivity, bool integer_valued,
+										 const dpagg_calibration *cal);
+
 /* The text of a mechanism argument, or the GUC default when absent. */
 extern void dpagg_mechanism_spec(text *arg, char *buf, size_t buflen);
 
