@@ -32,7 +32,10 @@ typedef enum DpKind
 	DP_AVG = DP_SITE_AVG
 } DpKind;
 
-/* The transition state: data only.  Fixed size, no pointers, no OIDs. */
+/*
+ * The transition state: data only, 32 bytes.  Fixed size, no pointers, no OIDs.  Once released,
+ * the sum is no longer needed and its 16 bytes hold the released value instead.
+ */
 typedef struct DpState
 {
 	int32		vl_len_;		/* varlena header */
@@ -41,10 +44,11 @@ typedef struct DpState
 	uint8		released;		/* set by the final function (FINALFUNC_MODIFY = READ_WRITE) */
 	uint8		pad;
 	int64		count;			/* non-NULL values (or rows for dp_count(epsilon, delta)) */
-	uint64		sum_lo;			/* 128-bit sum of quanta, as two halves */
-	int64		sum_hi;
-	double		released_value; /* the answer already released from this state, if released */
+	uint64		sum_lo;			/* 128-bit sum of quanta, as two halves; after the release, */
+	int64		sum_hi;			/* sum_lo holds the bits of the released value */
 } DpState;
+
+StaticAssertDecl(sizeof(DpState) == 32, "the dpagg state is 32 bytes");
 
 static inline __int128
 state_sum(const DpState *s)
@@ -380,7 +384,6 @@ static DpState *
 transition_state(FunctionCallInfo fcinfo, int kind, const ScalarParams **p_out)
 {
 	DpSite	   *site = (DpSite *) fcinfo->flinfo->fn_extra;
-	MemoryContext cxt;
 
 	/* Hot path: the site is prepared (only dpagg writes this fn_extra) and a state exists. */
 	if (likely(site != NULL && !PG_ARGISNULL(0)))
@@ -388,11 +391,16 @@ transition_state(FunctionCallInfo fcinfo, int kind, const ScalarParams **p_out)
 		*p_out = (const ScalarParams *) site->params;
 		return (DpState *) PG_GETARG_POINTER(0);
 	}
-	cxt = dpagg_aggregate_context(fcinfo, kind_name(kind));
+	(void) dpagg_aggregate_context(fcinfo, kind_name(kind));
 	site = dpagg_site_of_trans(fcinfo, kind);
 	*p_out = (const ScalarParams *) site->params;
+	/*
+	 * A new group's state is made in the call's short-lived memory: PostgreSQL copies a new
+	 * by-reference transition value into the aggregate's context itself (ExecAggTransReparent),
+	 * so allocating it there too would leave a dead copy per group.
+	 */
 	if (PG_ARGISNULL(0))
-		return new_state(cxt, kind);
+		return new_state(CurrentMemoryContext, kind);
 	/* Our aggregates have no initial state: a state before the first row is not ours. */
 	ereport(ERROR,
 			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
@@ -571,10 +579,19 @@ draw(const dpagg_calibration *cal, __int128 quanta, double quantum)
  * a hash aggregate, a re-read cursor), the value already released is returned, never fresh noise,
  * and nothing is charged.
  */
+static double
+released_value(const DpState *st)
+{
+	double		v;
+
+	memcpy(&v, &st->sum_lo, sizeof(v));
+	return v;
+}
+
 #define RETURN_IF_RELEASED(st) \
-	do { if ((st)->released) PG_RETURN_DATUM(Float8GetDatum((st)->released_value)); } while (0)
+	do { if ((st)->released) PG_RETURN_DATUM(Float8GetDatum(released_value(st))); } while (0)
 #define REMEMBER_RELEASE(st, v) \
-	do { (st)->released_value = (v); (st)->released = 1; } while (0)
+	do { double v_ = (v); memcpy(&(st)->sum_lo, &v_, sizeof(v_)); (st)->sum_hi = 0; (st)->released = 1; } while (0)
 
 /*
  * Every final function: calibrate, charge the release (durably; budget.c), then draw the noise.
@@ -619,7 +636,7 @@ dpagg_count_final(PG_FUNCTION_ARGS)
 	double		c;
 
 	if (st->released)
-		PG_RETURN_INT64((int64) st->released_value);
+		PG_RETURN_INT64((int64) released_value(st));
 	cal = site_calibrations(p);
 	dpagg_charge(fcinfo, "dp_count", p->epsilon, p->delta, cal, 1);
 	c = noisy_count(st, &cal[0]);
@@ -681,7 +698,6 @@ check_state(DpState *st)
 				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
 				 errmsg("invalid dpagg_state")));
 	st->released = 0;
-	st->released_value = 0;
 }
 
 PG_FUNCTION_INFO_V1(dpagg_state_in);
