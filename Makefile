@@ -12,7 +12,7 @@ OBJS = $(CORE_OBJS) $(GLUE_SRCS:.c=.o)
 PG_CPPFLAGS = -I$(srcdir)/src/core
 PG_CXXFLAGS = -std=c++17 -fPIC -O2 -Wextra -Wno-unused-parameter -fno-fast-math
 PG_CFLAGS = -fno-fast-math
-SHLIB_LINK = -lstdc++ -lm
+SHLIB_LINK = -lstdc++ -lm -lcrypto
 
 REGRESS = $(patsubst sql/%.sql,%,$(sort $(wildcard sql/*.sql)))
 REGRESS_OPTS = --inputdir=. --outputdir=build/regress
@@ -39,7 +39,7 @@ build/unit/%.o: tests/unit/%.cpp $(CORE_HDRS) $(wildcard tests/unit/*.h)
 	$(CXX) -std=c++17 -O2 -Wall -Isrc/core -c -o $@ $<
 
 $(UNIT_BIN): $(UNIT_OBJS) $(CORE_OBJS)
-	$(CXX) -o $@ $(UNIT_OBJS) $(CORE_OBJS) -lgtest -lgtest_main -pthread -lm
+	$(CXX) -o $@ $(UNIT_OBJS) $(CORE_OBJS) -lgtest -lgtest_main -pthread -lm -lcrypto
 
 .PHONY: unit
 unit: $(UNIT_BIN)
@@ -59,15 +59,15 @@ TOOLS_CXXFLAGS = -std=c++17 -O2 -Wall -Wextra -Wno-unused-parameter -fno-fast-ma
 
 build/bench_calibration: tools/bench_calibration.cpp $(CORE_OBJS) $(CORE_HDRS)
 	@mkdir -p build
-	$(CXX) $(TOOLS_CXXFLAGS) -o $@ tools/bench_calibration.cpp $(CORE_OBJS) -lm
+	$(CXX) $(TOOLS_CXXFLAGS) -o $@ tools/bench_calibration.cpp $(CORE_OBJS) -lm -lcrypto
 
 build/report: tools/report.cpp $(CORE_OBJS) $(CORE_HDRS)
 	@mkdir -p build
-	$(CXX) $(TOOLS_CXXFLAGS) -o $@ tools/report.cpp $(CORE_OBJS) -lm
+	$(CXX) $(TOOLS_CXXFLAGS) -o $@ tools/report.cpp $(CORE_OBJS) -lm -lcrypto
 
 build/compare: tools/compare.cpp $(CORE_OBJS) $(CORE_HDRS)
 	@mkdir -p build
-	$(CXX) $(TOOLS_CXXFLAGS) -o $@ tools/compare.cpp $(CORE_OBJS) -lm
+	$(CXX) $(TOOLS_CXXFLAGS) -o $@ tools/compare.cpp $(CORE_OBJS) -lm -lcrypto
 
 .PHONY: bench-calibration report compare
 bench-calibration: build/bench_calibration

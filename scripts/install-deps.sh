@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Installs what dpagg needs to build and test on Debian 12 (bookworm): PostgreSQL 15 with its
-# server headers and pg_virtualenv, g++, Boost.Math and GoogleTest.  Idempotent.
+# server headers and pg_virtualenv, g++, Boost.Math, GoogleTest and OpenSSL's headers (the noise
+# generator).  Idempotent.
 set -euo pipefail
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 PACKAGES=(postgresql-15 postgresql-server-dev-15 postgresql-common postgresql-client-15
-          g++ make libboost-math-dev libgtest-dev)
+          g++ make libboost-math-dev libgtest-dev libssl-dev)
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

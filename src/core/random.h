@@ -1,10 +1,12 @@
-// random.h — randomness for noise.  Production noise comes only from SecureRandom: bytes of the
-// kernel's CSPRNG (getrandom(2)), read 4 KiB at a time into a per-process (per-thread) pool so
-// that a release does not pay a system call (one read serves ~100-250 releases; each value is
-// erased from the pool as it is used).  Fork safety: the pool is filled lazily, only when a
-// release draws (never in the postmaster, which releases nothing); it is wiped in the child of
-// any fork() (pthread_atfork) and, as a second guard, whenever the process id differs from the
-// one that filled it.  So no two processes ever use the same bytes.
+// random.h — randomness for noise.  Production noise comes only from SecureRandom: a per-process
+// pool of 4 KiB filled from OpenSSL's DRBG (RAND_bytes: NIST SP 800-90A CTR_DRBG, seeded from the
+// kernel's CSPRNG, the generator PostgreSQL itself uses for pg_strong_random), or from
+// getrandom(2) should OpenSSL fail, so that a release pays neither a system call nor the
+// kernel's slower generator.  Each value is erased from the pool as it is used.  Fork safety:
+// the pool is filled lazily, only when a release draws (never in the postmaster, which releases
+// nothing); it lives in a page marked MADV_WIPEONFORK, so the child of any fork() finds it empty
+// (with a process-id check per release where the kernel lacks that), and a pthread_atfork
+// handler wipes it too.  So no two processes ever use the same bytes.
 #pragma once
 
 #include <cstddef>
