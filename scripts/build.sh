@@ -2,8 +2,7 @@
 # Builds dpagg and installs it into the local PostgreSQL 15 (needs root for the install step).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-SUDO=""
-if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+. scripts/as-root.sh
 export PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
 make -s -j"$(nproc)" PG_CONFIG="$PG_CONFIG"
-$SUDO make -s install PG_CONFIG="$PG_CONFIG" >/dev/null
+as_root make -s install PG_CONFIG="$PG_CONFIG" >/dev/null

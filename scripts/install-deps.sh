@@ -3,8 +3,8 @@
 # server headers and pg_virtualenv, g++, Boost.Math, GoogleTest and OpenSSL's headers (the noise
 # generator).  Idempotent.
 set -euo pipefail
-SUDO=""
-if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+cd "$(dirname "$0")/.."
+. scripts/as-root.sh
 PACKAGES=(postgresql-15 postgresql-server-dev-15 postgresql-common postgresql-client-15
           g++ make libboost-math-dev libgtest-dev libssl-dev)
 missing=()
@@ -14,6 +14,6 @@ done
 if [ ${#missing[@]} -gt 0 ]; then
   echo "dpagg: installing ${missing[*]}"
   export DEBIAN_FRONTEND=noninteractive
-  $SUDO apt-get update -qq
-  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  as_root apt-get update -qq
+  as_root apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
