@@ -158,6 +158,21 @@ SELECT releases() AS r2 \gset
 SELECT dept_headcount('secret_project') >= 0 AS secret_ok, dept_headcount('a') >= 0 AS a_ok;
 SELECT releases() - :r2 AS charges;
 
-DROP FUNCTION dept_headcount(text);
+-- A function folded while the query is planned cannot turn partitionwise aggregation on behind
+-- the planner hook's back (it would be one charge per partition): refused, nothing charged.
+CREATE FUNCTION flip_partitionwise() RETURNS float8 LANGUAGE plpgsql IMMUTABLE AS
+  $$ BEGIN PERFORM set_config('enable_partitionwise_aggregate', 'on', false); RETURN 1.0; END $$;
+SET enable_partitionwise_aggregate = off;
+SELECT releases() AS r3 \gset
+SELECT expect_error($$SELECT k, dp_count(flip_partitionwise(), 0, 'laplace') FROM p_part GROUP BY k$$);
+SELECT releases() - :r3 AS charges;
+RESET enable_partitionwise_aggregate;
+
+-- Refusals come before any row is read: the same answer whether the group exists or not.
+SELECT expect_error($$SELECT 1, dp_sum(v, 1e-9, 0, 1e150, 'laplace') FROM p_part WHERE k = 'a' GROUP BY 1$$) =
+       expect_error($$SELECT 1, dp_sum(v, 1e-9, 0, 1e150, 'laplace') FROM p_part WHERE k = 'secret_project' GROUP BY 1$$)
+       AS same_refusal;
+
+DROP FUNCTION dept_headcount(text), flip_partitionwise();
 DROP TABLE p_part, p_t, p_secret;
 DROP FUNCTION flip_eps(), lying_eps(), lying_eps(float8), lying_sql(float8), eps_from_table(), releases(), last_release();

@@ -234,6 +234,8 @@ check_release(const ScalarParams *p, double epsilon, double delta, double sensit
 		dpagg_report(&err);
 }
 
+static const dpagg_calibration *site_calibrations(ScalarParams *p);
+
 void *
 dpagg_scalar_site_params(DpSite *site)
 {
@@ -303,9 +305,10 @@ dpagg_scalar_site_params(DpSite *site)
 					  p->bound <= 1e9);
 
 	/*
-	 * Validate everything now, before any row is read.  Only validation: the (possibly
-	 * expensive) calibration happens once, at the site's first release, and not in every
-	 * parallel worker.
+	 * Validate and calibrate now, before any row is read: a refusal must never depend on whether
+	 * the data produced a group (a calibration that fails only at the first release would tell).
+	 * The leader calibrates first (ExecutorStart runs before any worker starts), so parallel
+	 * workers find the calibration in the shared cache.
 	 */
 	if (kind == DP_AVG)
 	{
@@ -316,6 +319,7 @@ dpagg_scalar_site_params(DpSite *site)
 		check_release(p, p->epsilon, p->delta, 1.0, true);
 	else
 		check_release(p, p->epsilon, p->delta, p->bound, p->integer_sum);
+	(void) site_calibrations(p);
 	return p;
 }
 

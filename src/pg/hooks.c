@@ -1,8 +1,10 @@
 /*
  * hooks.c — dpagg's executor and planner hooks.
  *
- * ExecutorStart: once a plan is initialised, and before any row is read, every dpagg call site
- * in it reads its privacy parameters (site.c).  Not for EXPLAIN without ANALYZE, which runs
+ * ExecutorStart: before the plan is initialised, every dpagg parameter that is not a constant is
+ * evaluated once and frozen into a private copy of the plan (so every process of a parallel plan
+ * reads the same values); once it is initialised, and before any row is read, every dpagg call
+ * site in it reads its privacy parameters (site.c).  Not for EXPLAIN without ANALYZE, which runs
  * nothing.
  *
  * planner: partitionwise aggregation (enable_partitionwise_aggregate, settable by any user) makes
@@ -26,6 +28,8 @@ static planner_hook_type prev_planner = NULL;
 static void
 dpagg_executor_start(QueryDesc *qd, int eflags)
 {
+	if ((eflags & EXEC_FLAG_EXPLAIN_ONLY) == 0)
+		dpagg_freeze_parameters(qd);
 	if (prev_executor_start)
 		prev_executor_start(qd, eflags);
 	else
@@ -51,48 +55,24 @@ own_aggref_walker(Node *node, void *context)
 	return expression_tree_walker(node, own_aggref_walker, context);
 }
 
-static bool plan_has_own_aggregate(Plan *plan);
-
-static bool
-plans_have_own_aggregate(List *plans)
+static void
+own_aggregate_visit(Plan *plan, void *context)
 {
-	ListCell   *lc;
+	bool	   *found = (bool *) context;
 
-	foreach(lc, plans)
-		if (plan_has_own_aggregate((Plan *) lfirst(lc)))
-			return true;
-	return false;
+	if (!*found && IsA(plan, Agg) &&
+		(own_aggref_walker((Node *) plan->targetlist, NULL) ||
+		 own_aggref_walker((Node *) plan->qual, NULL)))
+		*found = true;
 }
 
 static bool
-plan_has_own_aggregate(Plan *plan)
+has_own_aggregate(PlannedStmt *stmt)
 {
-	if (plan == NULL)
-		return false;
-	check_stack_depth();
-	if (IsA(plan, Agg) &&
-		(own_aggref_walker((Node *) plan->targetlist, NULL) ||
-		 own_aggref_walker((Node *) plan->qual, NULL)))
-		return true;
-	if (plan_has_own_aggregate(plan->lefttree) || plan_has_own_aggregate(plan->righttree))
-		return true;
-	switch (nodeTag(plan))
-	{
-		case T_Append:
-			return plans_have_own_aggregate(((Append *) plan)->appendplans);
-		case T_MergeAppend:
-			return plans_have_own_aggregate(((MergeAppend *) plan)->mergeplans);
-		case T_SubqueryScan:
-			return plan_has_own_aggregate(((SubqueryScan *) plan)->subplan);
-		case T_CustomScan:
-			return plans_have_own_aggregate(((CustomScan *) plan)->custom_plans);
-		case T_BitmapAnd:
-			return plans_have_own_aggregate(((BitmapAnd *) plan)->bitmapplans);
-		case T_BitmapOr:
-			return plans_have_own_aggregate(((BitmapOr *) plan)->bitmapplans);
-		default:
-			return false;
-	}
+	bool		found = false;
+
+	dpagg_walk_statement(stmt, own_aggregate_visit, &found);
+	return found;
 }
 
 static PlannedStmt *
@@ -103,28 +83,47 @@ plan_once(Query *parse, const char *query_string, int options, ParamListInfo par
 	return standard_planner(parse, query_string, options, params);
 }
 
+static void
+setting_changed_while_planning(void)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("enable_partitionwise_aggregate changed while a query with dpagg aggregates was planned"),
+			 errdetail("A function evaluated by the planner changed the setting."),
+			 errhint("dpagg's aggregates are planned without partitionwise aggregation; do not change the setting from inside the query.")));
+}
+
 static PlannedStmt *
 dpagg_planner(Query *parse, const char *query_string, int options, ParamListInfo params)
 {
-	Query	   *copy;
+	bool		at_entry = enable_partitionwise_aggregate;
+	bool		flipped = false;
+	Query	   *copy = NULL;
 	PlannedStmt *stmt;
 
-	if (!enable_partitionwise_aggregate)
-		return plan_once(parse, query_string, options, params);
-	copy = copyObject(parse);	/* the planner scribbles on its input */
+	if (at_entry)
+		copy = copyObject(parse);	/* the planner scribbles on its input */
 	stmt = plan_once(parse, query_string, options, params);
-	if (!plan_has_own_aggregate(stmt->planTree) && !plans_have_own_aggregate(stmt->subplans))
+	if (!has_own_aggregate(stmt))
+		return stmt;
+	/* A function the planner folds into a constant can change the setting halfway through. */
+	if (enable_partitionwise_aggregate != at_entry)
+		setting_changed_while_planning();
+	if (!at_entry)
 		return stmt;
 	enable_partitionwise_aggregate = false;
 	PG_TRY();
 	{
 		stmt = plan_once(copy, query_string, options, params);
+		flipped = enable_partitionwise_aggregate;
 	}
 	PG_FINALLY();
 	{
 		enable_partitionwise_aggregate = true;
 	}
 	PG_END_TRY();
+	if (flipped)
+		setting_changed_while_planning();
 	return stmt;
 }
 

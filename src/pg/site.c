@@ -16,8 +16,11 @@
  * settings such as extra_float_digits).  Stable and volatile functions (current_setting, now,
  * functions that read tables), user-defined functions of any declared volatility, subqueries,
  * outer references and columns are refused before anything is evaluated, so a parameter cannot
- * depend on the rows, and every process of a parallel plan, which evaluates the same expressions
- * with the same query parameters, gets the same values.
+ * depend on the rows.  Whatever is not a constant is evaluated once, before the executor starts,
+ * and frozen into a private copy of the plan (dpagg_freeze_parameters): every process of a
+ * parallel plan and every Agg node of a partial plan reads the same constants.  (Some built-in
+ * immutable functions read settings, e.g. quote_ident and quote_all_identifiers; evaluated
+ * separately in a worker that starts later they could give other values.)
  *
  * Nothing here is random or charged; a refusal is an input error (22023) that depends only on
  * the query text and its parameters, never on the data.
@@ -31,7 +34,10 @@
 #include "executor/executor.h"
 #include "executor/nodeAgg.h"
 #include "nodes/nodeFuncs.h"
+#include "nodes/makefuncs.h"
 #include "nodes/plannodes.h"
+#include "miscadmin.h"
+#include "utils/datum.h"
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
 
@@ -301,6 +307,19 @@ param_expr_ok(Node *node)
 	}
 }
 
+static void
+check_param_expr(Node *expr, const char *aggname, int i)
+{
+	if (!param_expr_ok(expr))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("the privacy parameters of %s must be constants or query parameters",
+						aggname),
+				 errdetail("Argument %d is not a constant, a query parameter, or a built-in immutable function of those: its value could differ between rows or depend on the data.",
+						   i + 1),
+				 errhint("Pass the parameters as literals, as $n parameters of a prepared statement, or as PL/pgSQL variables.")));
+}
+
 Datum
 dpagg_site_param(DpSite *site, int i, const char *aggname, bool *isnull)
 {
@@ -309,19 +328,197 @@ dpagg_site_param(DpSite *site, int i, const char *aggname, bool *isnull)
 	MemoryContext old;
 	Datum		d;
 
-	if (!param_expr_ok((Node *) tle->expr))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("the privacy parameters of %s must be constants or query parameters",
-						aggname),
-				 errdetail("Argument %d is not a constant, a query parameter, or a built-in immutable function of those: its value could differ between rows or depend on the data.",
-						   i + 1),
-				 errhint("Pass the parameters as literals, as $n parameters of a prepared statement, or as PL/pgSQL variables.")));
+	check_param_expr((Node *) tle->expr, aggname, i);
 	old = MemoryContextSwitchTo(site->cxt);
 	es = ExecInitExpr(tle->expr, &site->aggstate->ss.ps);
 	MemoryContextSwitchTo(old);
 	d = ExecEvalExprSwitchContext(es, site->aggstate->ss.ps.ps_ExprContext, isnull);
 	return d;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Freezing the parameters into the plan.
+ *
+ * Each process of a parallel plan (and each Agg node of a partial or partitionwise plan) reads
+ * the parameters from its own copy of the plan.  Evaluated separately, an expression such as
+ * quote_ident($1) — built-in and immutable, yet reading a setting (quote_all_identifiers) that
+ * can change between the leader's start and the workers' — could give the workers other bounds
+ * than the leader charges and releases with.  So before the executor starts, in the leader (or
+ * the only process), every parameter that is not already a constant is checked, evaluated once
+ * and replaced by a constant in a private copy of the plan; every process then runs that copy
+ * and reads the same constants.  Parallel workers receive the plan already frozen.
+ */
+static const char *
+kind_aggname(int kind)
+{
+	switch (kind)
+	{
+		case DP_SITE_SUM:
+			return "dp_sum";
+		case DP_SITE_COUNT:
+			return "dp_count";
+		case DP_SITE_AVG:
+			return "dp_avg";
+		default:
+			return "dp_sum_vector";
+	}
+}
+
+/* The position of the value argument of one of dpagg's Aggrefs, or -1 (dp_count(eps, delta)). */
+static int
+value_position(Aggref *aggref, int kind)
+{
+	int			n = list_length(aggref->aggargtypes);
+	bool		has_mech = n > 0 && llast_oid(aggref->aggargtypes) == TEXTOID;
+
+	if (kind == DP_SITE_COUNT)
+		return n > (has_mech ? 3 : 2) ? 0 : -1;
+	return 0;
+}
+
+typedef void (*PlanVisitor) (Plan *plan, void *context);
+
+static void walk_plan(Plan *plan, PlanVisitor visit, void *context);
+
+static void
+walk_plans(List *plans, PlanVisitor visit, void *context)
+{
+	ListCell   *lc;
+
+	foreach(lc, plans)
+		walk_plan((Plan *) lfirst(lc), visit, context);
+}
+
+static void
+walk_plan(Plan *plan, PlanVisitor visit, void *context)
+{
+	if (plan == NULL)
+		return;
+	check_stack_depth();
+	visit(plan, context);
+	walk_plan(plan->lefttree, visit, context);
+	walk_plan(plan->righttree, visit, context);
+	switch (nodeTag(plan))
+	{
+		case T_Append:
+			walk_plans(((Append *) plan)->appendplans, visit, context);
+			break;
+		case T_MergeAppend:
+			walk_plans(((MergeAppend *) plan)->mergeplans, visit, context);
+			break;
+		case T_SubqueryScan:
+			walk_plan(((SubqueryScan *) plan)->subplan, visit, context);
+			break;
+		case T_CustomScan:
+			walk_plans(((CustomScan *) plan)->custom_plans, visit, context);
+			break;
+		case T_BitmapAnd:
+			walk_plans(((BitmapAnd *) plan)->bitmapplans, visit, context);
+			break;
+		case T_BitmapOr:
+			walk_plans(((BitmapOr *) plan)->bitmapplans, visit, context);
+			break;
+		default:
+			break;
+	}
+}
+
+/* Every plan tree of a statement: the main one and the subplans. */
+void
+dpagg_walk_statement(PlannedStmt *stmt, void (*visit) (Plan *plan, void *context), void *context)
+{
+	walk_plan(stmt->planTree, visit, context);
+	walk_plans(stmt->subplans, visit, context);
+}
+
+typedef struct FreezeContext
+{
+	bool		modify;			/* false: only find whether anything needs freezing */
+	bool		found;
+	ParamListInfo params;
+	ExprContext *econtext;
+} FreezeContext;
+
+static bool
+freeze_aggref_walker(Node *node, FreezeContext *fc)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Aggref))
+	{
+		Aggref	   *aggref = (Aggref *) node;
+		int			kind;
+		int			value;
+		ListCell   *lc;
+		int			i = 0;
+
+		if (DO_AGGSPLIT_COMBINE(aggref->aggsplit))
+			return false;		/* its arguments are the partial Aggref's, frozen there */
+		kind = aggregate_kind(aggref->aggfnoid);
+		if (kind == 0)
+			return false;
+		value = value_position(aggref, kind);
+		foreach(lc, aggref->args)
+		{
+			TargetEntry *tle = lfirst_node(TargetEntry, lc);
+
+			if (!tle->resjunk && i != value && !IsA(tle->expr, Const))
+			{
+				fc->found = true;
+				if (fc->modify)
+				{
+					Expr	   *expr = tle->expr;
+					ExprState  *es;
+					Datum		d;
+					bool		isnull;
+					int16		typlen;
+					bool		typbyval;
+
+					check_param_expr((Node *) expr, kind_aggname(kind), i);
+					es = ExecInitExprWithParams(expr, fc->params);
+					d = ExecEvalExprSwitchContext(es, fc->econtext, &isnull);
+					get_typlenbyval(exprType((Node *) expr), &typlen, &typbyval);
+					if (!isnull)
+						d = datumCopy(d, typbyval, typlen);
+					tle->expr = (Expr *) makeConst(exprType((Node *) expr),
+												   exprTypmod((Node *) expr),
+												   exprCollation((Node *) expr),
+												   typlen, d, isnull, typbyval);
+				}
+			}
+			if (!tle->resjunk)
+				i++;
+		}
+		return false;			/* aggregates do not nest */
+	}
+	return expression_tree_walker(node, freeze_aggref_walker, (void *) fc);
+}
+
+static void
+freeze_visit(Plan *plan, void *context)
+{
+	FreezeContext *fc = (FreezeContext *) context;
+
+	if (!IsA(plan, Agg) || (!fc->modify && fc->found))
+		return;
+	(void) freeze_aggref_walker((Node *) plan->targetlist, fc);
+	(void) freeze_aggref_walker((Node *) plan->qual, fc);
+}
+
+void
+dpagg_freeze_parameters(QueryDesc *qd)
+{
+	FreezeContext fc = {false, false, qd->params, NULL};
+
+	dpagg_walk_statement(qd->plannedstmt, freeze_visit, &fc);
+	if (!fc.found)
+		return;					/* every parameter is a constant already (the usual case) */
+	qd->plannedstmt = copyObject(qd->plannedstmt);
+	fc.modify = true;
+	fc.econtext = CreateStandaloneExprContext();
+	fc.econtext->ecxt_param_list_info = qd->params;
+	dpagg_walk_statement(qd->plannedstmt, freeze_visit, &fc);
+	FreeExprContext(fc.econtext, true);
 }
 
 /* ------------------------------------------------------------------------------------------

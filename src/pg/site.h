@@ -19,6 +19,7 @@
 #include "dpagg_pg.h"
 
 #include "nodes/execnodes.h"
+#include "nodes/plannodes.h"
 #include "nodes/primnodes.h"
 
 #define DPAGG_SITE_MAGIC 0x44505354u	/* "DPST" */
@@ -56,6 +57,15 @@ extern DpSite *dpagg_site_of_final(FunctionCallInfo fcinfo, int kind);
  * evaluated.
  */
 extern Datum dpagg_site_param(DpSite *site, int i, const char *aggname, bool *isnull);
+
+/* Before the executor starts (hooks.c): check every dpagg parameter that is not a constant,
+ * evaluate it once and replace it by a constant in a private copy of the plan. */
+struct QueryDesc;
+extern void dpagg_freeze_parameters(struct QueryDesc *qd);
+
+/* Visit every plan node of a statement (the main tree and the subplans). */
+extern void dpagg_walk_statement(PlannedStmt *stmt, void (*visit) (Plan *plan, void *context),
+								 void *context);
 
 /* Prepare every dpagg call site of a plan that has just been started (hooks.c). */
 extern void dpagg_sites_prepare_tree(PlanState *ps);

@@ -110,6 +110,9 @@ mechanism_text(Datum d, char *buf, size_t buflen)
 	strlcpy(buf, m, buflen);
 }
 
+static void vcalibrate(const char *mech, int dimension, double epsilon, double delta, double bound,
+					   dpagg_vector_calibration *cal);
+
 /* Read and validate the parameters of a call site (site.c calls this once per query). */
 void *
 dpagg_vector_site_params(DpSite *site)
@@ -148,6 +151,9 @@ dpagg_vector_site_params(DpSite *site)
 	p->inv_quantum = 1.0 / dpagg_quantum_for_bound(p->bound);
 	strlcpy(p->mechanism, mech, sizeof(p->mechanism));
 	p->scratch = MemoryContextAlloc(site->cxt, sizeof(double) * dimension);
+	/* Calibrated before any row is read: a refusal must not depend on the data (aggregates.c). */
+	vcalibrate(p->mechanism, p->dimension, p->epsilon, p->delta, p->bound, &p->cal);
+	p->calibrated = true;
 	return p;
 }
 
