@@ -17,9 +17,22 @@ CREATE FUNCTION spent(r text) RETURNS text LANGUAGE sql AS
 CREATE FUNCTION released_by_function() RETURNS bigint LANGUAGE sql AS
   $$ SELECT dp_count(0.5, 0) FROM b_t $$;
 
--- A role without a budget may not release (dpagg.require_budget defaults to on).
+-- A role without a budget may not release (dpagg.require_budget defaults to on), superusers
+-- included (dpagg.limit_superusers defaults to on; the suite runs with it off since
+-- 45_superuser_unlimited).  Both are PGC_SIGHUP: postgresql.conf or ALTER SYSTEM and a reload,
+-- never SET or set_config(), not even by a superuser.
 SHOW dpagg.require_budget;
-SHOW dpagg.limit_superusers;
+SELECT name, context, boot_val FROM pg_settings
+ WHERE name IN ('dpagg.require_budget', 'dpagg.limit_superusers') ORDER BY name;
+SELECT expect_error($$SET dpagg.limit_superusers = off$$);
+SELECT expect_error($$SELECT set_config('dpagg.require_budget', 'off', false)$$);
+-- a trojan run by a superuser cannot switch enforcement off mid-query either
+CREATE FUNCTION trojan_guc() RETURNS text LANGUAGE sql AS
+  $$ SELECT set_config('dpagg.limit_superusers', 'off', true) $$;
+SELECT expect_error($$SELECT trojan_guc()$$);
+SELECT expect_error($$CREATE FUNCTION trojan_set_clause() RETURNS int LANGUAGE sql
+                      SET dpagg.require_budget = off AS 'SELECT 1'$$);
+DROP FUNCTION trojan_guc();
 SET SESSION AUTHORIZATION dp_analyst;
 SELECT expect_error($$SELECT dp_count(0.1, 0) FROM b_t$$);
 RESET SESSION AUTHORIZATION;
@@ -175,21 +188,54 @@ SET SESSION AUTHORIZATION dp_other;
 SELECT count(*) > 0 AS auditor_sees_analyst FROM dp_ledger WHERE role = 'dp_analyst';
 RESET SESSION AUTHORIZATION;
 
--- Superusers are recorded but not limited (dpagg.limit_superusers = off) ...
+-- Superusers are limited like anyone by default (back to it for this part): a superuser's
+-- release is charged to its budget (limited) ...
+ALTER SYSTEM RESET dpagg.limit_superusers;
+SELECT pg_reload_conf();
+\c
+SHOW dpagg.limit_superusers;
+CREATE ROLE dp_super SUPERUSER;
+SELECT dp_set_budget('dp_super', 1, 0);
+SET SESSION AUTHORIZATION dp_super;
 SELECT dp_count(0.5, 0) IS NOT NULL AS released FROM b_t;
-SELECT limited FROM dp_ledger WHERE role = current_user ORDER BY seq DESC LIMIT 1;
--- ... unless limited; a superuser without a budget is then refused like anyone.
-SET dpagg.limit_superusers = on;
+RESET SESSION AUTHORIZATION;
+SELECT limited, epsilon FROM dp_ledger WHERE role = 'dp_super';
+-- ... refused when over it: what a superuser released while unlimited counts (the suite's
+-- superuser released delta 20 in 50_statistics) ...
+SELECT expect_error($$SELECT dp_count(0.5, 0) FROM b_t$$) LIKE '53DP1: privacy budget of role % exhausted%' AS overspent;
+-- ... and refused without a budget.
+SELECT dp_drop_budget('dp_super');
+SET SESSION AUTHORIZATION dp_super;
 SELECT expect_error($$SELECT dp_count(0.5, 0) FROM b_t$$);
-RESET dpagg.limit_superusers;
--- With dpagg.require_budget off, a role without a budget releases, recorded as not limited.
+RESET SESSION AUTHORIZATION;
+-- Unlimited (as the rest of the suite runs), a superuser's releases are recorded, not limited.
+ALTER SYSTEM SET dpagg.limit_superusers = off;
+SELECT pg_reload_conf();
+\c
+SHOW dpagg.limit_superusers;
+SET SESSION AUTHORIZATION dp_super;
+SELECT dp_count(0.5, 0) IS NOT NULL AS released FROM b_t;
+RESET SESSION AUTHORIZATION;
+SELECT limited, epsilon FROM dp_ledger WHERE role = 'dp_super' ORDER BY seq;
+DROP ROLE dp_super;
+-- With dpagg.require_budget off (ALTER SYSTEM and a reload; a new connection made after the
+-- reload sees it), a role without a budget releases, recorded as not limited.
 SELECT dp_drop_budget('dp_analyst'), dp_drop_budget('dp_analyst') AS again;
-SET dpagg.require_budget = off;
+ALTER SYSTEM SET dpagg.require_budget = off;
+SELECT pg_reload_conf();
+\c
+SHOW dpagg.require_budget;
 SET SESSION AUTHORIZATION dp_analyst;
 SELECT dp_count(0.5, 0) IS NOT NULL AS released FROM b_t;
 RESET SESSION AUTHORIZATION;
-RESET dpagg.require_budget;
+ALTER SYSTEM RESET dpagg.require_budget;
+SELECT pg_reload_conf();
+\c
+SHOW dpagg.require_budget;
 SELECT limited FROM dp_ledger WHERE role = 'dp_analyst' ORDER BY seq DESC LIMIT 1;
+SET SESSION AUTHORIZATION dp_analyst;
+SELECT expect_error($$SELECT dp_count(0.5, 0) FROM b_t$$);
+RESET SESSION AUTHORIZATION;
 SELECT event, role, actor, epsilon, delta, method, max_release_epsilon
   FROM dp_budget_log WHERE role IN ('dp_analyst', 'dp_other') ORDER BY seq;
 

@@ -27,6 +27,10 @@
  *    and is not charged.
  *  - The role charged is the session user (the login role), so SET ROLE and SECURITY DEFINER
  *    functions cannot move a release onto another role's budget.
+ *  - Superusers are limited like anyone by default (dpagg.limit_superusers = on) and need a
+ *    budget.  dpagg.limit_superusers and dpagg.require_budget are PGC_SIGHUP: only
+ *    postgresql.conf / ALTER SYSTEM and a reload change them, never a function running as a
+ *    superuser in the middle of a query.
  */
 #include "dpagg_pg.h"
 
@@ -76,7 +80,7 @@
 
 /* GUCs */
 static bool dpagg_require_budget = true;
-static bool dpagg_limit_superusers = false;
+static bool dpagg_limit_superusers = true;
 static double dpagg_min_release_epsilon = 0;
 static int	dpagg_max_roles = 1000;
 
@@ -541,14 +545,16 @@ ledger_shmem_startup(void)
 void
 dpagg_budget_init(void)
 {
+	/* PGC_SIGHUP, not PGC_SUSET: a function that runs as a superuser (a trojan in an analyst's
+	 * object) must not be able to switch enforcement off with set_config() mid-query. */
 	DefineCustomBoolVariable("dpagg.require_budget",
 							 "Refuse releases by roles that have no privacy budget.",
-							 "When off, a role without a budget may release without limit (every release is still recorded in the ledger).",
-							 &dpagg_require_budget, true, PGC_SUSET, 0, NULL, NULL, NULL);
+							 "When off, a role without a budget may release without limit (every release is still recorded in the ledger). Set in postgresql.conf or with ALTER SYSTEM, then reload.",
+							 &dpagg_require_budget, true, PGC_SIGHUP, 0, NULL, NULL, NULL);
 	DefineCustomBoolVariable("dpagg.limit_superusers",
 							 "Hold superusers to their privacy budget.",
-							 "When off (default), releases by superusers are recorded in the ledger but not limited.",
-							 &dpagg_limit_superusers, false, PGC_SUSET, 0, NULL, NULL, NULL);
+							 "When on (default), a superuser needs a budget like any role. When off, releases by superusers are recorded in the ledger but not limited. Set in postgresql.conf or with ALTER SYSTEM, then reload.",
+							 &dpagg_limit_superusers, true, PGC_SIGHUP, 0, NULL, NULL, NULL);
 	DefineCustomRealVariable("dpagg.min_release_epsilon",
 							 "Smallest epsilon a limited role may release with (0: no minimum).",
 							 "Bounds how many releases, hence ledger records, a budget allows: at most its epsilon divided by this.",
