@@ -168,6 +168,80 @@ SELECT role FROM dp_budgets;
 SELECT count(*) > 0 AS own_rows_visible FROM dp_ledger;
 RESET SESSION AUTHORIZATION;
 
+-- Releases happen only where the login role asked for them.  A maintenance command (ANALYZE,
+-- CREATE INDEX, REINDEX, REFRESH MATERIALIZED VIEW, ... a security-restricted operation) runs the
+-- object owner's code in the session of whoever runs the command: a DBA's ANALYZE would otherwise
+-- charge (and, when superusers were unlimited, not even limit) the releases of an analyst's trojan
+-- statistics expression, evaluated once per sampled row; averaging them in pg_stats_ext_exprs
+-- gives the exact value.  Refused (42501) unless the owner is the login role itself.
+SET SESSION AUTHORIZATION dp_analyst;
+CREATE TABLE dp_analyst_s.mine AS SELECT g::float8 AS x FROM generate_series(1, 5) g;
+CREATE FUNCTION dp_analyst_s.leak(float8) RETURNS bigint LANGUAGE sql IMMUTABLE AS
+  $$ SELECT dp_count(0.5, 0) FROM dp_analyst_s.mine $$;
+CREATE STATISTICS dp_analyst_s.leak_stats ON (dp_analyst_s.leak(x)) FROM dp_analyst_s.mine;
+CREATE MATERIALIZED VIEW dp_analyst_s.mv AS SELECT dp_count(0.5, 0) AS c FROM dp_analyst_s.mine WITH NO DATA;
+RESET SESSION AUTHORIZATION;
+SELECT max(seq) AS mark FROM dp_ledger \gset
+SELECT expect_error($$ANALYZE dp_analyst_s.mine$$);
+SELECT expect_error($$ANALYZE$$) AS database_wide;
+SELECT expect_error($$CREATE INDEX ON dp_analyst_s.mine ((dp_analyst_s.leak(x)))$$);
+SELECT expect_error($$REFRESH MATERIALIZED VIEW dp_analyst_s.mv$$);
+SELECT count(*) AS charged_by_maintenance FROM dp_ledger WHERE seq > :mark;
+CREATE VIEW leak_stats_built AS SELECT count(*) AS expression_stats_built
+  FROM pg_statistic_ext_data d JOIN pg_statistic_ext s ON s.oid = d.stxoid
+ WHERE s.stxname = 'leak_stats' AND d.stxdexpr IS NOT NULL;
+SELECT * FROM leak_stats_built;
+-- The owner, logged in as itself, may: it is charged (ANALYZE: per sampled row, 5 rows).
+SET SESSION AUTHORIZATION dp_analyst;
+ANALYZE dp_analyst_s.mine;
+RESET SESSION AUTHORIZATION;
+SELECT * FROM leak_stats_built;
+SELECT role, aggregate, count(*) >= 5 AS charged_per_sampled_row FROM dp_ledger WHERE seq > :mark GROUP BY role, aggregate;
+SELECT max(seq) AS mark FROM dp_ledger \gset
+SET SESSION AUTHORIZATION dp_analyst;
+REFRESH MATERIALIZED VIEW dp_analyst_s.mv;
+SELECT c IS NOT NULL AS refreshed FROM dp_analyst_s.mv;
+RESET SESSION AUTHORIZATION;
+SELECT role, aggregate, count(*) AS charges FROM dp_ledger WHERE seq > :mark GROUP BY role, aggregate;
+DROP VIEW leak_stats_built;
+-- So may a superuser on its own objects (charged to it).
+CREATE TABLE su_t AS SELECT g::float8 AS x FROM generate_series(1, 3) g;
+CREATE FUNCTION su_leak(float8) RETURNS bigint LANGUAGE sql IMMUTABLE AS $$ SELECT dp_count(0.5, 0) FROM su_t $$;
+CREATE INDEX su_t_leak ON su_t ((su_leak(x)));
+SELECT count(*) AS charged_to_superuser FROM dp_ledger WHERE seq > :mark AND role = current_user;
+DROP TABLE su_t;
+DROP FUNCTION su_leak(float8);
+-- Nor through a DBA's SECURITY DEFINER function: inside the analyst's expression it runs as the
+-- DBA, who is also the login role, but the code asking is the analyst's.  Refused whoever runs
+-- the command, the owner included (the definer's switch of user is what is refused).
+CREATE FUNCTION dp_headcount() RETURNS bigint LANGUAGE sql SECURITY DEFINER
+  SET search_path = pg_catalog, pg_temp AS $$ SELECT public.dp_count(0.5::float8, 0::float8) FROM public.b_t $$;
+REVOKE ALL ON FUNCTION dp_headcount() FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION dp_headcount() TO dp_analyst;
+SET SESSION AUTHORIZATION dp_analyst;
+SELECT dp_headcount() IS NOT NULL AS wrapper_works_in_a_query;
+CREATE TABLE dp_analyst_s.mine2 AS SELECT g::float8 AS x FROM generate_series(1, 5) g;
+CREATE FUNCTION dp_analyst_s.leak2(float8) RETURNS bigint LANGUAGE sql IMMUTABLE AS $$ SELECT public.dp_headcount() $$;
+CREATE STATISTICS dp_analyst_s.leak2_stats ON (dp_analyst_s.leak2(x)) FROM dp_analyst_s.mine2;
+SELECT expect_error($$ANALYZE dp_analyst_s.mine2$$) AS by_owner;
+RESET SESSION AUTHORIZATION;
+SELECT max(seq) AS mark FROM dp_ledger \gset
+SELECT expect_error($$ANALYZE dp_analyst_s.mine2$$) AS by_superuser;
+SELECT count(*) AS charged_through_definer FROM dp_ledger WHERE seq > :mark;
+-- A parallel worker of a client session may release (here the whole query runs in one).
+SET force_parallel_mode = on;
+SET SESSION AUTHORIZATION dp_analyst;
+SELECT dp_count(0.5, 0) IS NOT NULL AS released_in_worker FROM b_t;
+RESET SESSION AUTHORIZATION;
+RESET force_parallel_mode;
+SELECT role, count(*) AS charges, bool_and(pid <> pg_backend_pid()) AS in_a_worker
+  FROM dp_ledger WHERE seq > :mark GROUP BY role;
+DROP FUNCTION dp_headcount();
+DROP STATISTICS dp_analyst_s.leak_stats, dp_analyst_s.leak2_stats;
+DROP MATERIALIZED VIEW dp_analyst_s.mv;
+DROP TABLE dp_analyst_s.mine, dp_analyst_s.mine2;
+DROP FUNCTION dp_analyst_s.leak(float8), dp_analyst_s.leak2(float8);
+
 -- Even a superuser's aggregate cannot feed a forged state to a final function: only dpagg's own
 -- transition functions may build the states a release is drawn from.
 CREATE FUNCTION forge(dpagg_state, int) RETURNS dpagg_state LANGUAGE sql AS

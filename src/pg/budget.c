@@ -27,6 +27,14 @@
  *    and is not charged.
  *  - The role charged is the session user (the login role), so SET ROLE and SECURITY DEFINER
  *    functions cannot move a release onto another role's budget.
+ *  - Releases happen only where the login role asked for them (check_release_context, before
+ *    anything is appended): in a client backend, or a parallel worker of one; never in
+ *    autovacuum, a background worker or a walsender, which would evaluate (say) an analyst's
+ *    index or statistics expression on nobody's behalf.  Inside a security-restricted operation
+ *    (ANALYZE, VACUUM, CREATE INDEX, REINDEX, CLUSTER, REFRESH MATERIALIZED VIEW, ...) the code
+ *    run is the object owner's: a release there is allowed only when that owner is the login
+ *    role itself and no SECURITY DEFINER function has switched the user since (otherwise a DBA's
+ *    ANALYZE would pay, from the DBA's budget, for a trojan expression).
  *  - Superusers are limited like anyone by default (dpagg.limit_superusers = on) and need a
  *    budget.  dpagg.limit_superusers and dpagg.require_budget are PGC_SIGHUP: only
  *    postgresql.conf / ALTER SYSTEM and a reload change them, never a function running as a
@@ -39,6 +47,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "access/parallel.h"
 #include "access/xact.h"
 #include "catalog/objectaccess.h"
 #include "catalog/pg_authid.h"
@@ -52,10 +61,14 @@
 #include "nodes/execnodes.h"
 #include "nodes/plannodes.h"
 #include "port/pg_crc32c.h"
+#include "replication/walsender.h"
+#include "replication/walsender_private.h"
 #include "storage/fd.h"
 #include "storage/ipc.h"
 #include "storage/lwlock.h"
+#include "storage/proc.h"
 #include "storage/shmem.h"
+#include "storage/spin.h"
 #include "tcop/tcopprot.h"
 #include "utils/acl.h"
 #include "utils/backend_status.h"
@@ -743,6 +756,90 @@ typedef struct ExecCharge
 	double		loop;			/* the node's loop count when charged */
 } ExecCharge;
 
+/*
+ * Is this process the parallel worker of a client backend?  A parallel worker runs part of its
+ * leader's query, with the leader's session user, current user and security context restored
+ * (so the security-restricted-operation rule below applies to it as to the leader).  A release
+ * can be finalized in a worker: a whole aggregation under a Gather (a correlated subquery, a
+ * function running a DP query, debug force_parallel_mode), or an index expression in a parallel
+ * CREATE INDEX.  Its leader must be a client backend, not a background worker, an autovacuum
+ * worker or a walsender.
+ */
+static bool
+parallel_worker_of_client(void)
+{
+	PGPROC	   *leader;
+	int			i;
+
+	if (!IsParallelWorker() || MyProc == NULL)
+		return false;
+	leader = MyProc->lockGroupLeader;
+	if (leader == NULL || leader == MyProc)
+		return false;
+	if (leader->isBackgroundWorker || (leader->statusFlags & PROC_IS_AUTOVACUUM) != 0)
+		return false;
+	if (WalSndCtl != NULL)
+		for (i = 0; i < max_wal_senders; i++)
+		{
+			WalSnd	   *w = &WalSndCtl->walsnds[i];
+			pid_t		pid;
+
+			SpinLockAcquire(&w->mutex);
+			pid = w->pid;
+			SpinLockRelease(&w->mutex);
+			if (pid != 0 && pid == leader->pid)
+				return false;
+		}
+	return true;
+}
+
+/*
+ * A release is made only where the login role asked for it (README, "Where releases are
+ * refused"); called before anything is appended, so a refusal charges nothing.
+ *
+ * (a) Only client backends and their parallel workers release.  Autovacuum's ANALYZE evaluates
+ *     the expressions of indexes and extended statistics once per sampled row, as a superuser
+ *     session, on behalf of nobody; so would a background worker or a walsender.
+ * (b) A security-restricted operation (ANALYZE, VACUUM, CREATE INDEX, REINDEX, CLUSTER,
+ *     REFRESH MATERIALIZED VIEW, ...) runs as the object's owner the code that owner put in
+ *     the object (index and statistics expressions, a materialized view's query).  A release
+ *     there is charged to the login role, so it is allowed only when the owner is the login role
+ *     (GetUserId() == GetSessionUserId()) and no SECURITY DEFINER function has changed the user
+ *     since (SECURITY_LOCAL_USERID_CHANGE): otherwise a DBA's ANALYZE of an analyst's table
+ *     would pay for the analyst's trojan expression, directly or through the DBA's own SECURITY
+ *     DEFINER wrapper (which runs as the login role again).
+ */
+static void
+check_release_context(void)
+{
+	Oid			uid;
+	int			sec;
+
+	if (MyBackendType != B_BACKEND && !parallel_worker_of_client())
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("dpagg releases values only in client sessions, not in a process of type \"%s\"",
+						GetBackendTypeDesc(MyBackendType)),
+				 errdetail("Autovacuum and background workers evaluate expressions (of indexes, extended statistics, ...) on nobody's behalf. Nothing was released and nothing was charged."),
+				 errhint("Do not put DP aggregates in index, statistics or other expressions that maintenance evaluates; run DP queries in a client session.")));
+	GetUserIdAndSecContext(&uid, &sec);
+	if ((sec & SECURITY_RESTRICTED_OPERATION) != 0 &&
+		(uid != GetSessionUserId() || (sec & SECURITY_LOCAL_USERID_CHANGE) != 0))
+	{
+		const char *un = GetUserNameFromId(uid, true);
+		const char *sn = GetUserNameFromId(GetSessionUserId(), true);
+
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("dpagg does not release values inside a maintenance command that runs another role's code"),
+				 errdetail("A security-restricted operation (ANALYZE, VACUUM, CREATE INDEX, REINDEX, CLUSTER, REFRESH MATERIALIZED VIEW, ...) is running as role \"%s\"%s in the session of role \"%s\", whose budget would be charged. Nothing was released and nothing was charged.",
+						   un ? un : "?",
+						   (sec & SECURITY_LOCAL_USERID_CHANGE) != 0 ? " (through a SECURITY DEFINER function)" : "",
+						   sn ? sn : "?"),
+				 errhint("Only the owner of the object, logged in as itself and without SECURITY DEFINER functions, may release from such a command (and is charged). Keep DP aggregates out of index and statistics expressions.")));
+	}
+}
+
 static void
 ledger_charge(const char *aggregate, int sets, double epsilon, double delta,
 			  const DpChargePart *parts, int nparts)
@@ -755,6 +852,7 @@ ledger_charge(const char *aggregate, int sets, double epsilon, double delta,
 	uint64		end;
 	int			i;
 
+	check_release_context();
 	require_ledger();
 	open_ledger_fd();
 	fill_common(r, REC_RELEASE, role);

@@ -5,8 +5,9 @@
 # totals, that every release was charged exactly once: ROLLBACK, ROLLBACK TO SAVEPOINT, an
 # exception caught in PL/pgSQL, an error later in the statement, cursors (closed, rolled back,
 # scrolled back over), client disconnect, SIGKILL of the backend (crash restart), an immediate
-# shutdown and restart, a torn last record; then 16 concurrent clients against a budget of 1.0,
-# and the added latency and throughput of a release (printed, not asserted).
+# shutdown and restart, a torn last record; then 16 concurrent clients against a budget of 1.0;
+# that autovacuum's ANALYZE releases nothing (an analyst's trojan statistics expression); and the
+# added latency and throughput of a release (printed, not asserted).
 #
 # Prints "ok N - ..." / "not ok N - ..." per check and ends with "ledger: N passed, N failed".
 # Unless PGPORT is set it runs itself in `pg_virtualenv -t -v 15 -o shared_preload_libraries=dpagg`.
@@ -170,6 +171,40 @@ check "... which add up to the budget" "1.000000000" \
 check "... as the budget view says" "1.000000000 0.000000000" \
   "$(q "SELECT round(epsilon_spent::numeric, 9) || ' ' || round(epsilon_remaining::numeric, 9) FROM dp_budgets WHERE role = 'racer'")"
 rm -rf "$tmp"
+
+# --- autovacuum: an analyst's trojan statistics expression releases nothing -----------------
+# The analyst owns a table with extended statistics on an IMMUTABLE SQL function that runs a DP
+# query.  Autovacuum's ANALYZE (a superuser session) would evaluate it once per sampled row,
+# releasing to nobody's budget; dpagg refuses in any process that is not a client backend.
+# (Autovacuum runs with an empty search_path, so the trojan qualifies its names.)
+releases_all() { q "SELECT count(*) FROM dpagg_journal() WHERE event = 'release'"; }
+q "CREATE SCHEMA trojan AUTHORIZATION analyst" >/dev/null
+as_analyst "CREATE TABLE trojan.mine AS SELECT g::float8 AS x FROM generate_series(1, 200) g;
+            CREATE FUNCTION trojan.leak(float8) RETURNS bigint LANGUAGE sql IMMUTABLE AS
+              \$\$ SELECT public.dp_count(0.5::float8, 0::float8, 'laplace'::text) FROM trojan.mine \$\$;
+            CREATE STATISTICS trojan.leak_stats ON (trojan.leak(x)) FROM trojan.mine;
+            ALTER TABLE trojan.mine SET (autovacuum_analyze_threshold = 0, autovacuum_analyze_scale_factor = 0)" >/dev/null
+before_av=$(releases_all)
+log_from=$(($(stat -c %s "$logfile") + 1))
+q "ALTER SYSTEM SET autovacuum_naptime = 1" >/dev/null
+q "SELECT pg_reload_conf()" >/dev/null
+refusal='dpagg releases values only in client sessions, not in a process of type "autovacuum worker"'
+seen=0
+for _ in $(seq 1 60); do
+  as_analyst "INSERT INTO trojan.mine VALUES (1)" >/dev/null   # keep the table due for analysis
+  if tail -c +"$log_from" "$logfile" | grep -A8 -F "$refusal" | grep -q 'automatic analyze of table ".*trojan.mine"'; then
+    seen=1; break
+  fi
+  sleep 1
+done
+check "autovacuum's ANALYZE of the trojan table reached the release and was refused (within 60 s)" 1 "$seen"
+check "... nothing was released or charged, to anyone" "$before_av" "$(releases_all)"
+check "... and the leaking statistics were not built" 0 \
+  "$(q "SELECT count(*) FROM pg_statistic_ext_data d JOIN pg_statistic_ext s ON s.oid = d.stxoid
+         WHERE s.stxname = 'leak_stats' AND d.stxdexpr IS NOT NULL")"
+q "ALTER SYSTEM RESET autovacuum_naptime" >/dev/null
+q "SELECT pg_reload_conf()" >/dev/null
+as_analyst "DROP SCHEMA trojan CASCADE" >/dev/null 2>&1
 
 # --- latency and throughput (printed; synchronous_commit = on) ----------------------------
 if command -v pgbench >/dev/null || [ -x /usr/lib/postgresql/15/bin/pgbench ]; then
