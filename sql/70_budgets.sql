@@ -242,6 +242,57 @@ DROP MATERIALIZED VIEW dp_analyst_s.mv;
 DROP TABLE dp_analyst_s.mine, dp_analyst_s.mine2;
 DROP FUNCTION dp_analyst_s.leak(float8), dp_analyst_s.leak2(float8);
 
+-- The SECURITY DEFINER recipe (README).  The old shape -- unqualified dp_count(0.1, ...) under
+-- search_path = pg_catalog, public -- is hijacked by an analyst who may create functions in
+-- public: public.dp_count(numeric, numeric, text) matches the numeric literals better than the
+-- aggregate and runs with the definer's rights (here it returns a secret salary, negated).
+CREATE TABLE dp_secret AS SELECT 70000 + g AS salary FROM generate_series(1, 30) g;
+CREATE FUNCTION dp_headcount_old() RETURNS bigint LANGUAGE sql SECURITY DEFINER
+  SET search_path = pg_catalog, public AS $$ SELECT dp_count(0.1, 0, 'laplace') FROM dp_secret $$;
+REVOKE ALL ON FUNCTION dp_headcount_old() FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION dp_headcount_old() TO dp_analyst;
+GRANT CREATE ON SCHEMA public TO dp_analyst;
+SET SESSION AUTHORIZATION dp_analyst;
+SELECT expect_error($$SELECT max(salary) FROM dp_secret$$);
+CREATE FUNCTION public.dp_count(numeric, numeric, text) RETURNS bigint LANGUAGE sql AS
+  $$ SELECT -max(salary) FROM public.dp_secret $$;
+SELECT dp_headcount_old() AS hijacked;
+RESET SESSION AUTHORIZATION;
+SELECT count(*) AS charged_for_hijack FROM dp_ledger WHERE seq > :mark AND query LIKE '%dp_headcount_old%';
+DROP FUNCTION public.dp_count(numeric, numeric, text);
+DROP FUNCTION dp_headcount_old();
+DROP TABLE dp_secret;
+-- The new recipe: dpagg in a schema of its own (here in a database of its own, since this one
+-- has it in public), every call schema-qualified with float8 literals, search_path pinned to
+-- pg_catalog, pg_temp.  The analyst's look-alikes in public, exact types included, are not
+-- found, and it cannot create functions in schema dpagg.
+\set regress_db :DBNAME
+CREATE DATABASE dp_recipe;
+\c dp_recipe
+CREATE SCHEMA dpagg;
+CREATE EXTENSION dpagg SCHEMA dpagg;
+GRANT USAGE ON SCHEMA dpagg TO PUBLIC;
+GRANT CREATE ON SCHEMA public TO dp_analyst;
+CREATE TABLE public.dp_secret AS SELECT 70000 + g AS salary FROM generate_series(1, 30) g;
+CREATE FUNCTION public.dp_headcount() RETURNS bigint LANGUAGE sql SECURITY DEFINER
+  SET search_path = pg_catalog, pg_temp
+  AS $$ SELECT dpagg.dp_count(0.1::float8, 0::float8, 'laplace'::text) FROM public.dp_secret $$;
+REVOKE ALL ON FUNCTION public.dp_headcount() FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION public.dp_headcount() TO dp_analyst;
+SELECT max(seq) AS mark FROM dpagg.dp_ledger \gset
+SET SESSION AUTHORIZATION dp_analyst;
+CREATE FUNCTION public.dp_count(numeric, numeric, text) RETURNS bigint LANGUAGE sql AS
+  $$ SELECT -max(salary) FROM public.dp_secret $$;
+CREATE FUNCTION public.dp_count(float8, float8, text) RETURNS bigint LANGUAGE sql AS
+  $$ SELECT -max(salary) FROM public.dp_secret $$;
+CREATE FUNCTION dpagg.dp_count(numeric, numeric, text) RETURNS bigint LANGUAGE sql AS $$ SELECT -1::bigint $$;
+SELECT public.dp_headcount() >= 0 AS noisy_count_not_hijacked;
+RESET SESSION AUTHORIZATION;
+SELECT role, aggregate, epsilon FROM dpagg.dp_ledger WHERE seq > :mark;
+\c :regress_db
+DROP DATABASE dp_recipe;
+REVOKE CREATE ON SCHEMA public FROM dp_analyst;
+
 -- Even a superuser's aggregate cannot feed a forged state to a final function: only dpagg's own
 -- transition functions may build the states a release is drawn from.
 CREATE FUNCTION forge(dpagg_state, int) RETURNS dpagg_state LANGUAGE sql AS
