@@ -293,6 +293,12 @@ SELECT role, aggregate, epsilon FROM dpagg.dp_ledger WHERE seq > :mark;
 DROP DATABASE dp_recipe;
 REVOKE CREATE ON SCHEMA public FROM dp_analyst;
 
+-- The ledger's aggregate label is the full name, with the number of grouping sets.
+SET SESSION AUTHORIZATION dp_analyst;
+SELECT k, dp_sum_vector(ARRAY[x], 1, 0.5, 1e-7, 400) IS NOT NULL AS released FROM b_t GROUP BY ROLLUP (k) ORDER BY k;
+RESET SESSION AUTHORIZATION;
+SELECT aggregate, epsilon FROM dp_ledger WHERE role = 'dp_analyst' ORDER BY seq DESC LIMIT 1;
+
 -- Even a superuser's aggregate cannot feed a forged state to a final function: only dpagg's own
 -- transition functions may build the states a release is drawn from.
 CREATE FUNCTION forge(dpagg_state, int) RETURNS dpagg_state LANGUAGE sql AS

@@ -140,10 +140,12 @@ typedef struct LedgerRecord
 	NameData	role_name;
 	NameData	database_name;
 	NameData	actor_name;
-	char		aggregate[16];
+	char		aggregate[16];	/* the aggregate's name (older records: "name xN", cut to 15 bytes) */
 	char		mechanism[2 * DPAGG_MECH_SPEC_LEN];
 	uint32		query_len;
-	uint32		pad;
+	uint32		sets;			/* release: grouping sets charged; 0 in records written
+								 * before this field existed (it was padding, always 0): the
+								 * count is then in `aggregate` ("dp_count x2") or 1 */
 } LedgerRecord;
 
 /* Shared memory: the replayed totals. */
@@ -857,10 +859,10 @@ ledger_charge(const char *aggregate, int sets, double epsilon, double delta,
 	open_ledger_fd();
 	fill_common(r, REC_RELEASE, role);
 	r->query_id = pgstat_get_my_query_id();
-	if (sets > 1)
-		snprintf(r->aggregate, sizeof(r->aggregate), "%s x%d", aggregate, sets);
-	else
-		strlcpy(r->aggregate, aggregate, sizeof(r->aggregate));
+	/* the bare name; the views show "name xN" for N > 1 grouping sets */
+	Assert(strlen(aggregate) < sizeof(r->aggregate));
+	strlcpy(r->aggregate, aggregate, sizeof(r->aggregate));
+	r->sets = sets;
 	r->epsilon = epsilon * sets;
 	r->delta = delta * sets;
 	for (i = 0; i < nparts; i++)
@@ -1353,7 +1355,10 @@ dpagg_journal(PG_FUNCTION_ARGS)
 			v[8] = Int64GetDatum(r->query_id);
 			nl[8] = r->query_id == 0;
 			v[9] = PointerGetDatum(cstring_to_text_with_len(buf + sizeof(LedgerRecord), r->query_len));
-			v[10] = CStringGetTextDatum(r->aggregate);
+			if (r->sets > 1)
+				v[10] = PointerGetDatum(cstring_to_text(psprintf("%s x%u", r->aggregate, r->sets)));
+			else
+				v[10] = CStringGetTextDatum(r->aggregate);
 			v[11] = CStringGetTextDatum(r->mechanism);
 			v[12] = Float8GetDatum(r->epsilon);
 			v[13] = Float8GetDatum(r->delta);
