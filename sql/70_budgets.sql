@@ -317,7 +317,24 @@ RESET SESSION AUTHORIZATION;
 GRANT pg_read_all_stats TO dp_other;
 SET SESSION AUTHORIZATION dp_other;
 SELECT count(*) > 0 AS auditor_sees_analyst FROM dp_ledger WHERE role = 'dp_analyst';
+-- auditors see the global sequence number (other roles' events fall between the analyst's) ...
+SELECT max(seq) > count(*) AS auditor_sees_global_seq FROM dpagg_journal() WHERE role = 'dp_analyst';
 RESET SESSION AUTHORIZATION;
+-- ... any other role its own rows numbered 1, 2, ... in both views together: the global number
+-- would tell how many releases and budget changes other roles made.
+SET SESSION AUTHORIZATION dp_analyst;
+SELECT min(seq) = 1 AND max(seq) = count(*) AND count(DISTINCT seq) = count(*) AS own_rows_numbered
+  FROM dpagg_journal();
+SELECT (SELECT count(*) FROM dp_ledger) + (SELECT count(*) FROM dp_budget_log)
+       = (SELECT max(seq) FROM dpagg_journal()) AS views_share_the_numbering;
+RESET SESSION AUTHORIZATION;
+-- After ALTER ROLE ... RENAME the ledger shows the role's current name (actor: the name then).
+ALTER ROLE dp_analyst RENAME TO dp_analyst_renamed;
+SELECT count(*) FILTER (WHERE role = 'dp_analyst_renamed') = count(*) AS current_name,
+       count(*) FILTER (WHERE actor = 'dp_analyst') > 0 AS actor_as_recorded
+  FROM dp_ledger WHERE role_oid = 'dp_analyst_renamed'::regrole;
+SELECT DISTINCT role FROM dp_budget_log WHERE role_oid = 'dp_analyst_renamed'::regrole;
+ALTER ROLE dp_analyst_renamed RENAME TO dp_analyst;
 
 -- Superusers are limited like anyone by default (back to it for this part): a superuser's
 -- release is charged to its budget (limited) ...
@@ -383,5 +400,8 @@ SELECT count(*) AS after_rollback FROM dp_budgets WHERE role = 'dp_z';
 DROP ROLE dp_z;
 SELECT count(*) AS after_drop FROM dp_budgets b JOIN z_oid z ON b.role_oid = z.oid;
 SELECT event FROM dp_budget_log b JOIN z_oid z ON b.role_oid = z.oid ORDER BY seq DESC LIMIT 1;
+-- a dropped role's rows keep the name they were recorded with (a later role given the same OID
+-- would neither see them nor lend them its name)
+SELECT DISTINCT role FROM dp_ledger b JOIN z_oid z ON b.role_oid = z.oid;
 DROP SCHEMA dp_analyst_s;
 DROP ROLE dp_analyst, dp_other;

@@ -39,6 +39,11 @@
  *    budget.  dpagg.limit_superusers and dpagg.require_budget are PGC_SIGHUP: only
  *    postgresql.conf / ALTER SYSTEM and a reload change them, never a function running as a
  *    superuser in the middle of a query.
+ *  - The journal keeps the role's OID and the names at the time of each event; the views show
+ *    the current name of a role that still exists (DROP ROLE writes a "role dropped" record, so
+ *    the records of a dropped role are never shown as those of a later role with the same OID).
+ *    A non-auditor sees a numbering of its own rows, not the global sequence number (which would
+ *    tell how many events other roles had).
  */
 #include "dpagg_pg.h"
 
@@ -74,6 +79,7 @@
 #include "utils/backend_status.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
+#include "utils/hsearch.h"
 #include "utils/timestamp.h"
 
 /* SQLSTATEs of dpagg's own refusals (documented in the README). */
@@ -1305,15 +1311,61 @@ event_name(int type)
 		type == REC_BUDGET_DROP ? "drop budget" : "role dropped";
 }
 
+/* The next whole, valid record of the journal at *pos (below end), into buf; false at its end. */
+static bool
+journal_next(int fd, off_t *pos, uint64 end, char *buf)
+{
+	LedgerRecord *r = (LedgerRecord *) buf;
+	size_t		rest;
+
+	if ((uint64) *pos + sizeof(LedgerRecord) > end)
+		return false;
+	CHECK_FOR_INTERRUPTS();
+	if (pg_pread(fd, buf, sizeof(LedgerRecord), *pos) != sizeof(LedgerRecord) ||
+		r->magic != RECORD_MAGIC || r->length < sizeof(LedgerRecord) ||
+		r->length > sizeof(LedgerRecord) + QUERY_TEXT_MAX + 8)
+		return false;
+	rest = r->length - sizeof(LedgerRecord);
+	if (rest > 0 && pg_pread(fd, buf + sizeof(LedgerRecord), rest, *pos + sizeof(LedgerRecord)) != (ssize_t) rest)
+		return false;
+	*pos += r->length;
+	return record_crc(r) == r->crc;
+}
+
+typedef struct DroppedRole
+{
+	Oid			role;			/* hash key */
+	uint64		last_drop_seq;	/* seq of the role's last "role dropped" record */
+} DroppedRole;
+
+/*
+ * The journal, for the views dp_ledger and dp_budget_log.
+ *
+ *  - A record belongs to a dropped role when a "role dropped" record of its OID follows it (or is
+ *    it).  Such records are shown only to auditors, under the name recorded then: a later role
+ *    that got the same OID neither sees them nor lends them its name.  The records of a role that
+ *    still exists show its current name (ALTER ROLE ... RENAME), the others the recorded one;
+ *    `actor` is always the name recorded at the time (an actor's OID may have been reused
+ *    without any record saying so).
+ *  - seq: auditors (pg_read_all_stats members, superusers) see the global sequence number; any
+ *    other role sees its visible rows numbered 1, 2, ... in journal order, since the global
+ *    number would tell how many releases and budget changes other roles made in between.
+ *  - aggregate: "name xN" for a release of N > 1 grouping sets.
+ */
 PG_FUNCTION_INFO_V1(dpagg_journal);
 Datum
 dpagg_journal(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	uint64		end;
-	off_t		pos = LEDGER_HEADER_SIZE;
+	off_t		pos;
 	int			fd;
 	char	   *buf = palloc(sizeof(LedgerRecord) + QUERY_TEXT_MAX + 8);
+	LedgerRecord *r = (LedgerRecord *) buf;
+	bool		auditor = has_privs_of_role(GetUserId(), ROLE_PG_READ_ALL_STATS);
+	int64		ordinal = 0;
+	HASHCTL		ctl;
+	HTAB	   *dropped;
 
 	InitMaterializedSRF(fcinfo, 0);
 	require_ledger();
@@ -1321,31 +1373,44 @@ dpagg_journal(PG_FUNCTION_ARGS)
 	fd = OpenTransientFile(LEDGER_FILE, O_RDONLY | PG_BINARY);
 	if (fd < 0)
 		ereport(ERROR, (errcode_for_file_access(), errmsg("dpagg: could not open the ledger \"%s\": %m", LEDGER_FILE)));
-	while ((uint64) pos + sizeof(LedgerRecord) <= end)
+
+	/* First pass: the last "role dropped" record of each OID. */
+	memset(&ctl, 0, sizeof(ctl));
+	ctl.keysize = sizeof(Oid);
+	ctl.entrysize = sizeof(DroppedRole);
+	ctl.hcxt = CurrentMemoryContext;
+	dropped = hash_create("dpagg dropped roles", 64, &ctl, HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	pos = LEDGER_HEADER_SIZE;
+	while (journal_next(fd, &pos, end, buf))
+		if (r->type == REC_ROLE_DROPPED)
+		{
+			DroppedRole *d = hash_search(dropped, &r->role, HASH_ENTER, NULL);
+
+			d->last_drop_seq = r->seq;
+		}
+
+	pos = LEDGER_HEADER_SIZE;
+	while (journal_next(fd, &pos, end, buf))
 	{
-		LedgerRecord *r = (LedgerRecord *) buf;
 		Datum		v[18];
 		bool		nl[18];
-		size_t		rest;
+		DroppedRole *d = hash_search(dropped, &r->role, HASH_FIND, NULL);
+		bool		of_dropped = d != NULL && d->last_drop_seq >= r->seq;
+		const char *current = of_dropped ? NULL : GetUserNameFromId(r->role, true);
+		NameData	role_name;
 
-		CHECK_FOR_INTERRUPTS();
-		if (pg_pread(fd, buf, sizeof(LedgerRecord), pos) != sizeof(LedgerRecord) ||
-			r->magic != RECORD_MAGIC || r->length < sizeof(LedgerRecord) ||
-			r->length > sizeof(LedgerRecord) + QUERY_TEXT_MAX + 8)
-			break;
-		rest = r->length - sizeof(LedgerRecord);
-		if (rest > 0 && pg_pread(fd, buf + sizeof(LedgerRecord), rest, pos + sizeof(LedgerRecord)) != (ssize_t) rest)
-			break;
-		pos += r->length;
-		if (record_crc(r) != r->crc)
-			break;
-		if (!visible(r->role))
+		if (!(auditor || (!of_dropped && has_privs_of_role(GetUserId(), r->role))))
 			continue;
+		ordinal++;
 		memset(nl, 0, sizeof(nl));
-		v[0] = Int64GetDatum((int64) r->seq);
+		v[0] = Int64GetDatum(auditor ? (int64) r->seq : ordinal);
 		v[1] = CStringGetTextDatum(event_name(r->type));
 		v[2] = TimestampTzGetDatum(r->at);
-		v[3] = NameGetDatum(&r->role_name);
+		if (current)
+			namestrcpy(&role_name, current);
+		else
+			role_name = r->role_name;
+		v[3] = NameGetDatum(&role_name);
 		v[4] = ObjectIdGetDatum(r->role);
 		v[5] = NameGetDatum(&r->database_name);
 		v[6] = NameGetDatum(&r->actor_name);
@@ -1381,6 +1446,7 @@ dpagg_journal(PG_FUNCTION_ARGS)
 		}
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, nl);
 	}
+	hash_destroy(dropped);
 	CloseTransientFile(fd);
 	return (Datum) 0;
 }
