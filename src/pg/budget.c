@@ -44,6 +44,9 @@
  *    the records of a dropped role are never shown as those of a later role with the same OID).
  *    A non-auditor sees a numbering of its own rows, not the global sequence number (which would
  *    tell how many events other roles had).
+ *  - PREPARE TRANSACTION of a transaction that dropped a role with an account is refused: the
+ *    "role dropped" record is written at commit in the dropping session, which COMMIT PREPARED
+ *    is not.
  */
 #include "dpagg_pg.h"
 
@@ -70,6 +73,7 @@
 #include "replication/walsender_private.h"
 #include "storage/fd.h"
 #include "storage/ipc.h"
+#include "storage/lmgr.h"
 #include "storage/lwlock.h"
 #include "storage/proc.h"
 #include "storage/shmem.h"
@@ -80,6 +84,7 @@
 #include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/hsearch.h"
+#include "utils/syscache.h"
 #include "utils/timestamp.h"
 
 /* SQLSTATEs of dpagg's own refusals (documented in the README). */
@@ -1068,11 +1073,19 @@ budget_record(RecordType type, Oid role, double epsilon, double delta, int metho
  * before: an error there aborts the DROP).  A DROP undone by a rolled-back savepoint is
  * forgotten; if the commit itself failed after this point, the role would keep existing without
  * a budget (fail closed).
+ *
+ * PREPARE TRANSACTION of a transaction that dropped a role with an account is refused: the
+ * commit happens later (COMMIT PREPARED, maybe in another session or after a restart), where no
+ * callback of this backend sees it, so the account would outlive the role and pass, budget and
+ * spending, to a later role given the same OID.  A dropped role without an account needs no
+ * record; dp_set_budget waits for the DROP's lock on the role (held by the prepared transaction)
+ * and then finds the role gone, so none can be created in between.
  */
 typedef struct PendingDrop
 {
 	Oid			role;
 	int			level;			/* transaction nesting level of the DROP */
+	NameData	name;			/* the role's name (its row is gone by PRE_PREPARE) */
 } PendingDrop;
 static List *pending_drops = NIL;
 
@@ -1085,8 +1098,10 @@ role_drop_hook(ObjectAccessType access, Oid classId, Oid objectId, int subId, vo
 	{
 		MemoryContext old = MemoryContextSwitchTo(TopTransactionContext);
 		PendingDrop *p = palloc(sizeof(PendingDrop));
+		const char *name = GetUserNameFromId(objectId, true);
 
 		p->role = objectId;
+		namestrcpy(&p->name, name ? name : "");
 		p->level = GetCurrentTransactionNestLevel();
 		pending_drops = lappend(pending_drops, p);
 		MemoryContextSwitchTo(old);
@@ -1096,7 +1111,28 @@ role_drop_hook(ObjectAccessType access, Oid classId, Oid objectId, int subId, vo
 static void
 role_drop_xact(XactEvent event, void *arg)
 {
-	if (event == XACT_EVENT_PRE_COMMIT && pending_drops != NIL)
+	if (event == XACT_EVENT_PRE_PREPARE && pending_drops != NIL)
+	{
+		ListCell   *lc;
+
+		foreach(lc, pending_drops)
+		{
+			PendingDrop *p = (PendingDrop *) lfirst(lc);
+			bool		known;
+
+			LWLockAcquire(ledger->lock, LW_SHARED);
+			known = find_account(p->role, false) != NULL;
+			LWLockRelease(ledger->lock);
+			if (known)
+				ereport(ERROR,
+						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+						 errmsg("cannot PREPARE a transaction that dropped role \"%s\", which has a dpagg privacy account",
+								NameStr(p->name)),
+						 errdetail("Its account (budget and spending, keyed by OID %u) is removed only when the DROP commits in the session that made it; nothing was prepared.", p->role),
+						 errhint("Drop the role in an ordinary transaction, not in a prepared one.")));
+		}
+	}
+	else if (event == XACT_EVENT_PRE_COMMIT && pending_drops != NIL)
 	{
 		ListCell   *lc;
 		List	   *todo = pending_drops;
@@ -1203,7 +1239,11 @@ dpagg_set_budget(PG_FUNCTION_ARGS)
 	if (!isnan(cap) && (!isfinite(cap) || cap <= 0))
 		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("max_release_epsilon must be > 0 and finite, or NULL"),
 						errhint("NULL means no per-release cap.")));
-	if (!OidIsValid(role) || GetUserNameFromId(role, true) == NULL)
+	/* Wait for a concurrent (or prepared) DROP ROLE holding the role's lock, then look again: an
+	 * account created for a role whose DROP then commits would pass to a later role with its OID. */
+	if (OidIsValid(role))
+		LockSharedObject(AuthIdRelationId, role, 0, AccessShareLock);
+	if (!OidIsValid(role) || !SearchSysCacheExists1(AUTHOID, ObjectIdGetDatum(role)))
 		ereport(ERROR, (errcode(ERRCODE_UNDEFINED_OBJECT), errmsg("role with OID %u does not exist", role)));
 	budget_record(REC_BUDGET_SET, role, eps, delta, method, cap);
 	PG_RETURN_VOID();
