@@ -95,6 +95,20 @@ QUERIES=(
   "sum(bigint) GROUP BY g (1000 groups)|SELECT g, sum(x) FROM dpagg_bench GROUP BY g|SELECT g, dp_sum(x, 1.0, 1e-6, 0, 1000) FROM dpagg_bench GROUP BY g"
 )
 
+# Every dp query run is a release charged to this role's budget, superusers included
+# (dpagg.limit_superusers defaults to on): 2 modes x each query x (REPS + 1) runs, each of
+# epsilon 1 and delta 1e-6.  In the throw-away cluster the role gets a budget for that; on a server
+# given with PGPORT its budget is checked (the dp runs fail, and are reported, without one).
+need_eps=$((2 * ${#QUERIES[@]} * (REPS + 1)))
+if [ -n "${DPAGG_BENCH_INSIDE:-}" ]; then
+  "${PSQL[@]}" -c "SELECT dp_set_budget(current_user::regrole, $need_eps * 2, least(0.5, $need_eps * 2e-6))" >/dev/null
+elif [ "$("${PSQL[@]}" -At -c "SELECT coalesce((SELECT epsilon_remaining >= $need_eps AND delta_remaining >= $need_eps * 1e-6
+                                                  FROM dp_budgets WHERE role = current_user AND has_budget), false)")" != t ]; then
+  echo "bench.sh: warning: role $("${PSQL[@]}" -At -c "SELECT current_user") has no dpagg budget with epsilon $need_eps" \
+       "and delta ${need_eps}e-6 to spare: the dp runs will be refused unless it is an unlimited superuser" \
+       "(dpagg.limit_superusers = off) or dpagg.require_budget is off" >&2
+fi
+
 # ---- generate the SQL script ------------------------------------------------------------------
 {
   cat <<SQL

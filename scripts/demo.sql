@@ -2,6 +2,9 @@
 \pset footer off
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS dpagg;
+-- Superusers are held to a privacy budget like any role (dpagg.limit_superusers defaults to on):
+-- the demo's own releases below (about epsilon 6) are charged to this one.
+SELECT dp_set_budget(current_user::regrole, 10, 1e-5) \g /dev/null
 DROP TABLE IF EXISTS employees;
 CREATE TABLE employees AS
 SELECT g AS id,

@@ -17,9 +17,22 @@ CREATE FUNCTION spent(r text) RETURNS text LANGUAGE sql AS
 CREATE FUNCTION released_by_function() RETURNS bigint LANGUAGE sql AS
   $$ SELECT dp_count(0.5, 0) FROM b_t $$;
 
--- A role without a budget may not release (dpagg.require_budget defaults to on).
+-- A role without a budget may not release (dpagg.require_budget defaults to on), superusers
+-- included (dpagg.limit_superusers defaults to on; the suite runs with it off since
+-- 45_superuser_unlimited).  Both are PGC_SIGHUP: postgresql.conf or ALTER SYSTEM and a reload,
+-- never SET or set_config(), not even by a superuser.
 SHOW dpagg.require_budget;
-SHOW dpagg.limit_superusers;
+SELECT name, context, boot_val FROM pg_settings
+ WHERE name IN ('dpagg.require_budget', 'dpagg.limit_superusers') ORDER BY name;
+SELECT expect_error($$SET dpagg.limit_superusers = off$$);
+SELECT expect_error($$SELECT set_config('dpagg.require_budget', 'off', false)$$);
+-- a trojan run by a superuser cannot switch enforcement off mid-query either
+CREATE FUNCTION trojan_guc() RETURNS text LANGUAGE sql AS
+  $$ SELECT set_config('dpagg.limit_superusers', 'off', true) $$;
+SELECT expect_error($$SELECT trojan_guc()$$);
+SELECT expect_error($$CREATE FUNCTION trojan_set_clause() RETURNS int LANGUAGE sql
+                      SET dpagg.require_budget = off AS 'SELECT 1'$$);
+DROP FUNCTION trojan_guc();
 SET SESSION AUTHORIZATION dp_analyst;
 SELECT expect_error($$SELECT dp_count(0.1, 0) FROM b_t$$);
 RESET SESSION AUTHORIZATION;
@@ -155,6 +168,137 @@ SELECT role FROM dp_budgets;
 SELECT count(*) > 0 AS own_rows_visible FROM dp_ledger;
 RESET SESSION AUTHORIZATION;
 
+-- Releases happen only where the login role asked for them.  A maintenance command (ANALYZE,
+-- CREATE INDEX, REINDEX, REFRESH MATERIALIZED VIEW, ... a security-restricted operation) runs the
+-- object owner's code in the session of whoever runs the command: a DBA's ANALYZE would otherwise
+-- charge (and, when superusers were unlimited, not even limit) the releases of an analyst's trojan
+-- statistics expression, evaluated once per sampled row; averaging them in pg_stats_ext_exprs
+-- gives the exact value.  Refused (42501) unless the owner is the login role itself.
+SET SESSION AUTHORIZATION dp_analyst;
+CREATE TABLE dp_analyst_s.mine AS SELECT g::float8 AS x FROM generate_series(1, 5) g;
+CREATE FUNCTION dp_analyst_s.leak(float8) RETURNS bigint LANGUAGE sql IMMUTABLE AS
+  $$ SELECT dp_count(0.5, 0) FROM dp_analyst_s.mine $$;
+CREATE STATISTICS dp_analyst_s.leak_stats ON (dp_analyst_s.leak(x)) FROM dp_analyst_s.mine;
+CREATE MATERIALIZED VIEW dp_analyst_s.mv AS SELECT dp_count(0.5, 0) AS c FROM dp_analyst_s.mine WITH NO DATA;
+RESET SESSION AUTHORIZATION;
+SELECT max(seq) AS mark FROM dp_ledger \gset
+SELECT expect_error($$ANALYZE dp_analyst_s.mine$$);
+SELECT expect_error($$ANALYZE$$) AS database_wide;
+SELECT expect_error($$CREATE INDEX ON dp_analyst_s.mine ((dp_analyst_s.leak(x)))$$);
+SELECT expect_error($$REFRESH MATERIALIZED VIEW dp_analyst_s.mv$$);
+SELECT count(*) AS charged_by_maintenance FROM dp_ledger WHERE seq > :mark;
+CREATE VIEW leak_stats_built AS SELECT count(*) AS expression_stats_built
+  FROM pg_statistic_ext_data d JOIN pg_statistic_ext s ON s.oid = d.stxoid
+ WHERE s.stxname = 'leak_stats' AND d.stxdexpr IS NOT NULL;
+SELECT * FROM leak_stats_built;
+-- The owner, logged in as itself, may: it is charged (ANALYZE: per sampled row, 5 rows).
+SET SESSION AUTHORIZATION dp_analyst;
+ANALYZE dp_analyst_s.mine;
+RESET SESSION AUTHORIZATION;
+SELECT * FROM leak_stats_built;
+SELECT role, aggregate, count(*) >= 5 AS charged_per_sampled_row FROM dp_ledger WHERE seq > :mark GROUP BY role, aggregate;
+SELECT max(seq) AS mark FROM dp_ledger \gset
+SET SESSION AUTHORIZATION dp_analyst;
+REFRESH MATERIALIZED VIEW dp_analyst_s.mv;
+SELECT c IS NOT NULL AS refreshed FROM dp_analyst_s.mv;
+RESET SESSION AUTHORIZATION;
+SELECT role, aggregate, count(*) AS charges FROM dp_ledger WHERE seq > :mark GROUP BY role, aggregate;
+DROP VIEW leak_stats_built;
+-- So may a superuser on its own objects (charged to it).
+CREATE TABLE su_t AS SELECT g::float8 AS x FROM generate_series(1, 3) g;
+CREATE FUNCTION su_leak(float8) RETURNS bigint LANGUAGE sql IMMUTABLE AS $$ SELECT dp_count(0.5, 0) FROM su_t $$;
+CREATE INDEX su_t_leak ON su_t ((su_leak(x)));
+SELECT count(*) AS charged_to_superuser FROM dp_ledger WHERE seq > :mark AND role = current_user;
+DROP TABLE su_t;
+DROP FUNCTION su_leak(float8);
+-- Nor through a DBA's SECURITY DEFINER function: inside the analyst's expression it runs as the
+-- DBA, who is also the login role, but the code asking is the analyst's.  Refused whoever runs
+-- the command, the owner included (the definer's switch of user is what is refused).
+CREATE FUNCTION dp_headcount() RETURNS bigint LANGUAGE sql SECURITY DEFINER
+  SET search_path = pg_catalog, pg_temp AS $$ SELECT public.dp_count(0.5::float8, 0::float8) FROM public.b_t $$;
+REVOKE ALL ON FUNCTION dp_headcount() FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION dp_headcount() TO dp_analyst;
+SET SESSION AUTHORIZATION dp_analyst;
+SELECT dp_headcount() IS NOT NULL AS wrapper_works_in_a_query;
+CREATE TABLE dp_analyst_s.mine2 AS SELECT g::float8 AS x FROM generate_series(1, 5) g;
+CREATE FUNCTION dp_analyst_s.leak2(float8) RETURNS bigint LANGUAGE sql IMMUTABLE AS $$ SELECT public.dp_headcount() $$;
+CREATE STATISTICS dp_analyst_s.leak2_stats ON (dp_analyst_s.leak2(x)) FROM dp_analyst_s.mine2;
+SELECT expect_error($$ANALYZE dp_analyst_s.mine2$$) AS by_owner;
+RESET SESSION AUTHORIZATION;
+SELECT max(seq) AS mark FROM dp_ledger \gset
+SELECT expect_error($$ANALYZE dp_analyst_s.mine2$$) AS by_superuser;
+SELECT count(*) AS charged_through_definer FROM dp_ledger WHERE seq > :mark;
+-- A parallel worker of a client session may release (here the whole query runs in one).
+SET force_parallel_mode = on;
+SET SESSION AUTHORIZATION dp_analyst;
+SELECT dp_count(0.5, 0) IS NOT NULL AS released_in_worker FROM b_t;
+RESET SESSION AUTHORIZATION;
+RESET force_parallel_mode;
+SELECT role, count(*) AS charges, bool_and(pid <> pg_backend_pid()) AS in_a_worker
+  FROM dp_ledger WHERE seq > :mark GROUP BY role;
+DROP FUNCTION dp_headcount();
+DROP STATISTICS dp_analyst_s.leak_stats, dp_analyst_s.leak2_stats;
+DROP MATERIALIZED VIEW dp_analyst_s.mv;
+DROP TABLE dp_analyst_s.mine, dp_analyst_s.mine2;
+DROP FUNCTION dp_analyst_s.leak(float8), dp_analyst_s.leak2(float8);
+
+-- The SECURITY DEFINER recipe (README).  The old shape -- unqualified dp_count(0.1, ...) under
+-- search_path = pg_catalog, public -- is hijacked by an analyst who may create functions in
+-- public: public.dp_count(numeric, numeric, text) matches the numeric literals better than the
+-- aggregate and runs with the definer's rights (here it returns a secret salary, negated).
+CREATE TABLE dp_secret AS SELECT 70000 + g AS salary FROM generate_series(1, 30) g;
+CREATE FUNCTION dp_headcount_old() RETURNS bigint LANGUAGE sql SECURITY DEFINER
+  SET search_path = pg_catalog, public AS $$ SELECT dp_count(0.1, 0, 'laplace') FROM dp_secret $$;
+REVOKE ALL ON FUNCTION dp_headcount_old() FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION dp_headcount_old() TO dp_analyst;
+GRANT CREATE ON SCHEMA public TO dp_analyst;
+SET SESSION AUTHORIZATION dp_analyst;
+SELECT expect_error($$SELECT max(salary) FROM dp_secret$$);
+CREATE FUNCTION public.dp_count(numeric, numeric, text) RETURNS bigint LANGUAGE sql AS
+  $$ SELECT -max(salary) FROM public.dp_secret $$;
+SELECT dp_headcount_old() AS hijacked;
+RESET SESSION AUTHORIZATION;
+SELECT count(*) AS charged_for_hijack FROM dp_ledger WHERE seq > :mark AND query LIKE '%dp_headcount_old%';
+DROP FUNCTION public.dp_count(numeric, numeric, text);
+DROP FUNCTION dp_headcount_old();
+DROP TABLE dp_secret;
+-- The new recipe: dpagg in a schema of its own (here in a database of its own, since this one
+-- has it in public), every call schema-qualified with float8 literals, search_path pinned to
+-- pg_catalog, pg_temp.  The analyst's look-alikes in public, exact types included, are not
+-- found, and it cannot create functions in schema dpagg.
+\set regress_db :DBNAME
+CREATE DATABASE dp_recipe;
+\c dp_recipe
+CREATE SCHEMA dpagg;
+CREATE EXTENSION dpagg SCHEMA dpagg;
+GRANT USAGE ON SCHEMA dpagg TO PUBLIC;
+GRANT CREATE ON SCHEMA public TO dp_analyst;
+CREATE TABLE public.dp_secret AS SELECT 70000 + g AS salary FROM generate_series(1, 30) g;
+CREATE FUNCTION public.dp_headcount() RETURNS bigint LANGUAGE sql SECURITY DEFINER
+  SET search_path = pg_catalog, pg_temp
+  AS $$ SELECT dpagg.dp_count(0.1::float8, 0::float8, 'laplace'::text) FROM public.dp_secret $$;
+REVOKE ALL ON FUNCTION public.dp_headcount() FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION public.dp_headcount() TO dp_analyst;
+SELECT max(seq) AS mark FROM dpagg.dp_ledger \gset
+SET SESSION AUTHORIZATION dp_analyst;
+CREATE FUNCTION public.dp_count(numeric, numeric, text) RETURNS bigint LANGUAGE sql AS
+  $$ SELECT -max(salary) FROM public.dp_secret $$;
+CREATE FUNCTION public.dp_count(float8, float8, text) RETURNS bigint LANGUAGE sql AS
+  $$ SELECT -max(salary) FROM public.dp_secret $$;
+CREATE FUNCTION dpagg.dp_count(numeric, numeric, text) RETURNS bigint LANGUAGE sql AS $$ SELECT -1::bigint $$;
+SELECT public.dp_headcount() >= 0 AS noisy_count_not_hijacked;
+RESET SESSION AUTHORIZATION;
+SELECT role, aggregate, epsilon FROM dpagg.dp_ledger WHERE seq > :mark;
+\c :regress_db
+DROP DATABASE dp_recipe;
+REVOKE CREATE ON SCHEMA public FROM dp_analyst;
+
+-- The ledger's aggregate label is the full name, with the number of grouping sets.
+SET SESSION AUTHORIZATION dp_analyst;
+SELECT k, dp_sum_vector(ARRAY[x], 1, 0.5, 1e-7, 400) IS NOT NULL AS released FROM b_t GROUP BY ROLLUP (k) ORDER BY k;
+RESET SESSION AUTHORIZATION;
+SELECT aggregate, epsilon FROM dp_ledger WHERE role = 'dp_analyst' ORDER BY seq DESC LIMIT 1;
+
 -- Even a superuser's aggregate cannot feed a forged state to a final function: only dpagg's own
 -- transition functions may build the states a release is drawn from.
 CREATE FUNCTION forge(dpagg_state, int) RETURNS dpagg_state LANGUAGE sql AS
@@ -173,23 +317,73 @@ RESET SESSION AUTHORIZATION;
 GRANT pg_read_all_stats TO dp_other;
 SET SESSION AUTHORIZATION dp_other;
 SELECT count(*) > 0 AS auditor_sees_analyst FROM dp_ledger WHERE role = 'dp_analyst';
+-- auditors see the global sequence number (other roles' events fall between the analyst's) ...
+SELECT max(seq) > count(*) AS auditor_sees_global_seq FROM dpagg_journal() WHERE role = 'dp_analyst';
 RESET SESSION AUTHORIZATION;
+-- ... any other role its own rows numbered 1, 2, ... in both views together: the global number
+-- would tell how many releases and budget changes other roles made.
+SET SESSION AUTHORIZATION dp_analyst;
+SELECT min(seq) = 1 AND max(seq) = count(*) AND count(DISTINCT seq) = count(*) AS own_rows_numbered
+  FROM dpagg_journal();
+SELECT (SELECT count(*) FROM dp_ledger) + (SELECT count(*) FROM dp_budget_log)
+       = (SELECT max(seq) FROM dpagg_journal()) AS views_share_the_numbering;
+RESET SESSION AUTHORIZATION;
+-- After ALTER ROLE ... RENAME the ledger shows the role's current name (actor: the name then).
+ALTER ROLE dp_analyst RENAME TO dp_analyst_renamed;
+SELECT count(*) FILTER (WHERE role = 'dp_analyst_renamed') = count(*) AS current_name,
+       count(*) FILTER (WHERE actor = 'dp_analyst') > 0 AS actor_as_recorded
+  FROM dp_ledger WHERE role_oid = 'dp_analyst_renamed'::regrole;
+SELECT DISTINCT role FROM dp_budget_log WHERE role_oid = 'dp_analyst_renamed'::regrole;
+ALTER ROLE dp_analyst_renamed RENAME TO dp_analyst;
 
--- Superusers are recorded but not limited (dpagg.limit_superusers = off) ...
+-- Superusers are limited like anyone by default (back to it for this part): a superuser's
+-- release is charged to its budget (limited) ...
+ALTER SYSTEM RESET dpagg.limit_superusers;
+SELECT pg_reload_conf();
+\c
+SHOW dpagg.limit_superusers;
+CREATE ROLE dp_super SUPERUSER;
+SELECT dp_set_budget('dp_super', 1, 0);
+SET SESSION AUTHORIZATION dp_super;
 SELECT dp_count(0.5, 0) IS NOT NULL AS released FROM b_t;
-SELECT limited FROM dp_ledger WHERE role = current_user ORDER BY seq DESC LIMIT 1;
--- ... unless limited; a superuser without a budget is then refused like anyone.
-SET dpagg.limit_superusers = on;
+RESET SESSION AUTHORIZATION;
+SELECT limited, epsilon FROM dp_ledger WHERE role = 'dp_super';
+-- ... refused when over it: what a superuser released while unlimited counts (the suite's
+-- superuser released delta 20 in 50_statistics) ...
+SELECT expect_error($$SELECT dp_count(0.5, 0) FROM b_t$$) LIKE '53DP1: privacy budget of role % exhausted%' AS overspent;
+-- ... and refused without a budget.
+SELECT dp_drop_budget('dp_super');
+SET SESSION AUTHORIZATION dp_super;
 SELECT expect_error($$SELECT dp_count(0.5, 0) FROM b_t$$);
-RESET dpagg.limit_superusers;
--- With dpagg.require_budget off, a role without a budget releases, recorded as not limited.
+RESET SESSION AUTHORIZATION;
+-- Unlimited (as the rest of the suite runs), a superuser's releases are recorded, not limited.
+ALTER SYSTEM SET dpagg.limit_superusers = off;
+SELECT pg_reload_conf();
+\c
+SHOW dpagg.limit_superusers;
+SET SESSION AUTHORIZATION dp_super;
+SELECT dp_count(0.5, 0) IS NOT NULL AS released FROM b_t;
+RESET SESSION AUTHORIZATION;
+SELECT limited, epsilon FROM dp_ledger WHERE role = 'dp_super' ORDER BY seq;
+DROP ROLE dp_super;
+-- With dpagg.require_budget off (ALTER SYSTEM and a reload; a new connection made after the
+-- reload sees it), a role without a budget releases, recorded as not limited.
 SELECT dp_drop_budget('dp_analyst'), dp_drop_budget('dp_analyst') AS again;
-SET dpagg.require_budget = off;
+ALTER SYSTEM SET dpagg.require_budget = off;
+SELECT pg_reload_conf();
+\c
+SHOW dpagg.require_budget;
 SET SESSION AUTHORIZATION dp_analyst;
 SELECT dp_count(0.5, 0) IS NOT NULL AS released FROM b_t;
 RESET SESSION AUTHORIZATION;
-RESET dpagg.require_budget;
+ALTER SYSTEM RESET dpagg.require_budget;
+SELECT pg_reload_conf();
+\c
+SHOW dpagg.require_budget;
 SELECT limited FROM dp_ledger WHERE role = 'dp_analyst' ORDER BY seq DESC LIMIT 1;
+SET SESSION AUTHORIZATION dp_analyst;
+SELECT expect_error($$SELECT dp_count(0.5, 0) FROM b_t$$);
+RESET SESSION AUTHORIZATION;
 SELECT event, role, actor, epsilon, delta, method, max_release_epsilon
   FROM dp_budget_log WHERE role IN ('dp_analyst', 'dp_other') ORDER BY seq;
 
@@ -206,5 +400,8 @@ SELECT count(*) AS after_rollback FROM dp_budgets WHERE role = 'dp_z';
 DROP ROLE dp_z;
 SELECT count(*) AS after_drop FROM dp_budgets b JOIN z_oid z ON b.role_oid = z.oid;
 SELECT event FROM dp_budget_log b JOIN z_oid z ON b.role_oid = z.oid ORDER BY seq DESC LIMIT 1;
+-- a dropped role's rows keep the name they were recorded with (a later role given the same OID
+-- would neither see them nor lend them its name)
+SELECT DISTINCT role FROM dp_ledger b JOIN z_oid z ON b.role_oid = z.oid;
 DROP SCHEMA dp_analyst_s;
 DROP ROLE dp_analyst, dp_other;

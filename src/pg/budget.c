@@ -27,6 +27,26 @@
  *    and is not charged.
  *  - The role charged is the session user (the login role), so SET ROLE and SECURITY DEFINER
  *    functions cannot move a release onto another role's budget.
+ *  - Releases happen only where the login role asked for them (check_release_context, before
+ *    anything is appended): in a client backend, or a parallel worker of one; never in
+ *    autovacuum, a background worker or a walsender, which would evaluate (say) an analyst's
+ *    index or statistics expression on nobody's behalf.  Inside a security-restricted operation
+ *    (ANALYZE, VACUUM, CREATE INDEX, REINDEX, CLUSTER, REFRESH MATERIALIZED VIEW, ...) the code
+ *    run is the object owner's: a release there is allowed only when that owner is the login
+ *    role itself and no SECURITY DEFINER function has switched the user since (otherwise a DBA's
+ *    ANALYZE would pay, from the DBA's budget, for a trojan expression).
+ *  - Superusers are limited like anyone by default (dpagg.limit_superusers = on) and need a
+ *    budget.  dpagg.limit_superusers and dpagg.require_budget are PGC_SIGHUP: only
+ *    postgresql.conf / ALTER SYSTEM and a reload change them, never a function running as a
+ *    superuser in the middle of a query.
+ *  - The journal keeps the role's OID and the names at the time of each event; the views show
+ *    the current name of a role that still exists (DROP ROLE writes a "role dropped" record, so
+ *    the records of a dropped role are never shown as those of a later role with the same OID).
+ *    A non-auditor sees a numbering of its own rows, not the global sequence number (which would
+ *    tell how many events other roles had).
+ *  - PREPARE TRANSACTION of a transaction that dropped a role with an account is refused: the
+ *    "role dropped" record is written at commit in the dropping session, which COMMIT PREPARED
+ *    is not.
  */
 #include "dpagg_pg.h"
 
@@ -35,6 +55,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "access/parallel.h"
 #include "access/xact.h"
 #include "catalog/objectaccess.h"
 #include "catalog/pg_authid.h"
@@ -48,15 +69,22 @@
 #include "nodes/execnodes.h"
 #include "nodes/plannodes.h"
 #include "port/pg_crc32c.h"
+#include "replication/walsender.h"
+#include "replication/walsender_private.h"
 #include "storage/fd.h"
 #include "storage/ipc.h"
+#include "storage/lmgr.h"
 #include "storage/lwlock.h"
+#include "storage/proc.h"
 #include "storage/shmem.h"
+#include "storage/spin.h"
 #include "tcop/tcopprot.h"
 #include "utils/acl.h"
 #include "utils/backend_status.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
+#include "utils/hsearch.h"
+#include "utils/syscache.h"
 #include "utils/timestamp.h"
 
 /* SQLSTATEs of dpagg's own refusals (documented in the README). */
@@ -76,7 +104,7 @@
 
 /* GUCs */
 static bool dpagg_require_budget = true;
-static bool dpagg_limit_superusers = false;
+static bool dpagg_limit_superusers = true;
 static double dpagg_min_release_epsilon = 0;
 static int	dpagg_max_roles = 1000;
 
@@ -123,10 +151,12 @@ typedef struct LedgerRecord
 	NameData	role_name;
 	NameData	database_name;
 	NameData	actor_name;
-	char		aggregate[16];
+	char		aggregate[16];	/* the aggregate's name (older records: "name xN", cut to 15 bytes) */
 	char		mechanism[2 * DPAGG_MECH_SPEC_LEN];
 	uint32		query_len;
-	uint32		pad;
+	uint32		sets;			/* release: grouping sets charged; 0 in records written
+								 * before this field existed (it was padding, always 0): the
+								 * count is then in `aggregate` ("dp_count x2") or 1 */
 } LedgerRecord;
 
 /* Shared memory: the replayed totals. */
@@ -541,14 +571,16 @@ ledger_shmem_startup(void)
 void
 dpagg_budget_init(void)
 {
+	/* PGC_SIGHUP, not PGC_SUSET: a function that runs as a superuser (a trojan in an analyst's
+	 * object) must not be able to switch enforcement off with set_config() mid-query. */
 	DefineCustomBoolVariable("dpagg.require_budget",
 							 "Refuse releases by roles that have no privacy budget.",
-							 "When off, a role without a budget may release without limit (every release is still recorded in the ledger).",
-							 &dpagg_require_budget, true, PGC_SUSET, 0, NULL, NULL, NULL);
+							 "When off, a role without a budget may release without limit (every release is still recorded in the ledger). Set in postgresql.conf or with ALTER SYSTEM, then reload.",
+							 &dpagg_require_budget, true, PGC_SIGHUP, 0, NULL, NULL, NULL);
 	DefineCustomBoolVariable("dpagg.limit_superusers",
 							 "Hold superusers to their privacy budget.",
-							 "When off (default), releases by superusers are recorded in the ledger but not limited.",
-							 &dpagg_limit_superusers, false, PGC_SUSET, 0, NULL, NULL, NULL);
+							 "When on (default), a superuser needs a budget like any role. When off, releases by superusers are recorded in the ledger but not limited. Set in postgresql.conf or with ALTER SYSTEM, then reload.",
+							 &dpagg_limit_superusers, true, PGC_SIGHUP, 0, NULL, NULL, NULL);
 	DefineCustomRealVariable("dpagg.min_release_epsilon",
 							 "Smallest epsilon a limited role may release with (0: no minimum).",
 							 "Bounds how many releases, hence ledger records, a budget allows: at most its epsilon divided by this.",
@@ -737,6 +769,90 @@ typedef struct ExecCharge
 	double		loop;			/* the node's loop count when charged */
 } ExecCharge;
 
+/*
+ * Is this process the parallel worker of a client backend?  A parallel worker runs part of its
+ * leader's query, with the leader's session user, current user and security context restored
+ * (so the security-restricted-operation rule below applies to it as to the leader).  A release
+ * can be finalized in a worker: a whole aggregation under a Gather (a correlated subquery, a
+ * function running a DP query, debug force_parallel_mode), or an index expression in a parallel
+ * CREATE INDEX.  Its leader must be a client backend, not a background worker, an autovacuum
+ * worker or a walsender.
+ */
+static bool
+parallel_worker_of_client(void)
+{
+	PGPROC	   *leader;
+	int			i;
+
+	if (!IsParallelWorker() || MyProc == NULL)
+		return false;
+	leader = MyProc->lockGroupLeader;
+	if (leader == NULL || leader == MyProc)
+		return false;
+	if (leader->isBackgroundWorker || (leader->statusFlags & PROC_IS_AUTOVACUUM) != 0)
+		return false;
+	if (WalSndCtl != NULL)
+		for (i = 0; i < max_wal_senders; i++)
+		{
+			WalSnd	   *w = &WalSndCtl->walsnds[i];
+			pid_t		pid;
+
+			SpinLockAcquire(&w->mutex);
+			pid = w->pid;
+			SpinLockRelease(&w->mutex);
+			if (pid != 0 && pid == leader->pid)
+				return false;
+		}
+	return true;
+}
+
+/*
+ * A release is made only where the login role asked for it (README, "Where releases are
+ * refused"); called before anything is appended, so a refusal charges nothing.
+ *
+ * (a) Only client backends and their parallel workers release.  Autovacuum's ANALYZE evaluates
+ *     the expressions of indexes and extended statistics once per sampled row, as a superuser
+ *     session, on behalf of nobody; so would a background worker or a walsender.
+ * (b) A security-restricted operation (ANALYZE, VACUUM, CREATE INDEX, REINDEX, CLUSTER,
+ *     REFRESH MATERIALIZED VIEW, ...) runs as the object's owner the code that owner put in
+ *     the object (index and statistics expressions, a materialized view's query).  A release
+ *     there is charged to the login role, so it is allowed only when the owner is the login role
+ *     (GetUserId() == GetSessionUserId()) and no SECURITY DEFINER function has changed the user
+ *     since (SECURITY_LOCAL_USERID_CHANGE): otherwise a DBA's ANALYZE of an analyst's table
+ *     would pay for the analyst's trojan expression, directly or through the DBA's own SECURITY
+ *     DEFINER wrapper (which runs as the login role again).
+ */
+static void
+check_release_context(void)
+{
+	Oid			uid;
+	int			sec;
+
+	if (MyBackendType != B_BACKEND && !parallel_worker_of_client())
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("dpagg releases values only in client sessions, not in a process of type \"%s\"",
+						GetBackendTypeDesc(MyBackendType)),
+				 errdetail("Autovacuum and background workers evaluate expressions (of indexes, extended statistics, ...) on nobody's behalf. Nothing was released and nothing was charged."),
+				 errhint("Do not put DP aggregates in index, statistics or other expressions that maintenance evaluates; run DP queries in a client session.")));
+	GetUserIdAndSecContext(&uid, &sec);
+	if ((sec & SECURITY_RESTRICTED_OPERATION) != 0 &&
+		(uid != GetSessionUserId() || (sec & SECURITY_LOCAL_USERID_CHANGE) != 0))
+	{
+		const char *un = GetUserNameFromId(uid, true);
+		const char *sn = GetUserNameFromId(GetSessionUserId(), true);
+
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("dpagg does not release values inside a maintenance command that runs another role's code"),
+				 errdetail("A security-restricted operation (ANALYZE, VACUUM, CREATE INDEX, REINDEX, CLUSTER, REFRESH MATERIALIZED VIEW, ...) is running as role \"%s\"%s in the session of role \"%s\", whose budget would be charged. Nothing was released and nothing was charged.",
+						   un ? un : "?",
+						   (sec & SECURITY_LOCAL_USERID_CHANGE) != 0 ? " (through a SECURITY DEFINER function)" : "",
+						   sn ? sn : "?"),
+				 errhint("Only the owner of the object, logged in as itself and without SECURITY DEFINER functions, may release from such a command (and is charged). Keep DP aggregates out of index and statistics expressions.")));
+	}
+}
+
 static void
 ledger_charge(const char *aggregate, int sets, double epsilon, double delta,
 			  const DpChargePart *parts, int nparts)
@@ -749,14 +865,15 @@ ledger_charge(const char *aggregate, int sets, double epsilon, double delta,
 	uint64		end;
 	int			i;
 
+	check_release_context();
 	require_ledger();
 	open_ledger_fd();
 	fill_common(r, REC_RELEASE, role);
 	r->query_id = pgstat_get_my_query_id();
-	if (sets > 1)
-		snprintf(r->aggregate, sizeof(r->aggregate), "%s x%d", aggregate, sets);
-	else
-		strlcpy(r->aggregate, aggregate, sizeof(r->aggregate));
+	/* the bare name; the views show "name xN" for N > 1 grouping sets */
+	Assert(strlen(aggregate) < sizeof(r->aggregate));
+	strlcpy(r->aggregate, aggregate, sizeof(r->aggregate));
+	r->sets = sets;
 	r->epsilon = epsilon * sets;
 	r->delta = delta * sets;
 	for (i = 0; i < nparts; i++)
@@ -956,11 +1073,19 @@ budget_record(RecordType type, Oid role, double epsilon, double delta, int metho
  * before: an error there aborts the DROP).  A DROP undone by a rolled-back savepoint is
  * forgotten; if the commit itself failed after this point, the role would keep existing without
  * a budget (fail closed).
+ *
+ * PREPARE TRANSACTION of a transaction that dropped a role with an account is refused: the
+ * commit happens later (COMMIT PREPARED, maybe in another session or after a restart), where no
+ * callback of this backend sees it, so the account would outlive the role and pass, budget and
+ * spending, to a later role given the same OID.  A dropped role without an account needs no
+ * record; dp_set_budget waits for the DROP's lock on the role (held by the prepared transaction)
+ * and then finds the role gone, so none can be created in between.
  */
 typedef struct PendingDrop
 {
 	Oid			role;
 	int			level;			/* transaction nesting level of the DROP */
+	NameData	name;			/* the role's name (its row is gone by PRE_PREPARE) */
 } PendingDrop;
 static List *pending_drops = NIL;
 
@@ -973,8 +1098,10 @@ role_drop_hook(ObjectAccessType access, Oid classId, Oid objectId, int subId, vo
 	{
 		MemoryContext old = MemoryContextSwitchTo(TopTransactionContext);
 		PendingDrop *p = palloc(sizeof(PendingDrop));
+		const char *name = GetUserNameFromId(objectId, true);
 
 		p->role = objectId;
+		namestrcpy(&p->name, name ? name : "");
 		p->level = GetCurrentTransactionNestLevel();
 		pending_drops = lappend(pending_drops, p);
 		MemoryContextSwitchTo(old);
@@ -984,7 +1111,28 @@ role_drop_hook(ObjectAccessType access, Oid classId, Oid objectId, int subId, vo
 static void
 role_drop_xact(XactEvent event, void *arg)
 {
-	if (event == XACT_EVENT_PRE_COMMIT && pending_drops != NIL)
+	if (event == XACT_EVENT_PRE_PREPARE && pending_drops != NIL)
+	{
+		ListCell   *lc;
+
+		foreach(lc, pending_drops)
+		{
+			PendingDrop *p = (PendingDrop *) lfirst(lc);
+			bool		known;
+
+			LWLockAcquire(ledger->lock, LW_SHARED);
+			known = find_account(p->role, false) != NULL;
+			LWLockRelease(ledger->lock);
+			if (known)
+				ereport(ERROR,
+						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+						 errmsg("cannot PREPARE a transaction that dropped role \"%s\", which has a dpagg privacy account",
+								NameStr(p->name)),
+						 errdetail("Its account (budget and spending, keyed by OID %u) is removed only when the DROP commits in the session that made it; nothing was prepared.", p->role),
+						 errhint("Drop the role in an ordinary transaction, not in a prepared one.")));
+		}
+	}
+	else if (event == XACT_EVENT_PRE_COMMIT && pending_drops != NIL)
 	{
 		ListCell   *lc;
 		List	   *todo = pending_drops;
@@ -1091,7 +1239,11 @@ dpagg_set_budget(PG_FUNCTION_ARGS)
 	if (!isnan(cap) && (!isfinite(cap) || cap <= 0))
 		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("max_release_epsilon must be > 0 and finite, or NULL"),
 						errhint("NULL means no per-release cap.")));
-	if (!OidIsValid(role) || GetUserNameFromId(role, true) == NULL)
+	/* Wait for a concurrent (or prepared) DROP ROLE holding the role's lock, then look again: an
+	 * account created for a role whose DROP then commits would pass to a later role with its OID. */
+	if (OidIsValid(role))
+		LockSharedObject(AuthIdRelationId, role, 0, AccessShareLock);
+	if (!OidIsValid(role) || !SearchSysCacheExists1(AUTHOID, ObjectIdGetDatum(role)))
 		ereport(ERROR, (errcode(ERRCODE_UNDEFINED_OBJECT), errmsg("role with OID %u does not exist", role)));
 	budget_record(REC_BUDGET_SET, role, eps, delta, method, cap);
 	PG_RETURN_VOID();
@@ -1199,15 +1351,61 @@ event_name(int type)
 		type == REC_BUDGET_DROP ? "drop budget" : "role dropped";
 }
 
+/* The next whole, valid record of the journal at *pos (below end), into buf; false at its end. */
+static bool
+journal_next(int fd, off_t *pos, uint64 end, char *buf)
+{
+	LedgerRecord *r = (LedgerRecord *) buf;
+	size_t		rest;
+
+	if ((uint64) *pos + sizeof(LedgerRecord) > end)
+		return false;
+	CHECK_FOR_INTERRUPTS();
+	if (pg_pread(fd, buf, sizeof(LedgerRecord), *pos) != sizeof(LedgerRecord) ||
+		r->magic != RECORD_MAGIC || r->length < sizeof(LedgerRecord) ||
+		r->length > sizeof(LedgerRecord) + QUERY_TEXT_MAX + 8)
+		return false;
+	rest = r->length - sizeof(LedgerRecord);
+	if (rest > 0 && pg_pread(fd, buf + sizeof(LedgerRecord), rest, *pos + sizeof(LedgerRecord)) != (ssize_t) rest)
+		return false;
+	*pos += r->length;
+	return record_crc(r) == r->crc;
+}
+
+typedef struct DroppedRole
+{
+	Oid			role;			/* hash key */
+	uint64		last_drop_seq;	/* seq of the role's last "role dropped" record */
+} DroppedRole;
+
+/*
+ * The journal, for the views dp_ledger and dp_budget_log.
+ *
+ *  - A record belongs to a dropped role when a "role dropped" record of its OID follows it (or is
+ *    it).  Such records are shown only to auditors, under the name recorded then: a later role
+ *    that got the same OID neither sees them nor lends them its name.  The records of a role that
+ *    still exists show its current name (ALTER ROLE ... RENAME), the others the recorded one;
+ *    `actor` is always the name recorded at the time (an actor's OID may have been reused
+ *    without any record saying so).
+ *  - seq: auditors (pg_read_all_stats members, superusers) see the global sequence number; any
+ *    other role sees its visible rows numbered 1, 2, ... in journal order, since the global
+ *    number would tell how many releases and budget changes other roles made in between.
+ *  - aggregate: "name xN" for a release of N > 1 grouping sets.
+ */
 PG_FUNCTION_INFO_V1(dpagg_journal);
 Datum
 dpagg_journal(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	uint64		end;
-	off_t		pos = LEDGER_HEADER_SIZE;
+	off_t		pos;
 	int			fd;
 	char	   *buf = palloc(sizeof(LedgerRecord) + QUERY_TEXT_MAX + 8);
+	LedgerRecord *r = (LedgerRecord *) buf;
+	bool		auditor = has_privs_of_role(GetUserId(), ROLE_PG_READ_ALL_STATS);
+	int64		ordinal = 0;
+	HASHCTL		ctl;
+	HTAB	   *dropped;
 
 	InitMaterializedSRF(fcinfo, 0);
 	require_ledger();
@@ -1215,31 +1413,44 @@ dpagg_journal(PG_FUNCTION_ARGS)
 	fd = OpenTransientFile(LEDGER_FILE, O_RDONLY | PG_BINARY);
 	if (fd < 0)
 		ereport(ERROR, (errcode_for_file_access(), errmsg("dpagg: could not open the ledger \"%s\": %m", LEDGER_FILE)));
-	while ((uint64) pos + sizeof(LedgerRecord) <= end)
+
+	/* First pass: the last "role dropped" record of each OID. */
+	memset(&ctl, 0, sizeof(ctl));
+	ctl.keysize = sizeof(Oid);
+	ctl.entrysize = sizeof(DroppedRole);
+	ctl.hcxt = CurrentMemoryContext;
+	dropped = hash_create("dpagg dropped roles", 64, &ctl, HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	pos = LEDGER_HEADER_SIZE;
+	while (journal_next(fd, &pos, end, buf))
+		if (r->type == REC_ROLE_DROPPED)
+		{
+			DroppedRole *d = hash_search(dropped, &r->role, HASH_ENTER, NULL);
+
+			d->last_drop_seq = r->seq;
+		}
+
+	pos = LEDGER_HEADER_SIZE;
+	while (journal_next(fd, &pos, end, buf))
 	{
-		LedgerRecord *r = (LedgerRecord *) buf;
 		Datum		v[18];
 		bool		nl[18];
-		size_t		rest;
+		DroppedRole *d = hash_search(dropped, &r->role, HASH_FIND, NULL);
+		bool		of_dropped = d != NULL && d->last_drop_seq >= r->seq;
+		const char *current = of_dropped ? NULL : GetUserNameFromId(r->role, true);
+		NameData	role_name;
 
-		CHECK_FOR_INTERRUPTS();
-		if (pg_pread(fd, buf, sizeof(LedgerRecord), pos) != sizeof(LedgerRecord) ||
-			r->magic != RECORD_MAGIC || r->length < sizeof(LedgerRecord) ||
-			r->length > sizeof(LedgerRecord) + QUERY_TEXT_MAX + 8)
-			break;
-		rest = r->length - sizeof(LedgerRecord);
-		if (rest > 0 && pg_pread(fd, buf + sizeof(LedgerRecord), rest, pos + sizeof(LedgerRecord)) != (ssize_t) rest)
-			break;
-		pos += r->length;
-		if (record_crc(r) != r->crc)
-			break;
-		if (!visible(r->role))
+		if (!(auditor || (!of_dropped && has_privs_of_role(GetUserId(), r->role))))
 			continue;
+		ordinal++;
 		memset(nl, 0, sizeof(nl));
-		v[0] = Int64GetDatum((int64) r->seq);
+		v[0] = Int64GetDatum(auditor ? (int64) r->seq : ordinal);
 		v[1] = CStringGetTextDatum(event_name(r->type));
 		v[2] = TimestampTzGetDatum(r->at);
-		v[3] = NameGetDatum(&r->role_name);
+		if (current)
+			namestrcpy(&role_name, current);
+		else
+			role_name = r->role_name;
+		v[3] = NameGetDatum(&role_name);
 		v[4] = ObjectIdGetDatum(r->role);
 		v[5] = NameGetDatum(&r->database_name);
 		v[6] = NameGetDatum(&r->actor_name);
@@ -1249,7 +1460,10 @@ dpagg_journal(PG_FUNCTION_ARGS)
 			v[8] = Int64GetDatum(r->query_id);
 			nl[8] = r->query_id == 0;
 			v[9] = PointerGetDatum(cstring_to_text_with_len(buf + sizeof(LedgerRecord), r->query_len));
-			v[10] = CStringGetTextDatum(r->aggregate);
+			if (r->sets > 1)
+				v[10] = PointerGetDatum(cstring_to_text(psprintf("%s x%u", r->aggregate, r->sets)));
+			else
+				v[10] = CStringGetTextDatum(r->aggregate);
 			v[11] = CStringGetTextDatum(r->mechanism);
 			v[12] = Float8GetDatum(r->epsilon);
 			v[13] = Float8GetDatum(r->delta);
@@ -1272,6 +1486,7 @@ dpagg_journal(PG_FUNCTION_ARGS)
 		}
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, nl);
 	}
+	hash_destroy(dropped);
 	CloseTransientFile(fd);
 	return (Datum) 0;
 }

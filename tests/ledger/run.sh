@@ -5,8 +5,10 @@
 # totals, that every release was charged exactly once: ROLLBACK, ROLLBACK TO SAVEPOINT, an
 # exception caught in PL/pgSQL, an error later in the statement, cursors (closed, rolled back,
 # scrolled back over), client disconnect, SIGKILL of the backend (crash restart), an immediate
-# shutdown and restart, a torn last record; then 16 concurrent clients against a budget of 1.0,
-# and the added latency and throughput of a release (printed, not asserted).
+# shutdown and restart, a torn last record; then 16 concurrent clients against a budget of 1.0;
+# that autovacuum's ANALYZE releases nothing (an analyst's trojan statistics expression); that a
+# DROP ROLE in a prepared transaction cannot leave an account behind; and the added latency and
+# throughput of a release (printed, not asserted).
 #
 # Prints "ok N - ..." / "not ok N - ..." per check and ends with "ledger: N passed, N failed".
 # Unless PGPORT is set it runs itself in `pg_virtualenv -t -v 15 -o shared_preload_libraries=dpagg`.
@@ -16,7 +18,8 @@ cd "$(dirname "$0")/../.."
 
 if [ -z "${DPAGG_LEDGER_INSIDE:-}" ]; then
   export DPAGG_LEDGER_INSIDE=1
-  exec pg_virtualenv -t -v 15 -o shared_preload_libraries=dpagg -o max_connections=60 -o fsync=on "$0" "$@"
+  exec pg_virtualenv -t -v 15 -o shared_preload_libraries=dpagg -o max_connections=60 -o fsync=on \
+    -o max_prepared_transactions=4 "$0" "$@"
 fi
 
 PSQL=(psql -X -q -At -v ON_ERROR_STOP=1)
@@ -170,6 +173,82 @@ check "... which add up to the budget" "1.000000000" \
 check "... as the budget view says" "1.000000000 0.000000000" \
   "$(q "SELECT round(epsilon_spent::numeric, 9) || ' ' || round(epsilon_remaining::numeric, 9) FROM dp_budgets WHERE role = 'racer'")"
 rm -rf "$tmp"
+
+# --- autovacuum: an analyst's trojan statistics expression releases nothing -----------------
+# The analyst owns a table with extended statistics on an IMMUTABLE SQL function that runs a DP
+# query.  Autovacuum's ANALYZE (a superuser session) would evaluate it once per sampled row,
+# releasing to nobody's budget; dpagg refuses in any process that is not a client backend.
+# (Autovacuum runs with an empty search_path, so the trojan qualifies its names.)
+releases_all() { q "SELECT count(*) FROM dpagg_journal() WHERE event = 'release'"; }
+q "CREATE SCHEMA trojan AUTHORIZATION analyst" >/dev/null
+as_analyst "CREATE TABLE trojan.mine AS SELECT g::float8 AS x FROM generate_series(1, 200) g;
+            CREATE FUNCTION trojan.leak(float8) RETURNS bigint LANGUAGE sql IMMUTABLE AS
+              \$\$ SELECT public.dp_count(0.5::float8, 0::float8, 'laplace'::text) FROM trojan.mine \$\$;
+            CREATE STATISTICS trojan.leak_stats ON (trojan.leak(x)) FROM trojan.mine;
+            ALTER TABLE trojan.mine SET (autovacuum_analyze_threshold = 0, autovacuum_analyze_scale_factor = 0)" >/dev/null
+before_av=$(releases_all)
+log_from=$(($(stat -c %s "$logfile") + 1))
+q "ALTER SYSTEM SET autovacuum_naptime = 1" >/dev/null
+q "SELECT pg_reload_conf()" >/dev/null
+refusal='dpagg releases values only in client sessions, not in a process of type "autovacuum worker"'
+seen=0
+for _ in $(seq 1 60); do
+  as_analyst "INSERT INTO trojan.mine VALUES (1)" >/dev/null   # keep the table due for analysis
+  if tail -c +"$log_from" "$logfile" | grep -A8 -F "$refusal" | grep -q 'automatic analyze of table ".*trojan.mine"'; then
+    seen=1; break
+  fi
+  sleep 1
+done
+check "autovacuum's ANALYZE of the trojan table reached the release and was refused (within 60 s)" 1 "$seen"
+check "... nothing was released or charged, to anyone" "$before_av" "$(releases_all)"
+check "... and the leaking statistics were not built" 0 \
+  "$(q "SELECT count(*) FROM pg_statistic_ext_data d JOIN pg_statistic_ext s ON s.oid = d.stxoid
+         WHERE s.stxname = 'leak_stats' AND d.stxdexpr IS NOT NULL")"
+q "ALTER SYSTEM RESET autovacuum_naptime" >/dev/null
+q "SELECT pg_reload_conf()" >/dev/null
+as_analyst "DROP SCHEMA trojan CASCADE" >/dev/null 2>&1
+
+# --- DROP ROLE in a prepared transaction ----------------------------------------------------
+# The "role dropped" record is written when the dropping transaction commits in its own session;
+# COMMIT PREPARED happens elsewhere, so the account would outlive the role (and pass to a later
+# role with its OID).  Refused for a role with an account.
+q "CREATE ROLE doomed LOGIN" >/dev/null
+q "SELECT dp_set_budget('doomed', 1, 0)" >/dev/null
+out=$(q "BEGIN; DROP ROLE doomed; PREPARE TRANSACTION 'drop_doomed'")
+check "PREPARE TRANSACTION of a DROP ROLE of a role with an account is refused" 1 \
+  "$(echo "$out" | grep -c 'cannot PREPARE a transaction that dropped role "doomed", which has a dpagg privacy account')"
+check "... with a hint" 1 "$(echo "$out" | grep -c 'HINT:  Drop the role in an ordinary transaction')"
+check "... nothing was prepared; the role and its account remain" "0 1 1" \
+  "$(q "SELECT (SELECT count(*) FROM pg_prepared_xacts) || ' ' || (SELECT count(*) FROM pg_roles WHERE rolname = 'doomed')
+           || ' ' || (SELECT count(*) FROM dp_budgets WHERE role = 'doomed' AND has_budget)")"
+out=$("${PSQL[@]}" -c "BEGIN; SAVEPOINT s; DROP ROLE doomed; ROLLBACK TO SAVEPOINT s; PREPARE TRANSACTION 'undone'" \
+        -c "COMMIT PREPARED 'undone'" 2>&1)
+check "... a DROP undone by ROLLBACK TO SAVEPOINT does not stop PREPARE" "" "$out"
+doomed_oid=$(q "SELECT 'doomed'::regrole::oid")
+q "DROP ROLE doomed" >/dev/null
+check "an ordinary DROP ROLE removes the account and logs it" "0 role dropped" \
+  "$(q "SELECT (SELECT count(*) FROM dp_budgets WHERE role_oid = $doomed_oid) || ' ' ||
+           (SELECT event FROM dp_budget_log WHERE role_oid = $doomed_oid ORDER BY seq DESC LIMIT 1)")"
+# A role without an account may be dropped in a prepared transaction; dp_set_budget waits for that
+# DROP's lock and then finds the role gone, so no account can be created in between.
+q "CREATE ROLE ghost LOGIN" >/dev/null
+ghost_oid=$(q "SELECT 'ghost'::regrole::oid")
+check "PREPARE TRANSACTION of a DROP ROLE of a role without an account is allowed" "" \
+  "$(q "BEGIN; DROP ROLE ghost; PREPARE TRANSACTION 'drop_ghost'")"
+q "SELECT dp_set_budget('ghost', 1, 0)" >"$tmpdir_l/ghost.out" 2>&1 &
+setter=$!
+waiting=0
+for _ in $(seq 1 100); do
+  if [ "$(q "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%dp_set_budget(''ghost''%'")" = 1 ]; then
+    waiting=1; break
+  fi
+  sleep 0.1
+done
+check "... dp_set_budget on that role waits for the prepared DROP" 1 "$waiting"
+q "COMMIT PREPARED 'drop_ghost'" >/dev/null
+wait "$setter"
+check "... and fails once it commits: the role is gone" 1 "$(grep -c "role with OID $ghost_oid does not exist" "$tmpdir_l/ghost.out")"
+check "... no account was created for its OID" 0 "$(q "SELECT count(*) FROM dp_budgets WHERE role_oid = $ghost_oid")"
 
 # --- latency and throughput (printed; synchronous_commit = on) ----------------------------
 if command -v pgbench >/dev/null || [ -x /usr/lib/postgresql/15/bin/pgbench ]; then
