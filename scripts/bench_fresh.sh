@@ -13,7 +13,7 @@ if [ -z "${DPAGG_BENCH_INSIDE:-}" ]; then
 fi
 PSQL=(psql -X -q -At -v ON_ERROR_STOP=1)
 "${PSQL[@]}" -c "CREATE EXTENSION dpagg" >/dev/null
-"${PSQL[@]}" -c "SELECT dp_set_budget(current_user::text, 1e9, 0.5)" >/dev/null 2>&1 || true
+"${PSQL[@]}" -c "SELECT dp_set_budget(current_user::regrole, 1e9, 0.5)" >/dev/null 2>&1
 "${PSQL[@]}" -c "CREATE TABLE t AS SELECT g::float8 AS x FROM generate_series(1, 1000) g" -c "VACUUM ANALYZE t" >/dev/null
 # Another backend calibrates the parameters first.
 "${PSQL[@]}" -c "SELECT dp_sum(x, 0.9, 1e-6, 100) FROM t" >/dev/null

@@ -2,7 +2,8 @@
 # The whole test suite: installs dependencies, builds, runs the C++ unit tests of the core, then
 # the pg_regress suite in a throwaway PostgreSQL 15 cluster (pg_virtualenv), then the ledger's
 # durability and concurrency script (tests/ledger/run.sh) in another, then the shared
-# calibrations' script (tests/calibrations/run.sh) in a third.
+# calibrations' script (tests/calibrations/run.sh) in a third, and the attacks that need a
+# real cluster and the extended protocol (tests/security/run.sh) in a fourth.
 # Ends with one line "N passed, N failed".
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -47,6 +48,14 @@ cp_=$(grep -c '^ok ' build/calibrations.log || true)
 cf_=$(grep -c '^not ok ' build/calibrations.log || true)
 if [ "$cstatus" -ne 0 ]; then status=1; [ "$cf_" -eq 0 ] && cf_=1; fi
 passed=$((passed + cp_)); failed=$((failed + cf_))
+
+echo "== attacks that need a real cluster (tests/security/run.sh) =="
+sstatus=0
+tests/security/run.sh 2>&1 | tee build/security.log || sstatus=1
+sp_=$(grep -c '^ok ' build/security.log || true)
+sf_=$(grep -c '^not ok ' build/security.log || true)
+if [ "$sstatus" -ne 0 ]; then status=1; [ "$sf_" -eq 0 ] && sf_=1; fi
+passed=$((passed + sp_)); failed=$((failed + sf_))
 
 echo "$passed passed, $failed failed"
 exit $status

@@ -405,3 +405,21 @@ SELECT event FROM dp_budget_log b JOIN z_oid z ON b.role_oid = z.oid ORDER BY se
 SELECT DISTINCT role FROM dp_ledger b JOIN z_oid z ON b.role_oid = z.oid;
 DROP SCHEMA dp_analyst_s;
 DROP ROLE dp_analyst, dp_other;
+
+-- What a DBA reads: three releases of 0.1 show 0.3 spent and 0.7 left (not 0.30000000000000004);
+-- the exact accounting underneath still lets ten releases of 0.1 fit a budget of 1.0.
+CREATE ROLE dp_tenth LOGIN;
+CREATE TABLE tenth_t AS SELECT 1::float8 AS x;
+GRANT SELECT ON tenth_t TO dp_tenth;
+SELECT dp_set_budget('dp_tenth', 1.0, 0);
+SET SESSION AUTHORIZATION dp_tenth;
+SELECT count(*) FROM (SELECT (SELECT dp_count(0.1, 0, 'laplace') FROM tenth_t WHERE g > 0) AS c
+                      FROM generate_series(1, 3) g) s WHERE c >= 0;
+SELECT epsilon_spent, epsilon_remaining, releases FROM dp_budgets;
+SELECT count(*) FROM (SELECT (SELECT dp_count(0.1, 0, 'laplace') FROM tenth_t WHERE g > 0) AS c
+                      FROM generate_series(1, 7) g) s WHERE c >= 0;
+SELECT epsilon_spent, epsilon_remaining, releases FROM dp_budgets;
+SELECT expect_error($$SELECT dp_count(0.1, 0, 'laplace') FROM tenth_t$$) LIKE '53DP1%' AS eleventh_refused;
+RESET SESSION AUTHORIZATION;
+DROP TABLE tenth_t;
+DROP ROLE dp_tenth;

@@ -320,6 +320,10 @@ dpagg_scalar_site_params(DpSite *site)
 	else
 		check_release(p, p->epsilon, p->delta, p->bound, p->integer_sum);
 	(void) site_calibrations(p);
+	/* And what the charge would refuse (no budget, cap, floor, overspending), also now. */
+	if (site->releases)
+		dpagg_charge_check(site->aggstate, kind_name(kind), p->epsilon, p->delta, p->cal,
+						   kind == DP_AVG ? 2 : 1);
 	return p;
 }
 

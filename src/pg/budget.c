@@ -855,7 +855,7 @@ check_release_context(void)
 
 static void
 ledger_charge(const char *aggregate, int sets, double epsilon, double delta,
-			  const DpChargePart *parts, int nparts)
+			  const DpChargePart *parts, int nparts, bool dry_run)
 {
 	Oid			role = GetSessionUserId();
 	bool		unlimited = superuser_arg(role) && !dpagg_limit_superusers;
@@ -867,7 +867,8 @@ ledger_charge(const char *aggregate, int sets, double epsilon, double delta,
 
 	check_release_context();
 	require_ledger();
-	open_ledger_fd();
+	if (!dry_run)
+		open_ledger_fd();
 	fill_common(r, REC_RELEASE, role);
 	r->query_id = pgstat_get_my_query_id();
 	/* the bare name; the views show "name xN" for N > 1 grouping sets */
@@ -906,7 +907,7 @@ ledger_charge(const char *aggregate, int sets, double epsilon, double delta,
 		memset(buf + sizeof(LedgerRecord) + len, 0, r->length - sizeof(LedgerRecord) - len);
 	}
 
-	LWLockAcquire(ledger->lock, LW_EXCLUSIVE);
+	LWLockAcquire(ledger->lock, dry_run ? LW_SHARED : LW_EXCLUSIVE);
 	check_usable_locked();
 	a = find_account(role, false);
 	if (!unlimited && dpagg_require_budget && (a == NULL || !a->has_budget))
@@ -916,6 +917,11 @@ ledger_charge(const char *aggregate, int sets, double epsilon, double delta,
 						errmsg("role \"%s\" has no privacy budget", NameStr(r->role_name)),
 						errdetail("Nothing was released."),
 						errhint("An administrator grants one with dp_set_budget().")));
+	}
+	if (dry_run && (a == NULL || unlimited || !a->has_budget))
+	{
+		LWLockRelease(ledger->lock);
+		return;					/* nothing more to check */
 	}
 	/* Created only now, for a release that will be recorded: a refused one must not use up
 	 * dpagg.max_roles. */
@@ -964,6 +970,11 @@ ledger_charge(const char *aggregate, int sets, double epsilon, double delta,
 							errhint("Ask an administrator to raise the budget with dp_set_budget(), or request less.")));
 		}
 	}
+	if (dry_run)
+	{
+		LWLockRelease(ledger->lock);
+		return;
+	}
 	end = append_locked(r);
 	account_add_release(a, r);
 	LWLockRelease(ledger->lock);
@@ -986,6 +997,37 @@ grouping_sets_of(AggState *as)
 	foreach(lc, agg->chain)
 		n += list_length(((Agg *) lfirst(lc))->groupingSets);
 	return n > 0 ? n : 1;
+}
+
+/*
+ * Everything a charge would refuse, checked without charging, when a call site is prepared
+ * (before any row is read): the release context, the ledger, the budget's existence, the cap,
+ * the floor and whether the release would overspend the budget as it stands.  A refusal that
+ * came only at the first group's release would tell whether the data produced a group, free of
+ * charge.  (The charge itself checks again: another session may spend in between.)
+ */
+void
+dpagg_charge_check_parts(AggState *as, const char *aggregate, double epsilon, double delta,
+						 const DpChargePart *parts, int nparts)
+{
+	ledger_charge(aggregate, grouping_sets_of(as), epsilon, delta, parts, nparts, true);
+}
+
+void
+dpagg_charge_check(AggState *as, const char *aggregate, double epsilon, double delta,
+				   const dpagg_calibration *cals, int ncals)
+{
+	DpChargePart parts[2];
+	int			i;
+
+	for (i = 0; i < ncals && i < 2; i++)
+	{
+		parts[i].spec = cals[i].spec;
+		parts[i].epsilon = cals[i].epsilon;
+		parts[i].delta = cals[i].delta;
+		parts[i].rho = dpagg_zcdp_rho(&cals[i]);
+	}
+	dpagg_charge_check_parts(as, aggregate, epsilon, delta, parts, i);
 }
 
 void
@@ -1036,7 +1078,7 @@ dpagg_charge_parts(FunctionCallInfo fcinfo, const char *aggregate, double epsilo
 		instr->running = true;
 	if (ec->charged && ec->loop == instr->nloops)
 		return;
-	ledger_charge(aggregate, grouping_sets_of(as), epsilon, delta, parts, nparts);
+	ledger_charge(aggregate, grouping_sets_of(as), epsilon, delta, parts, nparts, false);
 	ec->charged = true;
 	ec->loop = instr->nloops;
 }
@@ -1279,6 +1321,22 @@ visible(Oid role)
 	return has_privs_of_role(me, role) || has_privs_of_role(me, ROLE_PG_READ_ALL_STATS);
 }
 
+/*
+ * A spent or remaining total as a DBA reads it: rounded to 12 significant digits, so that three
+ * releases of 0.1 show 0.3, not 0.30000000000000004 (the sum of the doubles nearest 0.1).  Only
+ * the display: the accounting keeps its long double sums and its 1e-12 relative slack.
+ */
+static Datum
+shown(double v)
+{
+	char		buf[64];
+
+	if (!isfinite(v) || v == 0)
+		return Float8GetDatum(v);
+	snprintf(buf, sizeof(buf), "%.12g", v);
+	return Float8GetDatum(strtod(buf, NULL));
+}
+
 static Datum
 float_or_null(double v, bool *isnull)
 {
@@ -1330,12 +1388,12 @@ dpagg_budgets(PG_FUNCTION_ARGS)
 		v[4] = Float8GetDatum(a->delta_total);
 		nl[4] = !a->has_budget;
 		v[5] = float_or_null(a->cap, &nl[5]);
-		v[6] = Float8GetDatum(s.epsilon);
-		v[7] = Float8GetDatum(s.delta);
-		v[8] = Float8GetDatum((double) a->rho);
-		v[9] = Float8GetDatum(fmax(0, a->epsilon_total - s.epsilon));
+		v[6] = shown(s.epsilon);
+		v[7] = shown(s.delta);
+		v[8] = shown((double) a->rho);
+		v[9] = shown(fmax(0, a->epsilon_total - s.epsilon));
 		nl[9] = !a->has_budget;
-		v[10] = Float8GetDatum(fmax(0, a->delta_total - s.delta));
+		v[10] = shown(fmax(0, a->delta_total - s.delta));
 		nl[10] = !a->has_budget;
 		v[11] = Int64GetDatum(a->releases);
 		v[12] = BoolGetDatum(a->has_budget);

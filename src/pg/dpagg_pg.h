@@ -68,6 +68,14 @@ typedef struct DpChargePart
 extern void dpagg_charge_parts(FunctionCallInfo fcinfo, const char *aggregate, double epsilon,
 							   double delta, const DpChargePart *parts, int nparts);
 
+/* What the charge would refuse, checked without charging (when a call site is prepared, before
+ * any row is read); `as` is the Agg node that will release. */
+struct AggState;
+extern void dpagg_charge_check(struct AggState *as, const char *aggregate, double epsilon,
+							   double delta, const dpagg_calibration *parts, int nparts);
+extern void dpagg_charge_check_parts(struct AggState *as, const char *aggregate, double epsilon,
+									 double delta, const DpChargePart *parts, int nparts);
+
 /* Refuse window use and direct calls; the aggregate memory context (aggregates.c). */
 extern MemoryContext dpagg_aggregate_context(FunctionCallInfo fcinfo, const char *name);
 

@@ -27,6 +27,7 @@
  */
 #include "site.h"
 
+#include "access/parallel.h"
 #include "access/transam.h"
 #include "catalog/pg_aggregate.h"
 #include "catalog/pg_proc.h"
@@ -539,6 +540,7 @@ site_prepare(AggState *as, AggStatePerTrans pt, int expected_kind)
 	site->aggstate = as;
 	site->cxt = pt->transfn.fn_mcxt;
 	site->argref = DO_AGGSPLIT_COMBINE(aggref->aggsplit) ? partial_aggref(as, aggref) : aggref;
+	site->releases = !DO_AGGSPLIT_SKIPFINAL(aggref->aggsplit) && !IsParallelWorker();
 	site->params = kind == DP_SITE_VECTOR ? dpagg_vector_site_params(site)
 		: dpagg_scalar_site_params(site);
 	/* Published only once complete: a failed preparation leaves no half-made site behind. */

@@ -40,6 +40,8 @@ typedef struct DpSite
 	Aggref	   *argref;			/* the Aggref whose arguments are the parameters (the partial
 								 * Aggref below a finalizing Agg) */
 	MemoryContext cxt;			/* the query's memory: lives as long as the Agg node */
+	bool		releases;		/* this Agg node finalizes (releases and is charged), in a
+								 * process that charges (not a parallel worker's partial step) */
 	void	   *params;			/* the kind's evaluated, validated parameters */
 } DpSite;
 

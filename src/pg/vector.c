@@ -154,6 +154,12 @@ dpagg_vector_site_params(DpSite *site)
 	/* Calibrated before any row is read: a refusal must not depend on the data (aggregates.c). */
 	vcalibrate(p->mechanism, p->dimension, p->epsilon, p->delta, p->bound, &p->cal);
 	p->calibrated = true;
+	if (site->releases)
+	{
+		DpChargePart part = {p->cal.spec, p->epsilon, p->delta, dpagg_vector_rho(&p->cal)};
+
+		dpagg_charge_check_parts(site->aggstate, VNAME, p->epsilon, p->delta, &part, 1);
+	}
 	return p;
 }
 

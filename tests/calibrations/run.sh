@@ -39,7 +39,7 @@ saved() { od -An -t u4 -j 16 -N 4 "$file" 2>/dev/null | tr -d ' '; }
 clean_restart() { cluster_ctl stop -m fast >/dev/null 2>&1; ${1:+eval "$1"}; cluster_ctl start >/dev/null 2>&1; wait_up; }
 
 q "CREATE EXTENSION dpagg" >/dev/null
-q "SELECT dp_set_budget(current_user::text, 1000, 0.5)" >/dev/null 2>&1 || true
+q "SELECT dp_set_budget(current_user::regrole, 1000, 0.5)" >/dev/null 2>&1
 # Parameters nobody calibrated before (an auto calibration takes milliseconds).
 calib="SELECT details FROM dp_calibrate('auto', 0.731, 3.3e-7, 2.5)"
 first=$(q "$calib")

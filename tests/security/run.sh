@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Attacks that need more than pg_regress can do, against a real throwaway cluster, as an
+# unprivileged analyst with a budget (issue 15 and its attack review):
+#   - parallel workers release under the parameters the leader charged, even when a setting
+#     changes between Bind and Execute (extended protocol; parallel_gap.py);
+#   - refusals (no budget, over the per-release cap, an exhausted budget, a calibration that
+#     fails) come before any row is read: the same answer whether a group exists or not, and
+#     nothing charged;
+#   - the ledger's global sequence is not shown to analysts.
+# Prints "ok N - ..." / "not ok N - ..." and ends with "security: N passed, N failed".
+# Needs dpagg installed and python3.  Runs itself in pg_virtualenv (loopback only).
+set -uo pipefail
+self=$(readlink -f "$0")
+cd "$(dirname "$self")"
+if [ -z "${DPAGG_SECURITY_INSIDE:-}" ]; then
+  export DPAGG_SECURITY_INSIDE=1
+  exec timeout 600 pg_virtualenv -t -v 15 -o shared_preload_libraries=dpagg -o max_worker_processes=8 \
+       -o max_parallel_workers=8 -o listen_addresses=localhost "$self" "$@"
+fi
+
+export ANALYST_PASSWORD="sec-$RANDOM-$RANDOM"
+PSQL=(timeout 60 psql -X -q -At -v ON_ERROR_STOP=1)
+as() { local r=$1; shift; timeout 60 env PGUSER="$r" PGPASSWORD="$ANALYST_PASSWORD" psql -X -q -At "$@" 2>&1; }
+n=0; passed=0; failed=0
+check() {  # check "description" expected actual
+  n=$((n + 1))
+  if [ "$2" == "$3" ]; then passed=$((passed + 1)); echo "ok $n - $1"
+  else failed=$((failed + 1)); echo "not ok $n - $1: expected [$2], got [$3]"; fi
+}
+
+"${PSQL[@]}" >/dev/null <<SQL || { echo "not ok 1 - setup"; echo "security: 0 passed, 1 failed"; exit 1; }
+CREATE EXTENSION dpagg;
+CREATE ROLE analyst LOGIN PASSWORD '$ANALYST_PASSWORD';
+CREATE ROLE nobudget LOGIN PASSWORD '$ANALYST_PASSWORD';
+CREATE ROLE capped LOGIN PASSWORD '$ANALYST_PASSWORD';
+CREATE ROLE spent LOGIN PASSWORD '$ANALYST_PASSWORD';
+SELECT dp_set_budget('analyst', 1e9, 0.5);
+SELECT dp_set_budget('capped', 10, 1e-6, max_release_epsilon => 0.5);
+SELECT dp_set_budget('spent', 1, 0);
+CREATE TABLE atk AS SELECT g % 10 AS g, g::float8 AS x FROM generate_series(0, 99999) g;
+ANALYZE atk;
+GRANT SELECT ON atk TO analyst, nobudget, capped, spent;
+SQL
+
+# --- parallel workers and the leader read the same parameters -------------------------------
+if command -v python3 >/dev/null; then
+  out=$(CHECK_BASE=$n timeout 120 python3 ./parallel_gap.py 2>&1)
+  echo "$out"
+  passed=$((passed + $(grep -c '^ok ' <<<"$out"))); failed=$((failed + $(grep -c '^not ok ' <<<"$out")))
+  n=$((n + $(grep -cE '^(not )?ok ' <<<"$out")))
+  [ -z "$out" ] && { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - parallel_gap.py printed nothing"; }
+else
+  n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - python3 is missing (scripts/install-deps.sh installs it)"
+fi
+
+# --- refusals before any row: the same whether the group exists (x = 5) or not (x = -5) -------
+as spent -c "SELECT dp_count(1.0, 0, 'laplace') FROM atk" >/dev/null   # spends the whole budget
+refusal() {  # refusal ROLE AGGREGATE: the error for a group that exists and for one that does not
+  local role=$1 agg=$2 a b
+  a=$(as "$role" -v VERBOSITY=terse -c "SELECT 1, $agg FROM atk WHERE x = 5 GROUP BY 1")
+  b=$(as "$role" -v VERBOSITY=terse -c "SELECT 1, $agg FROM atk WHERE x = -5 GROUP BY 1")
+  if [ "$a" == "$b" ] && [ -n "$a" ]; then echo same; else echo "differ: [$a] vs [$b]"; fi
+}
+charges() { "${PSQL[@]}" -c "SELECT count(*) FROM dp_ledger WHERE role = '$1'"; }
+c0=$(charges nobudget); c1=$(charges capped); c2=$(charges spent)
+check "no budget: refused alike with and without the group" same "$(refusal nobudget "dp_count(1.0, 0, 'laplace')")"
+check "over the per-release cap: refused alike" same "$(refusal capped "dp_count(1.0, 0, 'laplace')")"
+check "budget exhausted: refused alike" same "$(refusal spent "dp_count(1.0, 0, 'laplace')")"
+check "a calibration that fails: refused alike" same "$(refusal analyst "dp_sum(x, 1e-9, 0, 1e150, 'laplace')")"
+check "a vector release without a budget: refused alike" same "$(refusal nobudget "dp_sum_vector(ARRAY[x], 2, 1.0, 1e-6, 1.0)")"
+check "nothing charged for the refusals" "$c0 $c1 $c2" "$(charges nobudget) $(charges capped) $(charges spent)"
+
+# --- what an analyst sees of the ledger ------------------------------------------------------
+as analyst -c "SELECT dp_count(1.0, 0, 'laplace') FROM atk" >/dev/null
+mine="SELECT seq FROM dp_ledger UNION ALL SELECT seq FROM dp_budget_log"
+check "an analyst's rows are numbered 1..N (its own ordinal, not the global sequence)" "t" \
+  "$(as analyst -c "SELECT min(seq) = 1 AND max(seq) = count(*) FROM ($mine) s")"
+check "... while the global sequence is further on (other roles' records)" "t" \
+  "$("${PSQL[@]}" -c "SELECT (SELECT max(seq) FROM ($mine) s) > $(as analyst -c "SELECT count(*) FROM ($mine) s")")"
+
+echo "security: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
