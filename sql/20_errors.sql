@@ -86,3 +86,14 @@ FROM (SELECT q, expect_error(q) AS e FROM (VALUES
   ($$SELECT * FROM dp_calibrate(repeat('x', 100000), 1, 1e-5)$$),
   ($$SELECT * FROM dp_calibrate('laplace(' || repeat('k', 1000) || '=1)', 1, 1e-5)$$),
   ($$SELECT * FROM dp_calibrate_vector(repeat('y', 100000), 2, 1, 1e-5)$$)) v(q)) s;
+
+-- Tiny epsilons (issue 9's sweep): refused with 22023 and the range, or released; never XX000.
+SELECT q, expect_error(q) AS e
+FROM (VALUES
+  ($$SELECT dp_count(1e-16, 0, 'laplace') FROM dp_test$$),
+  ($$SELECT dp_count(1e-300, 0, 'laplace') FROM dp_test$$),
+  ($$SELECT dp_sum_vector(ARRAY[i4::float8, i4], 1, 8.8e-9, 1e-290, 1e-150, 'gaussian') IS NOT NULL FROM dp_test$$),
+  ($$SELECT * FROM dp_calibrate('quasi_gaussian', 1.4e-272, 2e-290, 1e150)$$),
+  ($$SELECT dp_sum(i4, 1e-10, 1e-290, 1e150, 'laplace') FROM dp_test$$),
+  ($$SELECT dp_sum(i4, 1e-10, 1e-290, 1e139, 'analytic_gaussian') IS NOT NULL FROM dp_test$$),
+  ($$SELECT dp_count(1e-10, 1e-290) >= 0 FROM dp_test$$)) v(q);

@@ -53,6 +53,8 @@ const std::vector<const Mechanism*>& all_mechanisms() {
 namespace {
 
 constexpr double kMaxEpsilon = 1e9;
+constexpr double kMinEpsilon = 1e-10;
+constexpr double kMaxNoiseRatio = 1e150;  // sensitivity / epsilon
 constexpr double kMinDelta = 1e-290;
 constexpr double kMinSensitivity = 1e-150;
 constexpr double kMaxSensitivity = 1.01e150;  // 1e150 plus the release-grid allowance
@@ -142,7 +144,7 @@ ParsedSpec parse_spec(const std::string& raw) {
 void validate_request(const Mechanism& m, const PrivacyRequest& req) {
   if (!(std::isfinite(req.epsilon) && req.epsilon > 0))
     invalid("epsilon must be a finite number greater than 0",
-            "Pass epsilon in (0, infinity), for example 1.0.");
+            "Pass epsilon in [1e-10, 1e9], for example 1.0.");
   if (req.epsilon > kMaxEpsilon)
     invalid("epsilon must be at most 1e9",
             "Pass epsilon in (0, 1e9]; beyond that no noise scale is meaningful.");
@@ -160,6 +162,14 @@ void validate_request(const Mechanism& m, const PrivacyRequest& req) {
   if (req.sensitivity < kMinSensitivity || req.sensitivity > kMaxSensitivity)
     invalid("sensitivity must be between 1e-150 and 1e150",
             "Rescale the values (e.g. to other units) so that one row contributes at most 1e150.");
+  // The noise scale is about sensitivity / epsilon (times a factor up to ~40 at the smallest
+  // delta); its square, the expected squared error, must stay a finite double.
+  if (req.epsilon < kMinEpsilon)
+    invalid("epsilon must be at least 1e-10",
+            "Pass epsilon in [1e-10, 1e9]; below that the noise is more than ten billion times the sensitivity.");
+  if (req.sensitivity / req.epsilon > kMaxNoiseRatio)
+    invalid("sensitivity / epsilon must be at most 1e150",
+            "Rescale the values (e.g. to other units) or raise epsilon: the noise would not be representable.");
   if (req.integer_valued && !(req.sensitivity == std::floor(req.sensitivity) && req.sensitivity <= 1e9))
     invalid("an integer-valued query needs a whole-number sensitivity",
             "Pass a sensitivity in 1, 2, 3, ... (at most 1e9), or integer_valued => false.");

@@ -75,10 +75,14 @@ __int128 answer_in_grid_units(__int128 quanta, double quantum, double g) {
 }
 
 double snap_and_add(__int128 k, double noise, double g) {
+  // The noise in grid units is an integer-valued double; above 2^53 every double is one already.
+  // Kept exact in 128 bits (|k| < 2^125 and |jd| <= 2^125 cannot overflow their sum), so noise up
+  // to ~2^125 grid units, ~1e27 sensitivities at the grid's finest, is released exactly: far
+  // beyond the noise of the smallest epsilon accepted (1e-10).
   double jd = std::nearbyint(noise / g);
-  if (!std::isfinite(jd) || std::fabs(jd) > 0x1p62)
+  if (!std::isfinite(jd) || std::fabs(jd) > 0x1p125)
     throw Error(DPAGG_INTERNAL, "release: noise sample out of range");
-  __int128 total = k + static_cast<__int128>(static_cast<long long>(jd));
+  __int128 total = k + static_cast<__int128>(jd);
   return std::ldexp(static_cast<double>(total), std::ilogb(g));
 }
 

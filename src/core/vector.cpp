@@ -237,7 +237,7 @@ void vector_validate(const std::string& m, int dimension, double epsilon, double
   if (m != "gaussian" && m != "l2" && m != "auto")
     invalid("unknown vector mechanism " + quoted(m), "Use 'gaussian', 'l2' or 'auto'.");
   if (!(std::isfinite(epsilon) && epsilon > 0 && epsilon <= 1e9))
-    invalid("epsilon must be a finite number greater than 0", "Pass epsilon in (0, infinity), for example 1.0.");
+    invalid("epsilon must be a finite number greater than 0", "Pass epsilon in [1e-10, 1e9], for example 1.0.");
   if (!(std::isfinite(delta) && delta >= 0 && delta < 1))
     invalid("delta must be in [0, 1)", "Pass a small delta such as 1e-6 (or 0 with the l2 mechanism).");
   if (!(delta == 0 || delta >= 1e-290))
@@ -247,6 +247,12 @@ void vector_validate(const std::string& m, int dimension, double epsilon, double
                    "Pass the largest l2 norm one row's vector may have; longer vectors are scaled down to it.");
   if (dimension < 1 || dimension > 10000)
     invalid("dimension must be between 1 and 10000", "Pass the length of the vectors.");
+  if (epsilon < 1e-10)
+    invalid("epsilon must be at least 1e-10",
+            "Pass epsilon in [1e-10, 1e9]; below that the noise is more than ten billion times the l2 bound.");
+  if (l2_bound / epsilon > 1e150)
+    invalid("l2_bound / epsilon must be at most 1e150",
+            "Rescale the values (e.g. to other units) or raise epsilon: the noise would not be representable.");
   if (m == "gaussian" && delta == 0)
     invalid("the Gaussian vector release needs delta > 0", "Pass a delta such as 1e-6, or use mechanism 'l2' for pure DP.");
 }

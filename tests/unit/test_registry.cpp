@@ -157,8 +157,10 @@ TEST(Registry, ValidCalibrationsThroughTheCApi) {
   EXPECT_EQ(dpagg_calibrate("analytic_gaussian", 1, std::nextafter(1.0, 0.0), 1, &cal, &err), DPAGG_OK);
   EXPECT_EQ(dpagg_calibrate("laplace", 1, 0, 1e150, &cal, &err), DPAGG_OK);
   EXPECT_EQ(dpagg_calibrate("analytic_gaussian", 1, 1e-5, 1e150, &cal, &err), DPAGG_OK);
-  EXPECT_EQ(dpagg_calibrate("laplace", 1e-100, 0, 1e-150, &cal, &err),
-            DPAGG_OK);
+  EXPECT_EQ(dpagg_calibrate("laplace", 1e-10, 0, 1e-150, &cal, &err), DPAGG_OK);
+  // Below the smallest epsilon, or a noise scale beyond representable: refused as parameters.
+  EXPECT_EQ(dpagg_calibrate("laplace", 1e-100, 0, 1e-150, &cal, &err), DPAGG_INVALID_PARAMETER);
+  EXPECT_EQ(dpagg_calibrate("laplace", 1e-3, 0, 1e150, &cal, &err), DPAGG_INVALID_PARAMETER);
 }
 
 // Whatever the input, dpagg_calibrate returns a status (never throws, never aborts), and a
