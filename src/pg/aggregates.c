@@ -320,10 +320,22 @@ dpagg_scalar_site_params(DpSite *site)
 	else
 		check_release(p, p->epsilon, p->delta, p->bound, p->integer_sum);
 	(void) site_calibrations(p);
-	/* And what the charge would refuse (no budget, cap, floor, overspending), also now. */
-	if (site->releases)
-		dpagg_charge_check(site->aggstate, kind_name(kind), p->epsilon, p->delta, p->cal,
-						   kind == DP_AVG ? 2 : 1);
+	/* What one execution is charged; what the charge would refuse (no budget, cap, floor,
+	 * overspending) is checked now too. */
+	{
+		DpChargePart parts[2];
+		int			n = kind == DP_AVG ? 2 : 1;
+		int			i;
+
+		for (i = 0; i < n; i++)
+		{
+			parts[i].spec = p->cal[i].spec;
+			parts[i].epsilon = p->cal[i].epsilon;
+			parts[i].delta = p->cal[i].delta;
+			parts[i].rho = dpagg_zcdp_rho(&p->cal[i]);
+		}
+		dpagg_site_set_charge(site, kind_name(kind), p->epsilon, p->delta, parts, n);
+	}
 	return p;
 }
 
@@ -548,13 +560,13 @@ dpagg_combine(PG_FUNCTION_ARGS)
  * Final functions: the only places where noise is added.
  */
 static DpState *
-final_state(FunctionCallInfo fcinfo, int kind, DpState *empty, ScalarParams **p_out)
+final_state(FunctionCallInfo fcinfo, int kind, DpState *empty, DpSite **site_out)
 {
 	DpSite	   *site;
 
 	(void) dpagg_aggregate_context(fcinfo, kind_name(kind));
 	site = dpagg_site_of_final(fcinfo, kind);
-	*p_out = (ScalarParams *) site->params;
+	*site_out = site;
 	if (!PG_ARGISNULL(0))
 	{
 		DpState    *st = (DpState *) PG_GETARG_POINTER(0);
@@ -611,14 +623,15 @@ Datum
 dpagg_sum_final(PG_FUNCTION_ARGS)
 {
 	DpState		empty;
-	ScalarParams *p;
-	DpState    *st = final_state(fcinfo, DP_SUM, &empty, &p);
+	DpSite	   *site;
+	DpState    *st = final_state(fcinfo, DP_SUM, &empty, &site);
+	ScalarParams *p = (ScalarParams *) site->params;
 	const dpagg_calibration *cal;
 	double		v;
 
 	RETURN_IF_RELEASED(st);
 	cal = site_calibrations(p);
-	dpagg_charge(fcinfo, "dp_sum", p->epsilon, p->delta, cal, 1);
+	dpagg_site_charge(site);	/* normally charged already, before the first row */
 	v = draw(&cal[0], state_sum(st), p->quantum);
 	REMEMBER_RELEASE(st, v);
 	PG_RETURN_FLOAT8(v);
@@ -638,15 +651,16 @@ Datum
 dpagg_count_final(PG_FUNCTION_ARGS)
 {
 	DpState		empty;
-	ScalarParams *p;
-	DpState    *st = final_state(fcinfo, DP_COUNT, &empty, &p);
+	DpSite	   *site;
+	DpState    *st = final_state(fcinfo, DP_COUNT, &empty, &site);
+	ScalarParams *p = (ScalarParams *) site->params;
 	const dpagg_calibration *cal;
 	double		c;
 
 	if (st->released)
 		PG_RETURN_INT64((int64) released_value(st));
 	cal = site_calibrations(p);
-	dpagg_charge(fcinfo, "dp_count", p->epsilon, p->delta, cal, 1);
+	dpagg_site_charge(site);	/* normally charged already, before the first row */
 	c = noisy_count(st, &cal[0]);
 	if (c >= 9.2e18)
 		c = 9.2e18;
@@ -665,8 +679,9 @@ Datum
 dpagg_avg_final(PG_FUNCTION_ARGS)
 {
 	DpState		empty;
-	ScalarParams *p;
-	DpState    *st = final_state(fcinfo, DP_AVG, &empty, &p);
+	DpSite	   *site;
+	DpState    *st = final_state(fcinfo, DP_AVG, &empty, &site);
+	ScalarParams *p = (ScalarParams *) site->params;
 	const dpagg_calibration *cal;
 	double		s,
 				c,
@@ -674,7 +689,7 @@ dpagg_avg_final(PG_FUNCTION_ARGS)
 
 	RETURN_IF_RELEASED(st);
 	cal = site_calibrations(p);
-	dpagg_charge(fcinfo, "dp_avg", p->epsilon, p->delta, cal, 2);
+	dpagg_site_charge(site);	/* normally charged already, before the first row */
 	s = draw(&cal[0], state_sum(st), p->quantum);
 	c = noisy_count(st, &cal[1]);
 	avg = fmin(p->upper, fmax(p->lower, p->mid + s / (c < 1 ? 1 : c)));

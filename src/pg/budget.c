@@ -7,7 +7,10 @@
  *    server start, and again after every crash restart, the postmaster replays it into shared
  *    memory (per role: budget, spent epsilon / delta / rho, number of releases).  So dpagg must
  *    be in shared_preload_libraries; without it every release is refused.
- *  - A release is charged before its value leaves the final function: under an exclusive lock
+ *  - A release is charged before the Agg node that makes it reads its first input row (site.c
+ *    wraps the node; the final function finds it charged), so nothing that stops the query later
+ *    — a refusal, a cancel, a cursor left unread — leaves a scan unpaid.  The charge: under an
+ *    exclusive lock
  *    the budget is checked against the shared totals, the record is appended (one write()) and
  *    the totals updated; then, outside that lock, the journal is flushed to disk (fdatasync) with
  *    a group flush like PostgreSQL's WAL flush: whoever holds the flush lock syncs everything
@@ -22,9 +25,9 @@
  *    load.  A damaged record anywhere else stops all releases until an administrator looks.
  *  - The charge is per execution of an aggregation (one Aggref of one Agg node): the groups of
  *    one grouping are disjoint, so they share it.  A rescan of the Agg node (correlated subquery,
- *    nested loop, ...) is a new execution and is charged again (see dpagg_charge for how a rescan
- *    is detected).  A state finalized again returns the value already released (aggregates.c)
- *    and is not charged.
+ *    nested loop, ...) is a new execution and is charged again (dpagg_charge_at detects it),
+ *    also when it re-reads states already released (which return their released values).  An
+ *    execution that produces no group is charged too.
  *  - The role charged is the session user (the login role), so SET ROLE and SECURITY DEFINER
  *    functions cannot move a release onto another role's budget.
  *  - Releases happen only where the login role asked for them (check_release_context, before
@@ -763,11 +766,6 @@ fill_common(LedgerRecord *r, RecordType type, Oid role)
  * zeroed, timer-less one (no counters are collected) and marks it running at every final call, so
  * that the next rescan counts.  A final call in a later loop is a new execution and is charged.
  */
-typedef struct ExecCharge
-{
-	bool		charged;		/* charged in loop `loop` */
-	double		loop;			/* the node's loop count when charged */
-} ExecCharge;
 
 /*
  * Is this process the parallel worker of a client backend?  A parallel worker runs part of its
@@ -855,7 +853,7 @@ check_release_context(void)
 
 static void
 ledger_charge(const char *aggregate, int sets, double epsilon, double delta,
-			  const DpChargePart *parts, int nparts, bool dry_run)
+			  const DpChargePart *parts, int nparts, bool dry_run, const char *query_text)
 {
 	Oid			role = GetSessionUserId();
 	bool		unlimited = superuser_arg(role) && !dpagg_limit_superusers;
@@ -895,13 +893,17 @@ ledger_charge(const char *aggregate, int sets, double epsilon, double delta,
 			r->delta_nz += parts[i].delta * sets;
 		}
 	}
-	if (debug_query_string)
+	/* The text of the query that runs the aggregation (captured when it started; a cursor's
+	 * release is charged at a FETCH, whose own text says nothing), else the client's. */
+	if (query_text == NULL)
+		query_text = debug_query_string;
+	if (query_text)
 	{
-		int			len = strlen(debug_query_string);
+		int			len = strlen(query_text);
 
 		if (len > QUERY_TEXT_MAX)
-			len = pg_mbcliplen(debug_query_string, len, QUERY_TEXT_MAX);
-		memcpy(buf + sizeof(LedgerRecord), debug_query_string, len);
+			len = pg_mbcliplen(query_text, len, QUERY_TEXT_MAX);
+		memcpy(buf + sizeof(LedgerRecord), query_text, len);
 		r->query_len = len;
 		r->length = sizeof(LedgerRecord) + TYPEALIGN(8, len);
 		memset(buf + sizeof(LedgerRecord) + len, 0, r->length - sizeof(LedgerRecord) - len);
@@ -1010,63 +1012,23 @@ void
 dpagg_charge_check_parts(AggState *as, const char *aggregate, double epsilon, double delta,
 						 const DpChargePart *parts, int nparts)
 {
-	ledger_charge(aggregate, grouping_sets_of(as), epsilon, delta, parts, nparts, true);
+	ledger_charge(aggregate, grouping_sets_of(as), epsilon, delta, parts, nparts, true, NULL);
 }
 
+
+
+/*
+ * The charge of one execution of an aggregation, keyed by `mark`: once per loop of the Agg node.
+ * A rescan of the node (correlated subquery, nested loop, ...) is a new execution; it is detected
+ * through the node's instrumentation loop count, which ExecReScan advances (the part of a rescan
+ * that nodeAgg does not repeat per group).
+ */
 void
-dpagg_charge_check(AggState *as, const char *aggregate, double epsilon, double delta,
-				   const dpagg_calibration *cals, int ncals)
+dpagg_charge_at(AggState *as, DpChargeMark *mark, const char *aggregate, double epsilon,
+				double delta, const DpChargePart *parts, int nparts, const char *query_text)
 {
-	DpChargePart parts[2];
-	int			i;
+	Instrumentation *instr = as->ss.ps.instrument;
 
-	for (i = 0; i < ncals && i < 2; i++)
-	{
-		parts[i].spec = cals[i].spec;
-		parts[i].epsilon = cals[i].epsilon;
-		parts[i].delta = cals[i].delta;
-		parts[i].rho = dpagg_zcdp_rho(&cals[i]);
-	}
-	dpagg_charge_check_parts(as, aggregate, epsilon, delta, parts, i);
-}
-
-void
-dpagg_charge(FunctionCallInfo fcinfo, const char *aggregate, double epsilon, double delta,
-			 const dpagg_calibration *cals, int ncals)
-{
-	DpChargePart parts[2];
-	int			i;
-
-	Assert(ncals <= 2);
-	for (i = 0; i < ncals && i < 2; i++)
-	{
-		parts[i].spec = cals[i].spec;
-		parts[i].epsilon = cals[i].epsilon;
-		parts[i].delta = cals[i].delta;
-		parts[i].rho = dpagg_zcdp_rho(&cals[i]);
-	}
-	dpagg_charge_parts(fcinfo, aggregate, epsilon, delta, parts, i);
-}
-
-void
-dpagg_charge_parts(FunctionCallInfo fcinfo, const char *aggregate, double epsilon, double delta,
-				   const DpChargePart *parts, int nparts)
-{
-	AggState   *as;
-	ExecCharge *ec;
-	Instrumentation *instr;
-
-	if (fcinfo->context == NULL || !IsA(fcinfo->context, AggState))
-		ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-						errmsg("%s can only release as an aggregate", aggregate)));
-	as = (AggState *) fcinfo->context;
-	ec = (ExecCharge *) fcinfo->flinfo->fn_extra;
-	if (ec == NULL)
-	{
-		ec = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(ExecCharge));
-		fcinfo->flinfo->fn_extra = ec;
-	}
-	instr = as->ss.ps.instrument;
 	if (instr == NULL)
 	{
 		instr = MemoryContextAllocZero(as->ss.ps.state->es_query_cxt, sizeof(Instrumentation));
@@ -1076,12 +1038,13 @@ dpagg_charge_parts(FunctionCallInfo fcinfo, const char *aggregate, double epsilo
 	 * mark it running, so that the next ExecReScan closes this loop. */
 	if (as->ss.ps.state->es_instrument == 0)
 		instr->running = true;
-	if (ec->charged && ec->loop == instr->nloops)
+	if (mark->charged && mark->loop == instr->nloops)
 		return;
-	ledger_charge(aggregate, grouping_sets_of(as), epsilon, delta, parts, nparts, false);
-	ec->charged = true;
-	ec->loop = instr->nloops;
+	ledger_charge(aggregate, grouping_sets_of(as), epsilon, delta, parts, nparts, false, query_text);
+	mark->charged = true;
+	mark->loop = instr->nloops;
 }
+
 
 /* ------------------------------------------------------------------------------------------
  * Administration.
@@ -1503,7 +1466,9 @@ dpagg_journal(PG_FUNCTION_ARGS)
 		memset(nl, 0, sizeof(nl));
 		v[0] = Int64GetDatum(auditor ? (int64) r->seq : ordinal);
 		v[1] = CStringGetTextDatum(event_name(r->type));
-		v[2] = TimestampTzGetDatum(r->at);
+		/* To the second for non-auditors: a microsecond stamp per release of one statement would
+		 * time the scans between them. */
+		v[2] = TimestampTzGetDatum(auditor ? r->at : r->at - (r->at % USECS_PER_SEC));
 		if (current)
 			namestrcpy(&role_name, current);
 		else

@@ -48,15 +48,7 @@ extern void dpagg_mechanism_spec(text *arg, char *buf, size_t buflen);
 /* Privacy budgets and the ledger (budget.c). */
 extern void dpagg_budget_init(void);
 
-/*
- * Charge a release to the session user's budget, durably, before its value is returned; once per
- * execution of the aggregation (the groups of one grouping share the charge).  `parts` are the
- * calibrations the release uses (two for dp_avg).  Reports an error if the release is refused.
- */
-extern void dpagg_charge(FunctionCallInfo fcinfo, const char *aggregate, double epsilon,
-						 double delta, const dpagg_calibration *parts, int nparts);
-
-/* One part of a release, for dpagg_charge_parts: its mechanism, (epsilon, delta) and zCDP rho
+/* One part of a release, for the charge: its mechanism, (epsilon, delta) and zCDP rho
  * (NaN if the mechanism is not rho-zCDP). */
 typedef struct DpChargePart
 {
@@ -65,14 +57,24 @@ typedef struct DpChargePart
 	double		delta;
 	double		rho;
 } DpChargePart;
-extern void dpagg_charge_parts(FunctionCallInfo fcinfo, const char *aggregate, double epsilon,
-							   double delta, const DpChargePart *parts, int nparts);
+
+/* Whether an execution of an aggregation was charged, and in which loop of its Agg node. */
+typedef struct DpChargeMark
+{
+	bool		charged;
+	double		loop;			/* the node's instrumentation loop count when charged */
+} DpChargeMark;
+
+/* Charge one execution (once per loop of the Agg node; `mark` remembers).  query_text: the
+ * statement that runs it, or NULL for the client's current one. */
+struct AggState;
+extern void dpagg_charge_at(struct AggState *as, DpChargeMark *mark, const char *aggregate,
+							double epsilon, double delta, const DpChargePart *parts, int nparts,
+							const char *query_text);
 
 /* What the charge would refuse, checked without charging (when a call site is prepared, before
  * any row is read); `as` is the Agg node that will release. */
 struct AggState;
-extern void dpagg_charge_check(struct AggState *as, const char *aggregate, double epsilon,
-							   double delta, const dpagg_calibration *parts, int nparts);
 extern void dpagg_charge_check_parts(struct AggState *as, const char *aggregate, double epsilon,
 									 double delta, const DpChargePart *parts, int nparts);
 

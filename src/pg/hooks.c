@@ -38,9 +38,9 @@ dpagg_executor_start(QueryDesc *qd, int eflags)
 	{
 		ListCell   *lc;
 
-		dpagg_sites_prepare_tree(qd->planstate);
+		dpagg_sites_prepare_tree(qd->planstate, qd->sourceText);
 		foreach(lc, qd->estate->es_subplanstates)
-			dpagg_sites_prepare_tree((PlanState *) lfirst(lc));
+			dpagg_sites_prepare_tree((PlanState *) lfirst(lc), qd->sourceText);
 	}
 }
 

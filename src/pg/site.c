@@ -27,7 +27,6 @@
  */
 #include "site.h"
 
-#include "access/parallel.h"
 #include "access/transam.h"
 #include "catalog/pg_aggregate.h"
 #include "catalog/pg_proc.h"
@@ -540,7 +539,9 @@ site_prepare(AggState *as, AggStatePerTrans pt, int expected_kind)
 	site->aggstate = as;
 	site->cxt = pt->transfn.fn_mcxt;
 	site->argref = DO_AGGSPLIT_COMBINE(aggref->aggsplit) ? partial_aggref(as, aggref) : aggref;
-	site->releases = !DO_AGGSPLIT_SKIPFINAL(aggref->aggsplit) && !IsParallelWorker();
+	/* A finalizing Agg releases, also in a parallel worker (a whole aggregation below a Gather):
+	 * wherever it runs, it is checked and charged. */
+	site->releases = !DO_AGGSPLIT_SKIPFINAL(aggref->aggsplit);
 	site->params = kind == DP_SITE_VECTOR ? dpagg_vector_site_params(site)
 		: dpagg_scalar_site_params(site);
 	/* Published only once complete: a failed preparation leaves no half-made site behind. */
@@ -598,6 +599,121 @@ dpagg_site_of_final(FunctionCallInfo fcinfo, int kind)
 	return site_prepare(as, pt, kind);
 }
 
+void
+dpagg_site_set_charge(DpSite *site, const char *aggname, double epsilon, double delta,
+					  const DpChargePart *parts, int nparts)
+{
+	int			i;
+
+	site->aggname = aggname;
+	site->epsilon = epsilon;
+	site->delta = delta;
+	site->nparts = Min(nparts, (int) lengthof(site->parts));
+	for (i = 0; i < site->nparts; i++)
+		site->parts[i] = parts[i];
+	if (site->releases)
+		dpagg_charge_check_parts(site->aggstate, aggname, epsilon, delta, site->parts,
+								 site->nparts);
+}
+
+void
+dpagg_site_charge(DpSite *site)
+{
+	dpagg_charge_at(site->aggstate, &site->mark, site->aggname, site->epsilon, site->delta,
+					site->parts, site->nparts, site->query_text);
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Charging before the first row.
+ *
+ * An Agg node reads its whole input (or a group's) before its final functions run.  Were the
+ * release charged only there, anything that stops the query in between — a refusal at the charge
+ * (the budget ran out since the query started), statement_timeout, a cancel, a cursor never
+ * fetched to the end — would leave the scan's side effects (pg_stat counters, timing, buffers)
+ * observable for free.  So each Agg node that releases runs through a wrapper that charges every
+ * release of the node before the node's first step in each loop, i.e. before any input row is
+ * read; the final functions find it charged.  An execution that produces no group is charged all
+ * the same (the safe direction).
+ */
+typedef struct AggWrap
+{
+	AggState   *as;
+	ExecProcNodeMtd orig;		/* nodeAgg's ExecAgg */
+	int			nsites;
+	DpSite	  **sites;
+	struct AggWrap *next;
+} AggWrap;
+
+static AggWrap *wraps = NULL;	/* of the queries running in this backend */
+
+static void
+unlink_wrap(void *arg)
+{
+	AggWrap   **p;
+
+	for (p = &wraps; *p != NULL; p = &(*p)->next)
+		if (*p == (AggWrap *) arg)
+		{
+			*p = (*p)->next;
+			return;
+		}
+}
+
+static TupleTableSlot *
+charged_exec_agg(PlanState *ps)
+{
+	AggWrap    *w;
+	int			i;
+
+	for (w = wraps; w != NULL && w->as != (AggState *) ps; w = w->next)
+		;
+	if (w == NULL)
+		elog(ERROR, "dpagg: an Agg node lost its charging wrapper");
+	for (i = 0; i < w->nsites; i++)
+		dpagg_site_charge(w->sites[i]);
+	return w->orig(ps);
+}
+
+static void
+wrap_agg(AggState *as, const char *query_text)
+{
+	MemoryContext cxt = as->ss.ps.state->es_query_cxt;
+	AggWrap    *w;
+	MemoryContextCallback *cb;
+	int			t;
+
+	w = MemoryContextAllocZero(cxt, sizeof(AggWrap));
+	w->as = as;
+	w->sites = MemoryContextAllocZero(cxt, sizeof(DpSite *) * Max(as->numtrans, 1));
+	for (t = 0; t < as->numtrans; t++)
+	{
+		AggStatePerTrans pt = &as->pertrans[t];
+		DpSite	   *site;
+
+		if (!is_own_trans_address(pt->transfn.fn_addr) || pt->transfn.fn_extra == NULL)
+			continue;
+		site = (DpSite *) pt->transfn.fn_extra;
+		site->query_text = query_text;
+		if (site->releases)
+			w->sites[w->nsites++] = site;
+	}
+	if (w->nsites == 0)
+		return;
+	w->orig = as->ss.ps.ExecProcNodeReal;
+	cb = MemoryContextAlloc(cxt, sizeof(MemoryContextCallback));
+	cb->func = unlink_wrap;
+	cb->arg = w;
+	MemoryContextRegisterResetCallback(cxt, cb);
+	w->next = wraps;
+	wraps = w;
+	as->ss.ps.ExecProcNodeReal = charged_exec_agg;
+}
+
+typedef struct PrepareContext
+{
+	const char *query_text;
+} PrepareContext;
+
 /* Called for every node of a plan that has just been started. */
 static bool
 prepare_walker(PlanState *ps, void *context)
@@ -607,21 +723,29 @@ prepare_walker(PlanState *ps, void *context)
 	if (IsA(ps, AggState))
 	{
 		AggState   *as = (AggState *) ps;
+		bool		any = false;
 		int			t;
 
 		for (t = 0; t < as->numtrans; t++)
 		{
 			AggStatePerTrans pt = &as->pertrans[t];
 
-			if (pt->transfn.fn_extra == NULL && is_own_trans_address(pt->transfn.fn_addr))
+			if (!is_own_trans_address(pt->transfn.fn_addr))
+				continue;
+			if (pt->transfn.fn_extra == NULL)
 				(void) site_prepare(as, pt, 0);
+			any = true;
 		}
+		if (any && as->ss.ps.ExecProcNodeReal != charged_exec_agg)
+			wrap_agg(as, ((PrepareContext *) context)->query_text);
 	}
 	return planstate_tree_walker(ps, prepare_walker, context);
 }
 
 void
-dpagg_sites_prepare_tree(PlanState *ps)
+dpagg_sites_prepare_tree(PlanState *ps, const char *query_text)
 {
-	(void) prepare_walker(ps, NULL);
+	PrepareContext pc = {query_text};
+
+	(void) prepare_walker(ps, &pc);
 }

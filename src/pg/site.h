@@ -40,10 +40,26 @@ typedef struct DpSite
 	Aggref	   *argref;			/* the Aggref whose arguments are the parameters (the partial
 								 * Aggref below a finalizing Agg) */
 	MemoryContext cxt;			/* the query's memory: lives as long as the Agg node */
-	bool		releases;		/* this Agg node finalizes (releases and is charged), in a
-								 * process that charges (not a parallel worker's partial step) */
+	bool		releases;		/* this Agg node finalizes: it releases and is charged */
 	void	   *params;			/* the kind's evaluated, validated parameters */
+	/* What one execution is charged (filled by the kind's builder). */
+	const char *aggname;
+	double		epsilon;
+	double		delta;
+	DpChargePart parts[2];
+	int			nparts;
+	const char *query_text;		/* the statement's text, captured when it started (or NULL) */
+	DpChargeMark mark;			/* charged in which loop of the Agg node */
 } DpSite;
+
+/* The kinds' builders describe the charge of one execution, and check it now (before any row):
+ * everything the charge would refuse is refused here. */
+extern void dpagg_site_set_charge(DpSite *site, const char *aggname, double epsilon, double delta,
+								  const DpChargePart *parts, int nparts);
+
+/* Charge this execution of the site's aggregation (once per loop; a no-op when the Agg node's
+ * wrapper charged it already, before reading its first row). */
+extern void dpagg_site_charge(DpSite *site);
 
 /* The site of a transition (or combine) function call; prepared on first use if the
  * ExecutorStart hook did not (e.g. an EvalPlanQual re-check). */
@@ -69,8 +85,9 @@ extern void dpagg_freeze_parameters(struct QueryDesc *qd);
 extern void dpagg_walk_statement(PlannedStmt *stmt, void (*visit) (Plan *plan, void *context),
 								 void *context);
 
-/* Prepare every dpagg call site of a plan that has just been started (hooks.c). */
-extern void dpagg_sites_prepare_tree(PlanState *ps);
+/* Prepare every dpagg call site of a plan that has just been started (hooks.c), and make each
+ * Agg node that releases charge before it reads its first input row in each loop. */
+extern void dpagg_sites_prepare_tree(PlanState *ps, const char *query_text);
 
 /* Does the expression tree contain a call of one of dpagg's aggregates? (hooks.c) */
 extern bool dpagg_is_own_aggregate(Oid aggfnoid);

@@ -154,11 +154,10 @@ dpagg_vector_site_params(DpSite *site)
 	/* Calibrated before any row is read: a refusal must not depend on the data (aggregates.c). */
 	vcalibrate(p->mechanism, p->dimension, p->epsilon, p->delta, p->bound, &p->cal);
 	p->calibrated = true;
-	if (site->releases)
 	{
 		DpChargePart part = {p->cal.spec, p->epsilon, p->delta, dpagg_vector_rho(&p->cal)};
 
-		dpagg_charge_check_parts(site->aggstate, VNAME, p->epsilon, p->delta, &part, 1);
+		dpagg_site_set_charge(site, VNAME, p->epsilon, p->delta, &part, 1);
 	}
 	return p;
 }
@@ -400,7 +399,6 @@ dpagg_vsum_final(PG_FUNCTION_ARGS)
 	DpSite	   *site = dpagg_site_of_final(fcinfo, DP_SITE_VECTOR);
 	VParams    *p = (VParams *) site->params;
 	VState	   *st = PG_ARGISNULL(0) ? NULL : (VState *) PG_GETARG_POINTER(0);
-	DpChargePart part;
 	dpagg_error err;
 	__int128   *quanta;
 	double	   *out;
@@ -418,11 +416,7 @@ dpagg_vsum_final(PG_FUNCTION_ARGS)
 		vcalibrate(p->mechanism, p->dimension, p->epsilon, p->delta, p->bound, &p->cal);
 		p->calibrated = true;
 	}
-	part.spec = p->cal.spec;
-	part.epsilon = p->epsilon;
-	part.delta = p->delta;
-	part.rho = dpagg_vector_rho(&p->cal);
-	dpagg_charge_parts(fcinfo, VNAME, p->epsilon, p->delta, &part, 1);
+	dpagg_site_charge(site);	/* normally charged already, before the first row */
 
 	quanta = palloc(sizeof(__int128) * p->dimension);
 	out = palloc(sizeof(double) * p->dimension);

@@ -6,7 +6,10 @@
 #   - refusals (no budget, over the per-release cap, an exhausted budget, a calibration that
 #     fails) come before any row is read: the same answer whether a group exists or not, and
 #     nothing charged;
-#   - the ledger's global sequence is not shown to analysts.
+#   - the charge comes before the scan: a cursor refused at FETCH has read no row, a query
+#     cancelled mid-scan was charged, an execution without groups is charged;
+#   - the ledger records a cursor's own query and shows analysts times to the second and no
+#     global sequence.
 # Prints "ok N - ..." / "not ok N - ..." and ends with "security: N passed, N failed".
 # Needs dpagg installed and python3.  Runs itself in pg_virtualenv (loopback only).
 set -uo pipefail
@@ -69,6 +72,45 @@ check "budget exhausted: refused alike" same "$(refusal spent "dp_count(1.0, 0, 
 check "a calibration that fails: refused alike" same "$(refusal analyst "dp_sum(x, 1e-9, 0, 1e150, 'laplace')")"
 check "a vector release without a budget: refused alike" same "$(refusal nobudget "dp_sum_vector(ARRAY[x], 2, 1.0, 1e-6, 1.0)")"
 check "nothing charged for the refusals" "$c0 $c1 $c2" "$(charges nobudget) $(charges capped) $(charges spent)"
+
+# --- the charge comes before the scan ---------------------------------------------------------
+# A cursor checked when declared, then the budget runs out, then FETCH: refused before any row is
+# read, whether the group exists or not (the table's pending scan counters stay at 0).
+cursor_probe() {  # cursor_probe WHERE-clause: "<error>|<tuples returned from atk in this transaction>"
+  as spent2 -v VERBOSITY=terse <<SQL | tr '\n' '|'
+BEGIN;
+DECLARE c CURSOR FOR SELECT 1, dp_count(0.5, 0, 'laplace') FROM atk WHERE $1 GROUP BY 1;
+SELECT dp_count(0.6, 0, 'laplace') >= 0 FROM (VALUES (1)) v(x);
+SAVEPOINT s;
+FETCH ALL FROM c;
+ROLLBACK TO s;
+SELECT pg_stat_get_xact_tuples_returned('atk'::regclass);
+COMMIT;
+SQL
+}
+"${PSQL[@]}" -c "CREATE ROLE spent2 LOGIN PASSWORD '$ANALYST_PASSWORD'; GRANT SELECT ON atk TO spent2" >/dev/null
+"${PSQL[@]}" -c "SELECT dp_set_budget('spent2', 1.0, 0)" >/dev/null
+yes_=$(cursor_probe "x = 5")
+"${PSQL[@]}" -c "SELECT dp_set_budget('spent2', 1.6, 0)" >/dev/null   # 0.6 spent: 1.0 left, then 0.4 after the next 0.6
+no_=$(cursor_probe "x = -5")
+check "a cursor whose budget ran out after DECLARE is refused at FETCH before scanning (group exists)" \
+  "yes" "$(grep -q 'exhausted.*|0|$' <<<"$yes_" && echo yes || echo "$yes_")"
+check "... the same for a group that does not exist" "yes" "$(grep -q 'exhausted.*|0|$' <<<"$no_" && echo yes || echo "$no_")"
+# statement_timeout in the middle of the scan: the release was charged before the scan began.
+r0=$(charges analyst)
+as analyst -c "SET statement_timeout = '300ms'" \
+  -c "SELECT dp_count(1.0, 0, 'laplace') FROM atk, generate_series(1, 1000) WHERE pg_sleep(0.001) IS NOT NULL" >/dev/null
+check "a query cancelled by statement_timeout during its scan was charged" "$((r0 + 1))" "$(charges analyst)"
+# An execution that produces no group is charged like one that does.
+r0=$(charges analyst)
+as analyst -c "SELECT 1, dp_count(1.0, 0, 'laplace') FROM atk WHERE x = -5 GROUP BY 1" >/dev/null
+check "a GROUP BY with no group is charged" "$((r0 + 1))" "$(charges analyst)"
+# The ledger records the cursor's query, not the FETCH that ran it.
+as analyst -c "BEGIN" -c "DECLARE cq CURSOR FOR SELECT dp_count(1.0, 0, 'laplace') AS probe_text FROM atk" -c "FETCH ALL FROM cq" -c "COMMIT" >/dev/null
+check "a cursor's release is recorded with the cursor's query" "t" \
+  "$(as analyst -c "SELECT query LIKE '%probe_text%' FROM dp_ledger ORDER BY seq DESC LIMIT 1")"
+check "analysts see release times to the second" "0" \
+  "$(as analyst -c "SELECT max(extract(microseconds FROM released_at)::bigint % 1000000) FROM dp_ledger")"
 
 # --- what an analyst sees of the ledger ------------------------------------------------------
 as analyst -c "SELECT dp_count(1.0, 0, 'laplace') FROM atk" >/dev/null
