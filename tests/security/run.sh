@@ -112,6 +112,23 @@ check "a cursor's release is recorded with the cursor's query" "t" \
 check "analysts see release times to the second" "0" \
   "$(as analyst -c "SELECT max(extract(microseconds FROM released_at)::bigint % 1000000) FROM dp_ledger")"
 
+# --- the README's wrapper pins the debug settings: the caller's debug_print_plan shows only its
+# own plan, not the wrapper's (whose row estimate for the argument comes from exact statistics)
+"${PSQL[@]}" >/dev/null <<'SQL'
+CREATE INDEX ON atk (g);
+CREATE FUNCTION wrap_plain(v int) RETURNS bigint LANGUAGE plpgsql SECURITY DEFINER
+  SET search_path = pg_catalog, pg_temp
+  AS $$ BEGIN RETURN public.dp_count(0.1::float8, 0::float8, 'laplace'::text) FROM public.atk WHERE g = v; END $$;
+CREATE FUNCTION wrap_pinned(v int) RETURNS bigint LANGUAGE plpgsql SECURITY DEFINER
+  SET search_path = pg_catalog, pg_temp SET debug_print_plan = off SET client_min_messages = warning
+  AS $$ BEGIN RETURN public.dp_count(0.1::float8, 0::float8, 'laplace'::text) FROM public.atk WHERE g = v; END $$;
+GRANT EXECUTE ON FUNCTION wrap_plain(int), wrap_pinned(int) TO analyst;
+SQL
+plans() { as analyst -c "SET client_min_messages = log" -c "SET debug_print_plan = on" -c "SELECT $1(3)" | grep -c ':plan_rows'; }
+check "without the pins the wrapper's inner plan reaches the caller (the leak being pinned)" "yes" \
+  "$([ "$(plans wrap_plain)" -ge 2 ] && echo yes || echo no)"
+check "with the README's pins only the caller's own plan is printed" "1" "$(plans wrap_pinned)"
+
 # --- what an analyst sees of the ledger ------------------------------------------------------
 as analyst -c "SELECT dp_count(1.0, 0, 'laplace') FROM atk" >/dev/null
 mine="SELECT seq FROM dp_ledger UNION ALL SELECT seq FROM dp_budget_log"
