@@ -30,8 +30,9 @@ class GaussLattice {
 
   // A rigorous upper bound on sup over phi in [a, b] of delta(phi) (0 <= a <= b <= 1): the
   // integral of (G - e^eps f)_+ with G the envelope of f(x - phi) over phi in [a, b]
-  // (docs/multi_gaussian_certificate.md, "The envelope bound"), evaluated with second-order cell bounds, adaptive refinement to an
-  // absolute looseness of about `tolerance`, closed-form tail bounds and rounding margins.
+  // (docs/multi_gaussian_certificate.md, "The envelope bound for a shift interval"), evaluated
+  // with second-order cell bounds, adaptive refinement to an absolute looseness of about
+  // `tolerance`, closed-form tail bounds and rounding margins.
   // Stops early, with lower > stop_above, once the bound is known to exceed stop_above.
   struct Bound {
     double upper;  // the rigorous upper bound

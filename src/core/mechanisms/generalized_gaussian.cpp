@@ -6,7 +6,8 @@
 // p = 1 is Laplace(b = s), p = 2 is N(0, s^2/2).
 //
 // Privacy (dpagg's derivation, docs/generalized_gaussian.md §4.2; the paper stops at T >= 2).
-// For a shift D write h = D/s and t = x/s.  The privacy loss of the shifted output against the unshifted one is
+// For a shift D write h = D/s and t = x/s.  The privacy loss of the shifted output against the
+// unshifted one is
 //     l(t) = |t - h|^p - |t|^p.
 //   p >= 1: l is non-increasing (strictly for p > 1; for p = 1 a ramp clipped at +-h), so
 //     {l >= eps} = (-inf, t*] and delta(eps) = F(t*) - e^eps F(t* - h), F the CDF,
@@ -20,9 +21,9 @@
 //   hockey-stick divergence.  The worst shift is the largest, D: the density is symmetric and
 //   non-increasing in |x| (alpha = 0 <= T - 1), and the ball-overlap argument of the paper's
 //   Lemma 4.2 applies to intervals (docs/generalized_gaussian.md §2.2); the unit tests re-check
-//   it by quadrature over a dense set of shifts.  So integer-valued queries need nothing else.  delta depends on h = D/s only and is
-//   non-decreasing in h (the paper's Prop. C.1, by scaling): for fixed p it is non-increasing in s,
-//   and the calibration is a 1-D root search in s.
+//   it by quadrature over a dense set of shifts.  So integer-valued queries need nothing else.
+//   delta depends on h = D/s only and is non-decreasing in h (the paper's Prop. C.1, by scaling):
+//   for fixed p it is non-increasing in s, and the calibration is a 1-D root search in s.
 //
 // Calibration (conservative).  The roots of l = eps are found by TOMS 748, then bracketed: points
 // a <= t <= b at which the sign of l - eps is certified (l evaluated with an explicit rounding
@@ -87,8 +88,8 @@ class Profile {
       if (p_ == 1.0 && eps_ >= h_ * (1.0 + 8.0 * kUlp)) return {0.0, 0.0, nan, nan};
       if (p_ == 1.0) {
         // Laplace: F(t*) - e^eps F(t* - h) collapses to 1 - e^((eps - h)/2) (t* = (h - eps)/2,
-        // docs/generalized_gaussian.md §5, vector D1), which avoids the cancellation of two terms near 1/2 when eps is
-        // close to h.  The exponent is charged 4 ulps of (eps + h).
+        // docs/generalized_gaussian.md §5, vector D1), which avoids the cancellation of two terms
+        // near 1/2 when eps is close to h.  The exponent is charged 4 ulps of (eps + h).
         const double x = 0.5 * (eps_ - h_), slack = 4.0 * kUlp * (eps_ + h_);
         const double value = -std::expm1(x);
         const double upper = -std::expm1(x - slack) * (1.0 + 4.0 * kUlp);
