@@ -208,7 +208,8 @@ class Dwork2006Gaussian final : public GaussianRule {
   }
 };
 
-// Seed 001, Theorem 4, (7a): b, or 0 when 2 - e^eps erfc(sqrt eps) <= 2 delta.
+// Zhao et al., Theorem 4, eq. (7a) (docs/gaussian_rules.md §5): b, or 0 when
+// 2 - e^eps erfc(sqrt eps) <= 2 delta.
 double zhao1_b(double eps, double delta) {
   const double t = 2.0 * delta + erfcx_nonneg(std::sqrt(eps));  // e^eps erfc(sqrt eps) = erfcx
   if (!(t < 2.0)) return 0.0;
