@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Every mechanism dpagg implements on the 150-cell grid of seed 000 (epsilon x delta, sensitivity
-# 1): certified l1 and l2 of each, relative to the analytic Gaussian, and the winner per cell.
+# Every mechanism dpagg implements on the 150-cell grid of Liu, Selvi & Wiesemann's "Mind the Gap"
+# (epsilon x delta, sensitivity 1; docs/mixtures.md §7): certified l1 and l2 of each, relative to
+# the analytic Gaussian, and the winner per cell.
 #
 #   scripts/compare.sh [--jobs N] [--cells N]          (or: make compare)
 #

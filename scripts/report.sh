@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Report: dpagg's certified numbers on the 150-cell grid of "Mind the Gap" (seed 000), beside the
-# paper's printed tables, with heat maps.
+# Report: dpagg's certified numbers on the 150-cell grid of "Mind the Gap" (Liu, Selvi & Wiesemann,
+# ICML 2026; docs/mixtures.md §7), beside the paper's printed tables, with heat maps.
 #
 #   scripts/report.sh [--jobs N]          (or: make report)
 #

@@ -1,6 +1,7 @@
-// compare.cpp — every mechanism dpagg implements, side by side on the 150-cell grid of seed 000
-// (epsilon in {0.1 ... 10} x delta in {5e-7 ... 0.25}, sensitivity 1): the certified l1 = E|noise|
-// and l2 = E[noise^2] of each, relative to the analytic Gaussian, and which one wins each cell.
+// compare.cpp — every mechanism dpagg implements, side by side on the 150-cell grid of Liu, Selvi
+// & Wiesemann's "Mind the Gap" (docs/mixtures.md §7: epsilon in {0.1 ... 10} x delta in
+// {5e-7 ... 0.25}, sensitivity 1): the certified l1 = E|noise| and l2 = E[noise^2] of each,
+// relative to the analytic Gaussian, and which one wins each cell.
 //
 //   build/compare --out DIR [--jobs N] [--cells N]
 //

@@ -1,5 +1,6 @@
-// report — dpagg's certified numbers on the 150-cell grid of "Mind the Gap" (seed 000), beside
-// the values printed in the paper.
+// report — dpagg's certified numbers on the 150-cell grid of Liu, Selvi & Wiesemann, "Mind the
+// Gap: Mixtures of Gaussians in Approximate Differential Privacy" (ICML 2026; docs/mixtures.md §7),
+// beside the values printed in the paper.
 //
 //   build/report [--data DIR] [--out DIR] [--jobs N] [--cells N]
 //
@@ -605,8 +606,8 @@ int main(int argc, char** argv) {
     }
   }
 
-  // Where the paper's "best multimodal" value is the quasi-Gaussian's (docs: e.g. Table 4 at
-  // eps = 2, delta = 0.1), say so.
+  // Where the paper's "best multimodal" value is the quasi-Gaussian's (docs/mixtures.md §7: e.g.
+  // Table 4 at eps = 2, delta = 0.1), say so.
   for (Short& s : shorts) {
     double q = s.loss == 1 ? met[s.cell].q1 : met[s.cell].q2;
     if (s.reason != kUnreachable && matches(q, s.printed))
@@ -790,7 +791,7 @@ int main(int argc, char** argv) {
   char date[64];
   std::time_t tt = std::time(nullptr);
   std::strftime(date, sizeof(date), "%Y-%m-%d %H:%M %Z", std::localtime(&tt));
-  md << "# dpagg on the grid of \"Mind the Gap\" (seed 000)\n\n";
+  md << "# dpagg on the grid of \"Mind the Gap\" (Liu, Selvi & Wiesemann, ICML 2026)\n\n";
   md << "Generated " << date << " by `scripts/report.sh` (`tools/report.cpp`, " << jobs
      << " worker processes); " << n << " of " << kCells << " cells"
      << (n < kCells ? " (PARTIAL RUN)" : "") << ". Sensitivity Δ = 1.\n\n";

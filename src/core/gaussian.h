@@ -1,7 +1,7 @@
 // gaussian.h — the Gaussian privacy profile, shared by every Gaussian calibration rule.
 //
 // For N(0, sigma^2) noise and sensitivity D, the privacy profile (Balle & Wang 2018, Thm 8;
-// seed 001, Thm 2, eq. (Z-4) of docs) is
+// Zhao et al. 2019, Thm 2; derived in docs/gaussian_rules.md §1, eq. (G1)) is
 //     delta_G(sigma) = Q(A) - e^eps Q(B),   A = eps*sigma/D - D/(2 sigma),  B = A + D/sigma,
 // with Q the standard normal upper tail.  It is strictly decreasing in sigma, and the mechanism
 // is (eps, delta)-DP iff delta_G(sigma) <= delta.

@@ -13,7 +13,8 @@ struct GgProfile {
   double upper;   // certified upper bound
   double x1, x2;  // {loss >= eps} = [x1, x2] in units of s (x1 = -inf for p >= 1; both NaN if empty)
 };
-// Privacy profile at eps of the shift h (in units of s) for exponent p (docs §2.9, [derived]).
+// Privacy profile at eps of the shift h (in units of s) for exponent p
+// (docs/generalized_gaussian.md §4.2).
 GgProfile gg_profile(double h, double p, double epsilon);
 
 // The smallest scale s (to 1e-12 relative, feasible side) whose certified profile is <= delta.

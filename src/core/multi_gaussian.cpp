@@ -1,5 +1,5 @@
 // multi_gaussian.cpp — density, losses, the rigorous envelope certificate and the fast search of
-// the multi-Gaussian mixture.  See multi_gaussian.h and docs/certificate.md.
+// the multi-Gaussian mixture.  See multi_gaussian.h and docs/multi_gaussian_certificate.md.
 #include "multi_gaussian.h"
 
 #include <boost/math/special_functions/erf.hpp>
@@ -51,7 +51,8 @@ double GaussLattice::cdf(double x) const {
 }
 
 double GaussLattice::l1() const {
-  // E|X| = sum_k w_k [ sigma sqrt(2/pi) e^{-k^2/(2 sigma^2)} + |k| erf(|k|/(sigma sqrt 2)) ]  (§2.4)
+  // E|X| = sum_k w_k [ sigma sqrt(2/pi) e^{-k^2/(2 sigma^2)} + |k| erf(|k|/(sigma sqrt 2)) ]
+  // (Liu, Selvi & Wiesemann, App. B.2; docs/mixtures.md §2.3)
   double sum = 0;
   for (int k = -K_; k <= K_; ++k) {
     double ak = std::abs(k);
@@ -1250,7 +1251,7 @@ MultiGaussianResult multi_gaussian_calibrate(double eps, double delta, int K, in
   }
   // Fallback with a closed-form certificate: at sigma_AG(eps, delta) every pair of components
   // shifted by phi <= D is an (eps, delta)-DP Gaussian pair, and a mixture of DP pairs with the
-  // same weights is DP (joint convexity of the hockey-stick divergence; docs/mixtures.md §2.6).
+  // same weights is DP (joint convexity of the hockey-stick divergence; docs/mixtures.md §1.3).
   res.sigma = sigma_ag;
   res.intervals = 0;
   return res;

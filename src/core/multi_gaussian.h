@@ -1,10 +1,12 @@
-// multi_gaussian.h — the multi-Gaussian mixture of seed 000 (Def. 3.1) and its certificate.
+// multi_gaussian.h — the multi-Gaussian mixture of Liu, Selvi & Wiesemann, "Mind the Gap" (ICML
+// 2026, Def. 3.1; docs/mixtures.md §2) and its certificate (docs/multi_gaussian_certificate.md).
 //
 // At sensitivity D = 1 (the mechanism is scale-equivariant; sigma, l1 scale with D, l2 with D^2):
 //     f(x) = sum_{k=-K..K} w_k N(x; k, sigma^2),   w_k = e^{-|k| eps} / S_K.
 // (eps, delta)-DP iff sup over shifts phi in [0, 1] of
 //     delta(phi) = integral of (f(x - phi) - e^eps f(x))_+ dx  <=  delta
-// (Lemma B.1; negative shifts by symmetry).  The worst phi is often interior (docs/mixtures.md §2.9).
+// (the paper's Lemma B.1; negative shifts by symmetry).  The worst phi is often interior
+// (docs/mixtures.md §2.5).
 #pragma once
 
 #include <cstddef>
@@ -28,8 +30,9 @@ class GaussLattice {
 
   // A rigorous upper bound on sup over phi in [a, b] of delta(phi) (0 <= a <= b <= 1): the
   // integral of (G - e^eps f)_+ with G the envelope of f(x - phi) over phi in [a, b]
-  // (docs/certificate.md), evaluated with second-order cell bounds, adaptive refinement to an
-  // absolute looseness of about `tolerance`, closed-form tail bounds and rounding margins.
+  // (docs/multi_gaussian_certificate.md, "The envelope bound for a shift interval"), evaluated
+  // with second-order cell bounds, adaptive refinement to an absolute looseness of about
+  // `tolerance`, closed-form tail bounds and rounding margins.
   // Stops early, with lower > stop_above, once the bound is known to exceed stop_above.
   struct Bound {
     double upper;  // the rigorous upper bound

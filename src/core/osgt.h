@@ -6,7 +6,7 @@
 
 namespace dpagg {
 
-// The exact privacy profile of Theorem 1 of seed 004 (eq. (O-1) of docs/gaussian_osgt_sgg.md) at
+// The exact privacy profile of Sadeghi & Korki 2021, Theorem 1 (eq. (O1) of docs/osgt.md §3) at
 // epsilon for OSGT noise with scale sigma and offset m = r sigma; `upper` is a certified upper
 // bound (rounding included).
 ProfileBound osgt_profile(double sigma, double r, double epsilon, double sensitivity);

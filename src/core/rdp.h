@@ -1,7 +1,8 @@
-// rdp.h — Renyi-DP curves and their conversion to (epsilon, delta)-DP (seed 004, Section V and
-// App. E; docs/gaussian_osgt_sgg.md §3.5).  Accounting tools, not calibrations: they report what a
-// mechanism with given parameters guarantees, e.g. for k i.i.d. OSGT coordinates, where no exact
-// (epsilon, delta) profile is known.
+// rdp.h — Renyi-DP curves and their conversion to (epsilon, delta)-DP (Sadeghi & Korki,
+// "Offset-Symmetric Gaussians for Differential Privacy", 2021, Sections IV-B, IV-C and App. E;
+// docs/osgt.md §6).  Accounting tools, not calibrations: they report what a mechanism with given
+// parameters guarantees, e.g. for k i.i.d. OSGT coordinates, where no exact (epsilon, delta)
+// profile is known.
 #pragma once
 
 #include <functional>
@@ -9,10 +10,11 @@
 namespace dpagg {
 
 // Exact 1-D Renyi divergence of order alpha > 1 between OSGT(m, sigma) and its shift by d >= 0
-// (eq. (O-2)), evaluated in log space (the printed form loses all digits at large alpha).
+// (eq. (O2) of docs/osgt.md §6.2), evaluated in log space (the printed form loses all digits at
+// large alpha).
 double osgt_rdp(double alpha, double m, double sigma, double d);
 
-// Seed 004, Theorem 2: k i.i.d. coordinates, l2 shift D2:
+// Sadeghi & Korki, Theorem 2: k i.i.d. coordinates, l2 shift D2:
 //   alpha D2^2 / (2 sigma^2) + k ln((1 - Q(r)) / Q(r)) / (alpha - 1).
 double osgt_rdp_theorem2(double alpha, double m, double sigma, double d2, int k);
 

@@ -1,7 +1,7 @@
 // scale_search.h — the one root-finding contract shared by the calibrations of pdp_gaussian,
-// osgt and generalized_gaussian (docs gaussian_osgt_sgg.md §5): given a certified upper bound
-// U(s) of a privacy profile that is non-increasing in the noise scale s, return the smallest
-// scale (to a relative 1e-12) whose bound is <= delta, always from the feasible side.
+// osgt and generalized_gaussian (docs/README.md §2, "The calibration contract"): given a certified
+// upper bound U(s) of a privacy profile that is non-increasing in the noise scale s, return the
+// smallest scale (to a relative 1e-12) whose bound is <= delta, always from the feasible side.
 #pragma once
 
 #include <functional>

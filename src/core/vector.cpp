@@ -1,11 +1,12 @@
 // vector.cpp — vector releases: the Gaussian and the l2 mechanism in R^T (see vector.h).
 //
-// Privacy of the l2 mechanism with delta > 0 (seed 002, Lemma 4.1, at alpha = T - 1): with
-// X = R U, R ~ GGamma(T, beta, p), U uniform on the sphere, W the cosine between U and the shift
+// Privacy of the l2 mechanism with delta > 0 (Wei, Bienstock & Polychroniadou 2026, Lemma 4.1, at
+// alpha = T - 1; docs/generalized_gaussian.md §2-3): with X = R U, R ~ GGamma(alpha = T - 1, beta,
+// p), U uniform on the sphere, W the cosine between U and the shift
 // (F_W(w) = I_{(w+1)/2}((T-1)/2, (T-1)/2)) and the log-density ratio
 //     l(r, w) = beta (r^p - (r^2 + 2 s w r + s^2)^{p/2}),
 // which falls in w, the profile of a shift of norm s is
-//     delta(eps) = E[1 - F_W(w*(R, -eps))] - e^eps E[F_W(w*(R, eps))],                    (S-1)
+//     delta(eps) = E[1 - F_W(w*(R, -eps))] - e^eps E[F_W(w*(R, eps))],                     (S1)
 // w*(r, y) = sup{w in [-1, 1] : l(r, w) >= y}.  Because alpha = T - 1 the log term of Lemma 4.1
 // vanishes and w* has a closed form: l >= y iff r^p - y/beta >= 0 and
 //     w <= ((r^p - y/beta)^{2/p} - r^2 - s^2) / (2 s r).
@@ -295,7 +296,8 @@ VectorCalibration vector_calibrate(const char* mechanism, int dimension, double 
   if (m == "auto") {
     if (delta <= 0) return l2();
     VectorCalibration a = gaussian();
-    // The l2 mechanism's mse grows like T^2, the Gaussian's like T (seed 002, Theorem 3.1).
+    // The l2 mechanism's mse grows like T^2, the Gaussian's like T, and no additive noise beats
+    // the Gaussian as T grows (Wei, Bienstock & Polychroniadou, Theorem 3.1).
     // Beyond T = 256 its (eps, delta) calibration is not attempted (l2_mechanism_theta), and at
     // the pure theta D / eps it cannot win there; up to 256 both are calibrated and compared.
     // This affects only which mechanism is used, never privacy.

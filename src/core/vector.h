@@ -1,15 +1,18 @@
-// vector.h — vector releases (seed 002): several sums over the same rows released together, each
-// row's vector clipped to an l2-norm bound D, so that adding or removing a row moves the vector of
-// sums by at most D in l2 norm.
+// vector.h — vector releases: several sums over the same rows released together, each row's
+// vector clipped to an l2-norm bound D, so that adding or removing a row moves the vector of sums
+// by at most D in l2 norm.  Privacy arguments: docs/generalized_gaussian.md §2-3.
 //
 // Two noise distributions, both spherically symmetric in R^T:
 //  * gaussian: N(0, sigma^2 I_T).  Its privacy profile depends only on ||shift|| / sigma, so the
 //    analytic (Balle-Wang) sigma for sensitivity D is exact in every dimension (gaussian.h).
-//    Recommended as T grows (seed 002, Theorem 3.1).  E||X||^2 = T sigma^2.
+//    Recommended as T grows (Wei, Bienstock & Polychroniadou, "Asymptotic Optimality of the
+//    High-Dimensional Gaussian Mechanism and Improved Low-Dimensional Mechanisms for Differential
+//    Privacy", ICML 2026, Theorem 3.1).  E||X||^2 = T sigma^2.
 //  * l2 (the "l2 mechanism", SGG(alpha = T-1, p = 1)): density proportional to exp(-||x|| / theta).
 //    Pure epsilon-DP at theta = D / epsilon (triangle inequality).  With delta > 0 a smaller theta
-//    is private; dpagg certifies it with the exact profile (S-1) of seed 002, Lemma 4.1, bounded
-//    from above with monotone bins (vector.cpp).  E||X||^2 = T (T + 1) theta^2.
+//    is private; dpagg certifies it with the exact profile (S1) of Wei, Bienstock &
+//    Polychroniadou's Lemma 4.1, bounded from above with monotone bins (vector.cpp).
+//    E||X||^2 = T (T + 1) theta^2.
 // At T = 1 the l2 mechanism is the Laplace mechanism.
 #pragma once
 
@@ -33,9 +36,10 @@ struct VectorCalibration {
 };
 
 // The exact privacy profile delta(epsilon) of SGG(alpha = T - 1, beta, p) for a shift of l2 norm
-// s, p in {1, 2}, T >= 2 (seed 002, (S-1)), as a certified interval [lower, upper]: the integral
-// over the radius is bounded on bins where both integrands are monotone, refined until
-// upper - lower <= tolerance or max_bins is reached; tails and rounding are charged to `upper`.
+// s, p in {1, 2}, T >= 2 ((S1) of docs/generalized_gaussian.md §2.1), as a certified interval
+// [lower, upper]: the integral over the radius is bounded on bins where both integrands are
+// monotone, refined until upper - lower <= tolerance or max_bins is reached; tails and rounding
+// are charged to `upper`.
 struct SggBound {
   double lower, upper;
   int bins;

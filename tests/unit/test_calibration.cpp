@@ -1,8 +1,8 @@
 // test_calibration.cpp — calibrated scales against published / independently computed vectors.
 //
-// Sources: docs gaussian_osgt_sgg.md §6.1 (Z20–Z28: first value = DP-OPT, i.e. analytic Gaussian;
-// fourth value = Dwork-2014), §6.4 (D2: Laplace (eps, delta) calibration), and the reference CSVs
-// copied into tests/data/.
+// Sources: docs/gaussian_rules.md §9 (Z20–Z28: first value = DP-OPT, i.e. analytic Gaussian;
+// fourth value = Dwork-2014), docs/generalized_gaussian.md §6 (D2: Laplace (eps, delta)
+// calibration), and the reference CSVs in tests/data/ (docs/README.md §4).
 #include <boost/math/special_functions/erf.hpp>
 
 #include <cmath>
@@ -31,7 +31,8 @@ TEST(AnalyticGaussianVectors, Z20toZ28) {
 }
 
 TEST(AnalyticGaussianVectors, TableIValues) {
-  // §6.1 Z2, Z4, Z6, Z10, Z11 ("computed" values, 7 significant digits).
+  // docs/gaussian_rules.md §9: Z2, Z4, Z6, Z10, Z11 (Zhao et al.'s Table I, computed to 7
+  // significant digits).
   struct V { double eps, delta, sigma; };
   const V vs[] = {{10, 1e-2, 0.3500967},  {6, 0.1, 0.3812992},     {10, 0.1, 0.2818121},
                   {8.87, 1e-5, 0.5512831}, {9.59, 1e-5, 0.5172028}, {10, 1e-4, 0.4552651},
@@ -73,7 +74,8 @@ TEST(AnalyticGaussianVectors, DecreasingInEpsilonAndDelta) {
   }
 }
 
-// Bounds of §1.3 (Zhao et al. Thm 2, 3; Lemma 11), which hold for every (eps, delta) in range.
+// Bounds of docs/gaussian_rules.md §3 (Zhao et al. Thm 2, 3; Lemma 11), which hold for every
+// (eps, delta) in range.
 TEST(AnalyticGaussianVectors, WithinTheoreticalBounds) {
   for (double d : {0.05, 1e-2, 1e-5, 1e-8, 1e-12}) {
     const double thm3 = 1.0 / (2 * std::sqrt(2.0) * boost::math::erf_inv(d));  // the eps -> 0 limit

@@ -1,7 +1,7 @@
 // test_certificates.cpp — every calibration's privacy certificate re-checked by code paths
 // independent of src/core/gaussian.cpp and mechanisms/laplace.cpp:
 //
-//  (a) formula (Z-4) of the spec evaluated in 50-digit binary floating point
+//  (a) the Gaussian profile, eq. (G1) of docs/gaussian_rules.md, in 50-digit binary floating point
 //      (boost::multiprecision::cpp_bin_float_50, Boost's multiprecision erfc);
 //  (b) numerical quadrature, in long double, of the hockey-stick divergence
 //        delta(eps) = ∫ (p(x − Δ) − e^eps p(x))_+ dx
@@ -37,7 +37,7 @@ namespace {
 
 using mp = boost::multiprecision::cpp_bin_float_50;
 
-// ---- (a) (Z-4) in 50 digits: Φ(Δ/(2σ) − εσ/Δ) − e^ε Φ(−Δ/(2σ) − εσ/Δ), Φ(x) = erfc(−x/√2)/2.
+// ---- (a) (G1) in 50 digits: Φ(Δ/(2σ) − εσ/Δ) − e^ε Φ(−Δ/(2σ) − εσ/Δ), Φ(x) = erfc(−x/√2)/2.
 mp gaussian_delta_mp(double sigma_d, double eps_d, double sens_d) {
   const mp sigma = sigma_d, eps = eps_d, sens = sens_d;
   const mp sqrt2 = boost::multiprecision::sqrt(mp(2));
@@ -135,9 +135,9 @@ const double kSens[] = {1.0, 123.456};
 
 }  // namespace
 
-// The two independent evaluators agree with each other and with the spec's vectors.
+// The two independent evaluators agree with each other and with the reference vectors.
 TEST(IndependentEvaluators, AgreeWithVectorsAndEachOther) {
-  // §6.2 S5 / §6.4 D6: (Z-4) at σ = 1, Δ = 1.
+  // Vectors S5 / D6 of docs/generalized_gaussian.md §6: (G1) at σ = 1, Δ = 1.
   EXPECT_LT(rel_err(static_cast<double>(gaussian_delta_mp(1.0, 0.5, 1.0)), 0.23842170813), 1e-10);
   EXPECT_LT(rel_err(static_cast<double>(gaussian_delta_mp(1.0, 1.0, 1.0)), 0.12693673751), 1e-10);
   EXPECT_LT(rel_err(static_cast<double>(gaussian_delta_quad(1.0, 0.5, 1.0).value), 0.23842170813), 1e-10);
@@ -159,7 +159,7 @@ TEST(IndependentEvaluators, LaplaceD1ByQuadrature) {
   for (const V& v : vs) {
     double q = static_cast<double>(laplace_delta_quad(v.b, v.eps, 1.0).value);
     EXPECT_LT(rel_err(q, v.delta), 1e-9) << "b=" << v.b << " eps=" << v.eps << " got " << q;
-    // and the closed form of §2.9 agrees with the quadrature
+    // and the closed form (docs/generalized_gaussian.md §5) agrees with the quadrature
     double closed = std::max(0.0, -std::expm1((v.eps - 1.0 / v.b) / 2));
     EXPECT_LT(rel_err(q, closed), 1e-13);
   }
@@ -211,7 +211,8 @@ TEST(GaussianProfile, TailFunctionsMatchMultiprecision) {
   }
 }
 
-// (Z-29) round trip: the profile at σ_OPT of Z20–Z28 equals the requested δ.
+// Z29 round trip (docs/gaussian_rules.md §9): the profile at σ_OPT of Z20–Z28 equals the
+// requested δ.
 TEST(AnalyticGaussianCertificate, RoundTripZ20toZ28) {
   const double rows[][2] = {{1, 1e-5}, {0.1, 1e-5}, {0.5, 1e-5}, {1, 1e-6}, {2, 1e-6},
                             {5, 1e-6}, {10, 1e-10}, {0.01, 1e-6}, {1, 0.05}};
@@ -296,7 +297,7 @@ TEST(AnalyticGaussianCertificate, TightForTinyDelta) {
   }
 }
 
-// ---- the other Gaussian rules of seed 001 (mechanisms/gaussian_rules.cpp) ----
+// ---- the other Gaussian rules of Zhao et al. (mechanisms/gaussian_rules.cpp) ----
 
 // pDP profile in 50 digits: P[|L| > eps] for L ~ N(Δ²/(2σ²), Δ²/σ²), by the normal CDF of L
 // itself (not the core's Q(a) + Q(b) arrangement).
@@ -480,7 +481,8 @@ TEST(OsgtCertificate, BruteForceOverShifts) {
     dpagg_calibration cal = calibrate(spec, 0.1, 1e-3, 1.0);
     check_scalar_certificate(cal, [r](LD s) { return osgt_log_density(s, r); }, 80.0L * cal.scale, &n);
   }
-  // Vector O8 by brute force (m = 3, sigma^2 = 40) against the core's Theorem 1 evaluation.
+  // Vector O8 (docs/osgt.md §7) by brute force (m = 3, sigma^2 = 40) against the core's Theorem 1
+  // evaluation.
   const double s = std::sqrt(40.0), r = 3 / s;
   for (double e : {0.05, 0.0875, 0.25, 0.5, 1.0, 2.0}) {
     Quad q = brute_hockey(osgt_log_density(s, r), 1.0L, e, 400.0L);

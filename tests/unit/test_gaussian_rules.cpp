@@ -1,6 +1,7 @@
-// test_gaussian_rules.cpp — the calibration rules of seed 001 (Zhao et al.) against the vectors
-// Z20–Z28 of docs gaussian_osgt_sgg.md §6.1 ("computed" there with mpmath at 30–60 digits from
-// the paper's formulas), their orderings, domains and refusals.  The independent re-check of
+// test_gaussian_rules.cpp — the calibration rules of Zhao et al. ("Reviewing and Improving the
+// Gaussian Mechanism for Differential Privacy", 2019) against the vectors Z20–Z28 of
+// docs/gaussian_rules.md §9 (computed with mpmath at 30–60 digits from the paper's formulas),
+// their orderings, domains and refusals.  The independent re-check of
 // their certificates is in test_certificates.cpp; their noise in test_scalar_noise.cpp.
 #include <boost/math/special_functions/erf.hpp>
 
@@ -66,8 +67,8 @@ TEST(ZhaoRules, ScaleLinearlyWithSensitivity) {
     }
 }
 
-// Proven orderings (§1.2): OPT < M1 < M2; pOPT < M3 < M4; every pDP sigma >= the DP-OPT one;
-// M4 < zCDP; for eps <= 1 (eq. (10)): M1 < M2 < D14 < D06.
+// Proven orderings (docs/gaussian_rules.md §5, §7): OPT < M1 < M2; pOPT < M3 < M4; every pDP
+// sigma >= the DP-OPT one; M4 < zCDP; for eps <= 1 (Zhao et al. eq. (10)): M1 < M2 < D14 < D06.
 TEST(ZhaoRules, ProvenOrderings) {
   for (double d : {0.3, 0.05, 1e-3, 1e-5, 1e-8, 1e-12, 1e-20, 1e-100, 1e-290}) {
     for (double e : {1e-4, 0.01, 0.1, 0.5, 1.0, 2.0, 10.0, 100.0, 1e4, 1e6}) {

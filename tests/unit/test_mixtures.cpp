@@ -1,5 +1,6 @@
-// test_mixtures.cpp — the Gaussian-mixture mechanisms: quasi_gaussian (seed 000, Def. 4.1 /
-// Thm 4.2) and multi_gaussian (Def. 3.1 with dpagg's envelope certificate), and `auto` over them.
+// test_mixtures.cpp — the Gaussian-mixture mechanisms of Liu, Selvi & Wiesemann, "Mind the Gap"
+// (ICML 2026; docs/mixtures.md): quasi_gaussian (Def. 4.1 / Thm 4.2) and multi_gaussian (Def. 3.1
+// with dpagg's envelope certificate), and `auto` over them.
 //
 // The key check is an INDEPENDENT re-evaluation of the privacy profile
 //     delta(phi) = ∫ ( f(x − phi) − e^eps f(x) )_+ dx,     phi in (0, 1]   (sensitivity 1)
@@ -9,7 +10,7 @@
 //   * the crossing points of f(x − phi) and e^eps f(x) are located by the sign of
 //     v(x) = log f(x − phi) − log f(x) − eps (log-sum-exp, no underflow) on an x grid of step
 //     <= sigma/200 covering every centre ± 13 sigma, and refined by TOMS 748 on v;
-//   * each violating interval is integrated in closed form (docs/mixtures.md §2.9): differences
+//   * each violating interval is integrated in closed form (docs/mixtures.md §2.5): differences
 //     of Phi taken with erfc on the side where both arguments have the same sign, in long double
 //     (std::erfc), and at the final arg max again in 50 digits (boost::multiprecision).  A
 //     crossing enters the value only at second order, so v itself is evaluated in double;
@@ -18,13 +19,15 @@
 //   * the sup over phi: 2000 equally spaced shifts in (0, 1] (log f stored on a lattice that
 //     contains every shift, so f(x_i − phi_j) is a stored sample), then golden-section refinement
 //     around the three largest local maxima.
-// The evaluator is itself validated against closed forms (K = 0 is the Gaussian, eq. (Z-4);
-// Lemma B.5's K = 1 vectors; §2.9's vector; mixtures.md §8's eta = 0.01 sigma; the
+// The evaluator is itself validated against closed forms (K = 0 is the Gaussian, eq. (G1) of
+// docs/gaussian_rules.md; Lemma B.5's K = 1 vectors; the single-shift vector and the eta = 0.01
+// sigma of docs/mixtures.md §8; the
 // quasi-Gaussian's Theorem 4.2 tail identity, exact at phi = 1 when sigma = sigma1) and against
 // the reference sigma* of the K = 10 mixture, where it finds sup delta(phi) = delta to 1e-8.
 //
-// Reference data (tests/data/, copied from shared/data/reference/): quasi_gaussian_paper_grid.csv,
-// quasi_gaussian_sigma.csv, multi_gaussian_K10_sigma.csv, multi_gaussian_checks.csv.
+// Reference data (tests/data/, independent recomputations described in docs/mixtures.md §8 and
+// docs/README.md §4): quasi_gaussian_paper_grid.csv, quasi_gaussian_sigma.csv,
+// multi_gaussian_K10_sigma.csv, multi_gaussian_checks.csv.
 #include <boost/math/quadrature/gauss_kronrod.hpp>
 #include <boost/math/special_functions/erf.hpp>
 #include <boost/math/tools/toms748_solve.hpp>
@@ -464,7 +467,8 @@ Sup profile_sup(const Mixture& m, double eps, int M = 2000, int refine = 3, int 
   return s;
 }
 
-// The Gaussian profile (Z-4) in 50 digits: Phi(D/2s − eps s/D) − e^eps Phi(−D/2s − eps s/D).
+// The Gaussian profile (G1) of docs/gaussian_rules.md in 50 digits:
+// Phi(D/2s − eps s/D) − e^eps Phi(−D/2s − eps s/D).
 mp gaussian_delta_mp(double sigma, double eps, double D) {
   const mp s = sigma, e = eps, d = D;
   const mp u = d / (2 * s), v = e * s / d;
@@ -505,7 +509,8 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 // 0. The independent evaluator against closed forms (it is the oracle of everything below).
 
 TEST(MixtureEvaluator, SingleGaussianIsTheAnalyticProfile) {
-  // K = 0: delta(phi) is (Z-4) with D -> phi, increasing in phi; at sigma_AG the sup is delta.
+  // K = 0: delta(phi) is the Gaussian profile (G1) with D -> phi, increasing in phi; at sigma_AG
+  // the sup is delta.
   for (double e : {0.5, 1.0, 5.0})
     for (double s : {0.3, 1.0, 3.7}) {
       Mixture g = Mixture::multi(e, 0, s);
@@ -529,7 +534,8 @@ TEST(MixtureEvaluator, SingleGaussianIsTheAnalyticProfile) {
 }
 
 TEST(MixtureEvaluator, LemmaB5AndSection29Vectors) {
-  // Lemma B.5 (mixtures.md §8): K = 1, sigma = 1/sqrt(2 eps): sup at phi = 1, below 1/(e^eps + 2).
+  // Lemma B.5 (docs/mixtures.md §2.6, values in §8): K = 1, sigma = 1/sqrt(2 eps): sup at phi = 1,
+  // below 1/(e^eps + 2).
   const double rows[][2] = {{3, 0.038109}, {5, 0.006116}, {10, 4.4604e-5}};
   for (const auto& r : rows) {
     const double e = r[0];
@@ -538,16 +544,18 @@ TEST(MixtureEvaluator, LemmaB5AndSection29Vectors) {
     EXPECT_LT(rel_err(static_cast<double>(s.sup), r[1]), 5e-5) << "eps=" << e << " sup=" << (double)s.sup;
     EXPECT_LT(static_cast<double>(s.sup), 1 / (std::exp(e) + 2));
   }
-  // §2.9: eps = 1, K = 16, sigma = 0.35755, phi = 0.945: H = -9.91e-6 (3 digits, brute-force Simpson).
+  // docs/mixtures.md §8 single shift: eps = 1, K = 16, sigma = 0.35755, phi = 0.945:
+  // delta(phi) = 9.91e-6 (3 digits, brute-force Simpson).
   Mixture m = Mixture::multi(1.0, 16, 0.35755);
   ProfileEvaluator ev(m, 1.0);
   EXPECT_NEAR(static_cast<double>(ev.at(0.945L).value), 9.91e-6, 0.006e-6);
-  // mixtures.md §8: sigma = 0.35755085 is the smallest sigma whose sup over 2000 shifts is
+  // docs/mixtures.md §8: sigma = 0.35755085 is the smallest sigma whose sup over 2000 shifts is
   // (1 - eta) delta = 0.99e-5 (Theorem 3.2, eta = 0.01); worst phi 0.945.
   Sup s = profile_sup(Mixture::multi(1.0, 16, 0.35755085), 1.0);
   EXPECT_LT(rel_err(static_cast<double>(s.sup), 0.99e-5), 1e-4) << "sup=" << (double)s.sup;
   EXPECT_NEAR(static_cast<double>(s.argmax), 0.945, 0.002);
-  // certificate.md's prototype sigma* = 0.3575408 (7 digits, trapezoid prototype): the profile is
+  // The certificate prototype's sigma* = 0.3575408 (docs/multi_gaussian_certificate.md, "Why not
+  // a grid of shifts"; 7 digits, trapezoid prototype): the profile is
   // steep here (d log delta / d log sigma ~ -500), so its sup is only within 1% of 1e-5.
   Sup s2 = profile_sup(Mixture::multi(1.0, 16, 0.3575408), 1.0);
   EXPECT_LT(rel_err(static_cast<double>(s2.sup), 1e-5), 1e-2) << "sup=" << (double)s2.sup;
@@ -661,14 +669,15 @@ TEST(QuasiGaussianVectors, Tables5And6Improvements) {
     dpagg_calibration ag = calibrate_req("analytic_gaussian", e, d, 1.0);
     dpagg_calibration qg = calibrate_req("quasi_gaussian", e, d, 1.0);
     const double t5 = improvement(ag.l1, qg.l1), t6 = improvement(ag.l2, qg.l2);
-    // The reference's own recomputation, rounded to 2 dp, is reproduced in every cell.
+    // The reference's own recomputation (docs/mixtures.md §7), rounded to 2 dp, is reproduced in
+    // every cell.
     EXPECT_LE(std::fabs(t5 - std::stod(r[t5o])), half_cent) << "t5=" << t5;
     EXPECT_LE(std::fabs(t6 - std::stod(r[t6o])), half_cent) << "t6=" << t6;
     const bool ok = std::fabs(t5 - std::stod(r[t5p])) <= half_cent &&
                     std::fabs(t6 - std::stod(r[t6p])) <= half_cent;
     reproduced += ok;
     // Every cell the reference reproduces, dpagg reproduces too (the others are the 6 cells of
-    // mixtures.md §7 where the printed value is more favourable than Theorem 4.2 allows).
+    // docs/mixtures.md §7 where the printed value is more favourable than Theorem 4.2 allows).
     if (r[crep] == "true") {
       EXPECT_TRUE(ok) << "t5=" << t5 << " t6=" << t6;
     }
@@ -734,8 +743,9 @@ TEST(QuasiGaussianCertificate, IndependentSupAtReturnedSigma) {
   std::vector<Cell> cells;
   for (double e : {0.15, 0.5, 1.0, 2.0, 5.0, 10.0})
     for (double d : {1e-3, 1e-5, 1e-10}) cells.push_back({e, d});
-  // eps = 0.15, where Lemma 4.5 fails (mixtures.md §6.6): ratio-feasible set [c1, c2] ∪ [c3, inf)
-  // with c ~ 0.421, 0.481, 0.804.  delta = 0.3 puts sigma1 = 0.53 inside the gap (c2, c3).
+  // eps = 0.15, where Lemma 4.5 fails (docs/mixtures.md §3.8): ratio-feasible set
+  // [c1, c2] ∪ [c3, inf) with c ~ 0.421, 0.481, 0.804.  delta = 0.3 puts sigma1 = 0.53 inside the
+  // gap (c2, c3).
   cells.push_back({0.15, 0.25});
   cells.push_back({0.15, 0.3});
   double worst_ratio = 0;
@@ -979,8 +989,9 @@ TEST(MultiGaussianCertificate, SweepFromFile) {
   std::printf("[ sweep ] %d cells, max sup/delta = %.9g\n", n, worst);
 }
 
-// mixtures.md §8 multi-Gaussian vectors (Theorem 3.2 with eta = 0.01): the closed-form losses at
-// the published sigma, and, for the full-grid rows, the exact sup there is (1 - eta) delta.
+// docs/mixtures.md §8 multi-Gaussian vectors (Theorem 3.2 with eta = 0.01): the closed-form
+// losses at the published sigma, and, for the full-grid rows, the exact sup there is
+// (1 - eta) delta.
 TEST(MultiGaussianCertificate, DerivedChecksCsv) {
   const std::string path = dpagg_test::data_path("multi_gaussian_checks.csv");
   dpagg_test::Csv csv = dpagg_test::read_csv(path);
@@ -1129,7 +1140,7 @@ TEST(QuasiGaussianDistribution, DensityCdfAndClosedFormLosses) {
   for (double e : {0.15, 1.0, 5.0})
     for (double s : {0.2, 0.34, 1.3, 6.0}) {
       SCOPED_TRACE(testing::Message() << "eps=" << e << " sigma=" << s);
-      // §3.1 written out directly (sensitivity 1).
+      // docs/mixtures.md §3.1 written out directly (sensitivity 1).
       auto Phi = [](double z) { return 0.5 * std::erfc(-z / std::sqrt(2.0)); };
       const double c = std::sqrt(2 * M_PI) * s * (std::exp(e) + 2 * Phi(1 / s));
       auto f = [&](double x) {
@@ -1203,7 +1214,8 @@ TEST(MixtureSamplers, QuasiGaussianKsAndMoments) {
     const double e = std::get<0>(c), d = std::get<1>(c), D = std::get<2>(c);
     dpagg_calibration cal = calibrate_req("quasi_gaussian", e, d, D);
     const double s = cal.scale;
-    // The §3.2 CDF is continuous, 1/2 at 0 and consistent with the §3.4 closed forms.
+    // The CDF of docs/mixtures.md §3.2 is continuous, 1/2 at 0 and consistent with the §3.4
+    // closed forms.
     EXPECT_NEAR(quasi_cdf(0, e, s, D), 0.5, 1e-15);
     EXPECT_NEAR(quasi_cdf(-1e-12, e, s, D), 0.5, 1e-11);
     check_sampler(cal, 0x51a5 + static_cast<uint64_t>(e * 100), [&](double x) { return quasi_cdf(x, e, s, D); });
@@ -1257,7 +1269,7 @@ TEST(AutoMechanism, PicksTheLeastLossCandidate) {
     EXPECT_STREQ(a.requested, l1 ? "auto(objective=l1)" : "auto");
     for (const auto& c : cands) EXPECT_LE(loss(a), loss(c)) << c.spec;
     // At eps = 1, delta = 1e-5 the multi-Gaussian's loss is far below the analytic Gaussian's
-    // (mixtures.md §8: l2 1.969 vs 13.918, l1 0.983 vs 2.977).
+    // (docs/mixtures.md §8: l2 1.969 vs 13.918, l1 0.983 vs 2.977).
     EXPECT_LE(loss(*mg), 0.5 * loss(*ag));
     EXPECT_STREQ(a.spec, mg->spec);
     std::printf("[ mixtures ] auto at eps=1 delta=1e-5, %s: -> %s (%.4f vs analytic_gaussian %.4f, %.1f%% lower)\n",

@@ -1,5 +1,5 @@
 // OSGT's Renyi-DP curves and their conversion to (epsilon, delta): vectors O12-O16 of
-// docs/gaussian_osgt_sgg.md §6.3 (seed 004, App. E, Theorem 2, Fig. 6), the exact curve also
+// docs/osgt.md §7 (Sadeghi & Korki 2021, App. E, Theorem 2, Fig. 6), the exact curve also
 // against a direct quadrature of the Renyi divergence (a different code path).
 #include <boost/math/quadrature/gauss_kronrod.hpp>
 

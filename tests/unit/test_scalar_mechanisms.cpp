@@ -1,9 +1,9 @@
-// test_scalar_mechanisms.cpp — osgt (seed 004) and generalized_gaussian (seed 002 at T = 1):
-// vectors of docs gaussian_osgt_sgg.md §6.3 (O1–O18) and §6.4 (D3–D8), options, calibration
-// time, and the noise of every scalar mechanism added with them (the Gaussian rules of seed 001
-// included): KS goodness of fit against the exact CDF, and mean |X|, mean X^2 within 3 standard
-// errors of the calibration's l1, l2.  The independent re-check of the certificates is in
-// test_certificates.cpp.
+// test_scalar_mechanisms.cpp — osgt (Sadeghi & Korki 2021) and generalized_gaussian (Wei,
+// Bienstock & Polychroniadou 2026 at T = 1): vectors O1–O18 of docs/osgt.md §7 and D3–D8 of
+// docs/generalized_gaussian.md §6, options, calibration time, and the noise of every scalar
+// mechanism added with them (the Gaussian rules of Zhao et al. 2019 included): KS goodness of fit
+// against the exact CDF, and mean |X|, mean X^2 within 3 standard errors of the calibration's l1,
+// l2.  The independent re-check of the certificates is in test_certificates.cpp.
 #include <boost/math/special_functions/erf.hpp>
 #include <boost/math/special_functions/gamma.hpp>
 
@@ -35,7 +35,8 @@ void record(double* worst, double e) { *worst = std::max(*worst, e); }
 
 // ---- osgt ----
 
-// §6.3 O1, O3, O4 (variance V(m, sigma^2)), O11 (E|Y|), O2 (r and the sub-Gaussian threshold).
+// docs/osgt.md §7: O1, O3, O4 (variance V(m, sigma^2)), O11 (E|Y|), O2 (r and the sub-Gaussian
+// threshold).
 TEST(OsgtVectors, MomentsO1O3O4O11) {
   struct V { double m, s2, var; };
   for (const V& v : {V{3, 40, 27.704678326}, V{2, 20, 14.137218}, V{15, 630, 398.21747}}) {
@@ -52,7 +53,8 @@ TEST(OsgtVectors, MomentsO1O3O4O11) {
   EXPECT_NEAR(std::sqrt(2.0) * boost::math::erfc_inv(0.5), 0.67448975, 1e-8);
 }
 
-// §6.3 O5, O8: Theorem 1 at m = 3, sigma^2 = 40, D = 1 (both branches; eps_b = 0.0875).
+// docs/osgt.md §7: O5, O8: Theorem 1 at m = 3, sigma^2 = 40, D = 1 (both branches;
+// eps_b = 0.0875).
 TEST(OsgtVectors, ProfileO5O8) {
   const double s = std::sqrt(40.0), r = 3 / s;
   struct V { double eps, delta; };
@@ -70,12 +72,12 @@ TEST(OsgtVectors, ProfileO5O8) {
   EXPECT_LT(rel_err(dpagg::osgt_profile(s, r, eb, 1.0).value, want), 1e-12);
   for (double e : {std::nextafter(eb, 0.0), std::nextafter(eb, 1.0)})
     EXPECT_LT(rel_err(dpagg::osgt_profile(s, r, e, 1.0).value, want), 1e-12);
-  // r = 0 is the Gaussian: the profile is (Z-4).
+  // r = 0 is the Gaussian: the profile is (G1) of docs/gaussian_rules.md.
   EXPECT_LT(rel_err(dpagg::osgt_profile(1.0, 0.0, 1.0, 1.0).value, 0.12693673751), 1e-10);
 }
 
-// §6.3 O6, O7, O9, O10: OSGT against the Gaussian of the same variance (m = 3, sigma^2 = 40 and
-// m = 2, sigma^2 = 20; D = 1).
+// docs/osgt.md §7: O6, O7, O9, O10: OSGT against the Gaussian of the same variance
+// (m = 3, sigma^2 = 40 and m = 2, sigma^2 = 20; D = 1).
 TEST(OsgtVectors, SameVarianceComparisonO6O7O9O10) {
   const double s = std::sqrt(40.0), r = 3 / s;
   const double sg = std::sqrt(40.0 * dpagg::osgt_l2_unit(r));  // sigma_g^2 = V = 27.70468
@@ -95,7 +97,7 @@ TEST(OsgtVectors, SameVarianceComparisonO6O7O9O10) {
   EXPECT_LT(rel_err(dpagg::gaussian_profile(sg2, 1.59197, 1.0).value, 1e-10), 1e-4);
 }
 
-// §6.3 O17, O18: calibration at fixed r (eps = 1, D = 1).
+// docs/osgt.md §7: O17, O18: calibration at fixed r (eps = 1, D = 1).
 TEST(OsgtVectors, CalibrationO17O18) {
   struct V { double delta, r, sigma, var; };
   const V vs[] = {{1e-5, 0, 3.7306316, 13.917612},       {1e-5, 0.25, 3.7798152, 11.738366},
@@ -133,9 +135,10 @@ TEST(OsgtVectors, CalibrationO17O18) {
 
 TEST(OsgtCalibration, MonotoneAndScaling) {
   // sigma grows with r at fixed (eps, delta), and at (1, 1e-5) the variance falls towards the
-  // Laplace variance 2b^2 (docs §3.4); sigma scales linearly with the sensitivity.  (The variance
-  // is not monotone in r everywhere: at (0.1, 1e-3) it is least near r = 4, 174.4, below both the
-  // Gaussian's 302.9 and the Laplace limit 192.2; see OsgtCalibration.VarianceNotAlwaysMonotone.)
+  // Laplace variance 2b^2 (docs/osgt.md §4); sigma scales linearly with the sensitivity.  (The
+  // variance is not monotone in r everywhere: at (0.1, 1e-3) it is least near r = 4, 174.4, below
+  // both the Gaussian's 302.9 and the Laplace limit 192.2; see
+  // OsgtCalibration.VarianceNotAlwaysMonotone.)
   for (double e : {0.1, 1.0, 5.0})
     for (double d : {1e-3, 1e-8}) {
       double prev_s = 0, prev_v = INFINITY;
@@ -182,8 +185,8 @@ TEST(OsgtCalibration, OptionsAndDomain) {
 
 // ---- generalized_gaussian ----
 
-// §6.4 D3–D7: the profile at beta, p, eps with D = 1 (h = beta^(1/p) in units of s = beta^(-1/p)),
-// and the thresholds x*, x1, x2.
+// docs/generalized_gaussian.md §6: D3–D7: the profile at beta, p, eps with D = 1
+// (h = beta^(1/p) in units of s = beta^(-1/p)), and the thresholds x*, x1, x2.
 TEST(GeneralizedGaussianVectors, ProfileD3toD7) {
   struct V { double p, beta, eps, delta, x1, x2; };
   const V vs[] = {{1.5, 1, 0.5, 0.3455416403, -INFINITY, 0.2619445459},
@@ -216,7 +219,8 @@ TEST(GeneralizedGaussianVectors, ProfileD3toD7) {
   EXPECT_LT(rel_err(dpagg::gg_profile(3.0, 1.0, 2.0).value, 0.3934693403), 1e-9);
 }
 
-// §6.4 D8: beta calibrated at (eps = 1, delta = 1e-5), and the variances.
+// docs/generalized_gaussian.md §6: D8: beta calibrated at (eps = 1, delta = 1e-5), and the
+// variances.
 TEST(GeneralizedGaussianVectors, CalibrationD8) {
   struct V { double p, beta, var; };
   const V vs[] = {{1, 1 / 0.99998000030, 1.99992}, {1.25, 0.46409015, 3.644},

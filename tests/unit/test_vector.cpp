@@ -1,5 +1,6 @@
-// Vector releases (src/core/vector.h): the certified profile of the l2 mechanism against seed 002's
-// vectors S5-S9b and against independent evaluations, the calibration, and the samplers.
+// Vector releases (src/core/vector.h): the certified profile of the l2 mechanism against the
+// vectors S5-S9b of docs/generalized_gaussian.md §6 and against independent evaluations, the
+// calibration, and the samplers.
 #include <boost/math/distributions/gamma.hpp>
 #include <boost/math/quadrature/gauss_kronrod.hpp>
 #include <boost/math/special_functions/beta.hpp>
@@ -14,9 +15,10 @@ using dpagg_test::SeededRandom;
 
 namespace {
 
-// Brute force, independent of (S-1): the hockey-stick divergence of the T = 2 l2 mechanism,
-// integral over the plane of (f(x) - e^eps f(x - mu))_+, f(x) = e^{-|x|/theta} / (2 pi theta^2),
-// by the midpoint rule in polar coordinates (n x n cells, rho up to 60 theta).
+// Brute force, independent of (S1) (docs/generalized_gaussian.md §2.1): the hockey-stick
+// divergence of the T = 2 l2 mechanism, integral over the plane of (f(x) - e^eps f(x - mu))_+,
+// f(x) = e^{-|x|/theta} / (2 pi theta^2), by the midpoint rule in polar coordinates (n x n cells,
+// rho up to 60 theta).
 double brute_force_l2_T2(double theta, double s, double eps, int n) {
   const double E = std::exp(eps), rmax = 60 * theta, pi = 3.14159265358979323846;
   long double total = 0;
@@ -34,7 +36,7 @@ double brute_force_l2_T2(double theta, double s, double eps, int n) {
   return static_cast<double>(total * (pi / n) * (rmax / n) * 2 / (2 * pi * theta * theta));
 }
 
-// (S-1) for the l2 mechanism by adaptive Gauss-Kronrod over the radius (a different code path
+// (S1) for the l2 mechanism by adaptive Gauss-Kronrod over the radius (a different code path
 // from the certified bins): the w* closed form written out again here.
 double s1_quadrature_l2(int T, double theta, double s, double eps) {
   const double aw = (T - 1) / 2.0;
@@ -70,8 +72,8 @@ double s1_quadrature_l2(int T, double theta, double s, double eps) {
 }  // namespace
 
 TEST(VectorProfile, GaussianThroughS1MatchesTheExactGaussianProfileS5) {
-  // SGG(alpha = T - 1, p = 2, beta = 1/2) is N(0, I_T): its profile at shift 1 is (Z-4) at sigma 1,
-  // whatever T.  Seed-002 doc, vector S5.
+  // SGG(alpha = T - 1, p = 2, beta = 1/2) is N(0, I_T): its profile at shift 1 is (G1) of
+  // docs/gaussian_rules.md at sigma 1, whatever T.  Vector S5 of docs/generalized_gaussian.md §6.
   for (int T : {2, 5}) {
     for (double eps : {0.5, 1.0}) {
       double exact = dpagg::gaussian_profile(1.0, eps, 1.0).upper;
@@ -86,8 +88,9 @@ TEST(VectorProfile, GaussianThroughS1MatchesTheExactGaussianProfileS5) {
 }
 
 TEST(VectorProfile, L2MechanismS6S7S8) {
-  // S6: T = 2, theta = 1, s = 1, eps = 0.5: the doc prints 0.1227130 (plain quadrature, MC
-  // 0.1224 +- 0.0006); an independent brute-force integration over the plane gives 0.122705.
+  // S6: T = 2, theta = 1, s = 1, eps = 0.5: docs/generalized_gaussian.md §6 gives 0.1227130
+  // (plain quadrature, MC 0.1224 +- 0.0006); an independent brute-force integration over the plane
+  // gives 0.122705.
   auto b6 = dpagg::sgg_profile(2, 1.0, 1.0, 1.0, 0.5, 1e-8, 200000);
   double bf = brute_force_l2_T2(1.0, 1.0, 0.5, 6000);
   EXPECT_NEAR(bf, 0.1227055, 3e-6);

@@ -1,5 +1,6 @@
-// zhao_vectors.h — vectors Z20-Z28 of docs/gaussian_osgt_sgg.md §6.1 (seed 001, Zhao et al.;
-// source: ../shared/docs/gaussian_osgt_sgg.md, "computed" values), shared by the tests of the
+// zhao_vectors.h — vectors Z20-Z28 of docs/gaussian_rules.md §9 (the calibration rules of Zhao et
+// al., "Reviewing and Improving the Gaussian Mechanism for Differential Privacy", 2019; values
+// computed from the formulas in 30-60-digit arithmetic), shared by the tests of the
 // analytic Gaussian (test_calibration.cpp) and of every Gaussian rule (test_gaussian_rules.cpp).
 #pragma once
 
@@ -7,7 +8,7 @@
 
 namespace dpagg_test {
 
-// §6.1 Z20–Z28, Δ = 1: sigma for OPT, M1, M2, D14, D06, pOPT, M3, M4, zCDP.
+// docs/gaussian_rules.md §9, Z20–Z28, Δ = 1: sigma for OPT, M1, M2, D14, D06, pOPT, M3, M4, zCDP.
 struct ZRow {
   const char* id;
   double eps, delta;

@@ -1,10 +1,13 @@
 // generalized_gaussian — noise with density p / (2 s Gamma(1/p)) exp(-|x/s|^p), i.e.
 // proportional to exp(-beta |x|^p) with beta = s^-p: the one-dimensional member (alpha = 0, T = 1)
-// of the SGG family of Wei, Bienstock & Polychroniadou (seed 002, §2.3, §2.9 of
-// docs/gaussian_osgt_sgg.md); p = 1 is Laplace(b = s), p = 2 is N(0, s^2/2).
+// of the spherical generalized Gamma (SGG) family of Wei, Bienstock & Polychroniadou, "Asymptotic
+// Optimality of the High-Dimensional Gaussian Mechanism and Improved Low-Dimensional Mechanisms
+// for Differential Privacy" (ICML 2026, Def. 4.1-4.2; docs/generalized_gaussian.md §1, §4);
+// p = 1 is Laplace(b = s), p = 2 is N(0, s^2/2).
 //
-// Privacy (docs §2.9, [derived]; the paper itself stops at T >= 2).  For a shift D write h = D/s
-// and t = x/s.  The privacy loss of the shifted output against the unshifted one is
+// Privacy (dpagg's derivation, docs/generalized_gaussian.md §4.2; the paper stops at T >= 2).
+// For a shift D write h = D/s and t = x/s.  The privacy loss of the shifted output against the
+// unshifted one is
 //     l(t) = |t - h|^p - |t|^p.
 //   p >= 1: l is non-increasing (strictly for p > 1; for p = 1 a ramp clipped at +-h), so
 //     {l >= eps} = (-inf, t*] and delta(eps) = F(t*) - e^eps F(t* - h), F the CDF,
@@ -16,11 +19,11 @@
 //     delta = [F(t2) - F(t1)] - e^eps [F(t2 - h) - F(t1 - h)];  eps >= h^p gives delta = 0.
 //   In both cases the set is the superlevel set of the likelihood ratio, so delta is the exact
 //   hockey-stick divergence.  The worst shift is the largest, D: the density is symmetric and
-//   non-increasing in |x| (alpha = 0 <= T - 1), and the ball-overlap argument of seed 002
-//   Lemma 4.2 applies to intervals; the unit tests re-check it by quadrature over a dense set of
-//   shifts.  So integer-valued queries need nothing else.  delta depends on h = D/s only and is
-//   non-decreasing in h (seed 002 Prop. C.1, by scaling): for fixed p it is non-increasing in s,
-//   and the calibration is a 1-D root search in s.
+//   non-increasing in |x| (alpha = 0 <= T - 1), and the ball-overlap argument of the paper's
+//   Lemma 4.2 applies to intervals (docs/generalized_gaussian.md §2.2); the unit tests re-check
+//   it by quadrature over a dense set of shifts.  So integer-valued queries need nothing else.
+//   delta depends on h = D/s only and is non-decreasing in h (the paper's Prop. C.1, by scaling):
+//   for fixed p it is non-increasing in s, and the calibration is a 1-D root search in s.
 //
 // Calibration (conservative).  The roots of l = eps are found by TOMS 748, then bracketed: points
 // a <= t <= b at which the sign of l - eps is certified (l evaluated with an explicit rounding
@@ -43,7 +46,8 @@
 // Sampling: X = +-s Z^k, Z ~ Gamma(k, 1) by the inverse of the regularized upper incomplete gamma
 // at a full-resolution uniform (random.h), with an independent fair sign; |X|/s = Z^k has density
 // proportional to exp(-y^(1/k)) exactly.
-// Loss: E|X| = s Gamma(2/p)/Gamma(1/p), E[X^2] = s^2 Gamma(3/p)/Gamma(1/p) (docs §2.3).
+// Loss: E|X| = s Gamma(2/p)/Gamma(1/p), E[X^2] = s^2 Gamma(3/p)/Gamma(1/p)
+// (docs/generalized_gaussian.md §4.1).
 #include <boost/math/special_functions/gamma.hpp>
 #include <boost/math/tools/toms748_solve.hpp>
 
@@ -84,8 +88,8 @@ class Profile {
       if (p_ == 1.0 && eps_ >= h_ * (1.0 + 8.0 * kUlp)) return {0.0, 0.0, nan, nan};
       if (p_ == 1.0) {
         // Laplace: F(t*) - e^eps F(t* - h) collapses to 1 - e^((eps - h)/2) (t* = (h - eps)/2,
-        // docs §2.9, vector D1), which avoids the cancellation of two terms near 1/2 when eps is
-        // close to h.  The exponent is charged 4 ulps of (eps + h).
+        // docs/generalized_gaussian.md §5, vector D1), which avoids the cancellation of two terms
+        // near 1/2 when eps is close to h.  The exponent is charged 4 ulps of (eps + h).
         const double x = 0.5 * (eps_ - h_), slack = 4.0 * kUlp * (eps_ + h_);
         const double value = -std::expm1(x);
         const double upper = -std::expm1(x - slack) * (1.0 + 4.0 * kUlp);

@@ -2,8 +2,8 @@
 //
 // Privacy.  For a shift D (the sensitivity) the privacy profile of Laplace noise is
 //     delta(eps) = max{0, 1 - exp((eps - D/b)/2)}
-// (docs/gaussian_osgt_sgg.md §2.9, derived from the generalized Gaussian at p = 1, checked there
-// by quadrature; vector D1).  Hence:
+// (docs/generalized_gaussian.md §5, derived from the generalized Gaussian at p = 1, checked by
+// quadrature; vector D1 there).  Hence:
 //   delta = 0:  b = D/eps, the classic pure eps-DP mechanism (Dwork et al. 2006);
 //   delta > 0:  b = D / (eps - 2 ln(1 - delta))  (vector D2), a little less noise.
 // Conservative: b is computed in floating point, multiplied by (1 + 2^-40), and the profile is

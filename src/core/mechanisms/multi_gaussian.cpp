@@ -1,6 +1,6 @@
-// multi_gaussian — the multi-Gaussian mixture of Liu, Selvi & Wiesemann, "Mind the Gap" (seed 000,
-// Def. 3.1; docs/mixtures.md §2): 2K+1 Gaussians N(k D, s^2), k = -K..K, with weights
-// proportional to e^{-|k| eps}.
+// multi_gaussian — the multi-Gaussian mixture of Liu, Selvi & Wiesemann, "Mind the Gap: Mixtures
+// of Gaussians in Approximate Differential Privacy" (ICML 2026, Def. 3.1; docs/mixtures.md §2):
+// 2K+1 Gaussians N(k D, s^2), k = -K..K, with weights proportional to e^{-|k| eps}.
 //
 // Privacy.  Additive noise with a symmetric density is (eps, delta)-DP iff for every shift phi in
 // [0, D] the hockey-stick divergence delta(phi) = integral (f(x - phi) - e^eps f(x))_+ is <= delta
@@ -11,12 +11,12 @@
 //   2. certify sigma = search * (1 + tau), tau = 0.2% (doubled on failure): a branch and bound over
 //      shift intervals [a, b] covering [0, 1], each accepted only if a rigorous upper bound of
 //      sup over [a, b] of delta(phi) is <= delta (1 - 1e-9): from lattice-aligned tables with a
-//      second-order interpolation bound between grid shifts, and the envelope integral
-//      (docs/certificate.md) for whatever the tables leave (docs/multi_gaussian_certificate.md).
+//      second-order interpolation bound between grid shifts, and the envelope integral for
+//      whatever the tables leave (both in docs/multi_gaussian_certificate.md).
 //      The bounds account for the tails, the curvature between evaluation points, and rounding.
 // For an integer-valued query (COUNT, SUM of integers with integer bounds) only the shifts
 // m = 1..D occur, and only those are certified (the mixture then approaches a discrete Laplace).
-// Every sigma >= a certified one is also private (Lemma 3.4).
+// Every sigma >= a certified one is also private (Lemma 3.4; docs/mixtures.md §1.3).
 //
 // zCDP: rho = D^2/(2 s^2) for any K (Corollary 3.7).
 // Loss (App. B.2): E|X| = sum_k w_k [s sqrt(2/pi) e^{-k^2 D^2/2s^2} + |k| D erf(|k| D/(s sqrt 2))],

@@ -1,18 +1,19 @@
-// quasi_gaussian — the quasi-Gaussian mixture of Liu, Selvi & Wiesemann, "Mind the Gap" (seed 000,
-// Def. 4.1; docs/mixtures.md §3).
+// quasi_gaussian — the quasi-Gaussian mixture of Liu, Selvi & Wiesemann, "Mind the Gap: Mixtures
+// of Gaussians in Approximate Differential Privacy" (ICML 2026, Def. 4.1; docs/mixtures.md §3).
 //
 // Density (D = sensitivity):
 //     f(x) = (e^eps/c) exp(-x^2/(2 s^2)) + (1/c) exp(-(|x| - D)^2/(2 s^2)),   c = sqrt(2 pi) s (e^eps + 2 Phi(D/s)),
 // i.e. N(0, s^2) with weight e^eps/(e^eps + 2 Phi(D/s)), and otherwise N(D, s^2) truncated to [0, inf)
 // and mirrored with probability 1/2.
 //
-// Privacy (Theorem 4.2 and its proof, App. C.5).  The mechanism is (eps, delta)-DP at s if
+// Privacy (Theorem 4.2 and its proof, App. C.5; docs/mixtures.md §3.5).  The mechanism is
+// (eps, delta)-DP at s if
 //   (a) h1(s) + h2(s) >= 0, with h1 = e^{2 eps} Phi(-eps s/D - D/s) - Phi(-eps s/D + D/s) and
 //       h2 = (e^eps + 2 Phi(D/s)) delta  (the tail of the phi = D comparison costs at most delta), and
 //   (b) max_{[0,D]} f / min_{[0,D]} f <= e^eps  (no violation on [-D - phi, D - phi]).
 // The paper then takes s = max(s1, s2) with s1 the root of (a) and s2 the root of (b) found by bisection,
 // relying on Lemma 4.5 (the ratio in (b) is non-increasing in s).  Lemma 4.5 is false for
-// eps in about (0.115, 0.19) (docs/mixtures.md §6.6), so dpagg does not rely on it: it checks (a) and
+// eps in about (0.115, 0.19) (docs/mixtures.md §3.8), so dpagg does not rely on it: it checks (a) and
 // (b) *at the returned s itself*, which is all the proof of Theorem 4.2 needs.  (a) holds for every
 // s >= s1 (Lemma 4.3: h1 + h2 increases up to r1 and stays >= 0 beyond), so dpagg finds s1, then the
 // smallest s >= s1 at which (b) holds by a scan in log s followed by bisection, and re-checks both.
@@ -94,7 +95,8 @@ double quasi_log_ratio_upper(double s, double eps) {
   auto mx = boost::math::tools::brent_find_minima(neg, 0.0, x1, bits, iters);
   double log_max = std::max({-mx.second, log_f(0.0, eps, s), log_f(x1, eps, s)});
   double log_min = log_f(1.0, eps, s);
-  // g(x2) > 0  <=>  log((1 - x2)/x2) + (2 x2 - 1)/(2 s^2) > eps  (Pitfall 7: in log space)
+  // g(x2) > 0  <=>  log((1 - x2)/x2) + (2 x2 - 1)/(2 s^2) > eps
+  // (in log space: docs/mixtures.md §3.7)
   if (disc > 0 && std::log((1 - x2) / x2) + (2 * x2 - 1) / (2 * s2) > eps) {
     iters = 100;
     auto mn = boost::math::tools::brent_find_minima(pos, 0.5, x2, bits, iters);
