@@ -26,10 +26,8 @@
 # every single measurement there as CSV), BENCH_MECHANISM=name (sets dpagg.default_mechanism for
 # the run, e.g. laplace; default: the extension's own default).
 #
-# Calibration is cached per backend, and the warm-up run fills that cache for the serial timings;
-# parallel workers are new processes for every query, so the parallel dp timings include each
-# worker's calibration (cheap for laplace, slow for certified mechanisms).  Run once with
-# BENCH_MECHANISM=laplace to see the per-row cost alone.
+# Calibrations are shared by all backends (and kept across restarts); the warm-up run fills that
+# cache, and the leader calibrates before parallel workers start, so no timing includes one.
 set -euo pipefail
 
 ROWS=${1:-5000000}

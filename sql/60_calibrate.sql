@@ -27,7 +27,7 @@ FROM generate_series(1, 10) i,
      LATERAL dp_calibrate('analytic_gaussian', i / 10.0, 1e-6, 1) a,
      LATERAL dp_calibrate('classic_gaussian', i / 10.0, 1e-6, 1) c;
 
--- The quasi-Gaussian (seed 000, Theorem 4.2): sigma = max(sigma1, sigma2) and its losses match the
+-- The quasi-Gaussian (Liu, Selvi & Wiesemann, "Mind the Gap", Theorem 4.2): sigma = max(sigma1, sigma2) and its losses match the
 -- independent recomputation of the paper's grid (tests/data, docs/mixtures.md §8).
 SELECT eps, delta, round(scale::numeric, 6) AS sigma,
        round((details->'parameters'->>'sigma1')::numeric, 6) AS sigma1,
@@ -61,7 +61,7 @@ SELECT mechanism_name, round(rho::numeric, 6) AS rho
 FROM (VALUES ('analytic_gaussian'), ('laplace'), ('quasi_gaussian')) m(name),
      LATERAL dp_calibrate(name, 1, 1e-5) ORDER BY 1;
 
--- The multi-Gaussian (seed 000, Def. 3.1), certified over every shift in [0, D]: within 0.5% of
+-- The multi-Gaussian (Liu, Selvi & Wiesemann, "Mind the Gap", Def. 3.1), certified over every shift in [0, D]: within 0.5% of
 -- the exact smallest sigma (reference sigma* = 0.3072939 at eps 2, delta 1e-5, K 10).
 SELECT mechanism_name, (details->>'K')::int AS k,
        scale BETWEEN 0.3072939 AND 0.3072939 * 1.005 AS tight,

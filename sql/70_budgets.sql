@@ -139,7 +139,7 @@ SELECT expect_error($$SELECT dp_count(0.25, 1e-7) FROM b_t$$);
 SELECT dp_count(0.2, 1e-7, 'analytic_gaussian') IS NOT NULL AS released FROM b_t;
 SELECT dp_count(0.2, 1e-7, 'analytic_gaussian') IS NOT NULL AS released FROM b_t;
 SELECT dp_count(0.1, 0, 'laplace') IS NOT NULL AS released FROM b_t;
--- the multi-Gaussian is rho-zCDP too (Corollary 3.7 of seed 000); Laplace is epsilon^2/2-zCDP.
+-- the multi-Gaussian is rho-zCDP too (Corollary 3.7 of "Mind the Gap", Liu, Selvi & Wiesemann); Laplace is epsilon^2/2-zCDP.
 SELECT dp_count(0.2, 1e-7, 'multi_gaussian(k=3)') IS NOT NULL AS released FROM b_t;
 RESET SESSION AUTHORIZATION;
 SELECT mechanism, epsilon, round(rho::numeric, 9) AS rho FROM dp_ledger WHERE role = 'dp_z' ORDER BY seq;

@@ -23,8 +23,8 @@ extern int	dpagg_objective;
 extern void dpagg_report(const dpagg_error *err) pg_attribute_noreturn();
 
 /*
- * Calibrate through a small per-backend cache (the calibration is a pure function of its
- * inputs).  Errors are reported with ereport.
+ * Calibrate through a small per-backend cache, then the cluster's shared one (calib_cache.c; the
+ * calibration is a pure function of its inputs).  Errors are reported with ereport.
  */
 extern void dpagg_calibrate_cached(const char *spec, double epsilon, double delta,
 								   double sensitivity, bool integer_valued,
