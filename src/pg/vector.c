@@ -345,7 +345,8 @@ dpagg_vsum_deserialize(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(st);
 }
 
-/* A few calibrations per backend: the l2 mechanism's takes a fraction of a second. */
+/* A few calibrations per backend in front of the shared cache: the l2 mechanism's takes tens of
+ * milliseconds. */
 #define VCACHE 8
 typedef struct VCacheEntry
 {
@@ -378,8 +379,33 @@ vcalibrate(const char *mech, int dimension, double epsilon, double delta, double
 			return;
 		}
 	}
-	if (dpagg_vector_calibrate(mech, dimension, epsilon, delta, bound, cal, &err) != DPAGG_OK)
-		vreport(&err);
+	/*
+	 * Then the cluster's shared cache (calib_cache.c), under a key of its own ("vector:<mechanism>:
+	 * <dimension>"; the slot's calibration bytes carry the vector calibration).  Like a scalar
+	 * one, a vector calibration is a pure function of public inputs.
+	 */
+	{
+		char		key[DPAGG_MECH_SPEC_LEN];
+		dpagg_calibration box;
+		bool		shareable = strlen(mech) < 32;
+
+		StaticAssertStmt(sizeof(dpagg_vector_calibration) <= sizeof(dpagg_calibration),
+						 "a vector calibration fits a shared cache slot");
+		snprintf(key, sizeof(key), "vector:%s:%d", mech, dimension);
+		if (shareable && dpagg_shared_calibration_get(key, epsilon, delta, bound, false, &box))
+			memcpy(cal, &box, sizeof(*cal));
+		else
+		{
+			if (dpagg_vector_calibrate(mech, dimension, epsilon, delta, bound, cal, &err) != DPAGG_OK)
+				vreport(&err);
+			if (shareable)
+			{
+				memset(&box, 0, sizeof(box));
+				memcpy(&box, cal, sizeof(*cal));
+				dpagg_shared_calibration_put(key, epsilon, delta, bound, false, &box);
+			}
+		}
+	}
 	i = vcache_next;
 	vcache_next = (vcache_next + 1) % VCACHE;
 	vcache[i].valid = true;

@@ -46,11 +46,15 @@ first=$(q "$calib")
 second=$(q "$calib")   # a fresh backend: from the shared cache
 check "a fresh backend gets exactly the calibration another backend made" "$first" "$second"
 q "SELECT dp_calibrate('multi_gaussian(k=7)', 1.17, 1e-6, 1)" >/dev/null
+vcalib="SELECT scale, mse, delta_certified FROM dp_calibrate_vector('l2', 7, 0.93, 2.1e-7, 3.5)"
+vfirst=$(q "$vcalib")
+check "a fresh backend gets exactly the vector calibration another backend made" "$vfirst" "$(q "$vcalib")"
 
 clean_restart
 s=$(saved)
-check "a clean shutdown saves the shared calibrations (2 or more)" "yes" "$([ "${s:-0}" -ge 2 ] && echo yes || echo "no: ${s:-no file}")"
+check "a clean shutdown saves the shared calibrations (3 or more, one of them a vector's)" "yes" "$([ "${s:-0}" -ge 3 ] && echo yes || echo "no: ${s:-no file}")"
 check "after a restart the answer is unchanged" "$first" "$(q "$calib")"
+check "... and the vector one too" "$vfirst" "$(q "$vcalib")"
 before=$(saved)
 clean_restart
 check "entries read back at start are saved again at the next shutdown" "$before" "$(saved)"
