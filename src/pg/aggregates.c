@@ -63,12 +63,6 @@ state_set_sum(DpState *s, __int128 v)
 	s->sum_hi = (int64) (v >> 64);
 }
 
-static const char *
-kind_name(int kind)
-{
-	return kind == DP_SUM ? "dp_sum" : kind == DP_COUNT ? "dp_count" : "dp_avg";
-}
-
 /* ------------------------------------------------------------------------------------------
  * Argument layout of each aggregate signature, deduced from the Aggref's argument types.
  * Positions are 0-based indexes into the aggregate's arguments.
@@ -128,21 +122,11 @@ layout_from_aggref(Aggref *aggref, int kind, Layout *lo)
 	memset(lo, -1, sizeof(*lo));
 	lo->nargs = n;
 	lo->vtype = VT_NONE;
-	if (kind == DP_COUNT)
+	if (dpagg_value_position(aggref, kind) == 0)
 	{
-		/* dp_count(value, eps, delta [, mech]) or dp_count(eps, delta [, mech]) */
-		int			params = has_mech ? 3 : 2;
-
-		if (n > params)
-		{
-			lo->value = p++;
-			lo->vtype = VT_ANY;
-		}
-	}
-	else
-	{
+		/* dp_count(value, ...) counts values of any type; dp_count(eps, delta [, mech]) has none */
 		lo->value = p++;
-		lo->vtype = value_type_of(linitial_oid(aggref->aggargtypes));
+		lo->vtype = kind == DP_COUNT ? VT_ANY : value_type_of(linitial_oid(aggref->aggargtypes));
 	}
 	lo->epsilon = p++;
 	lo->delta = p++;
@@ -166,7 +150,7 @@ layout_from_aggref(Aggref *aggref, int kind, Layout *lo)
 	if (has_mech)
 		lo->mechanism = p++;
 	if (p != n)
-		elog(ERROR, "dpagg: unexpected argument list for %s", kind_name(kind));
+		elog(ERROR, "dpagg: unexpected argument list for %s", dpagg_kind_name(kind));
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -185,20 +169,19 @@ typedef struct ScalarParams
 	double		inv_quantum;
 	bool		integer_sum;	/* dp_sum of an integer type with whole-number bounds */
 	char		mechanism[DPAGG_MECH_SPEC_LEN];
-	bool		calibrated;		/* cal[] filled (at the first release of the site) */
-	dpagg_calibration cal[2];
+	dpagg_calibration cal[2];	/* calibrated when the site is prepared */
 } ScalarParams;
 
 static double
 param_float8(DpSite *site, int i, const char *name, int kind)
 {
 	bool		isnull;
-	Datum		d = dpagg_site_param(site, i, kind_name(kind), &isnull);
+	Datum		d = dpagg_site_param(site, i, &isnull);
 
 	if (isnull)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s of %s must not be NULL", name, kind_name(kind)),
+				 errmsg("%s of %s must not be NULL", name, dpagg_kind_name(kind)),
 				 errhint("Pass a number.")));
 	return DatumGetFloat8(d);
 }
@@ -222,19 +205,7 @@ release_sensitivity(double sensitivity, bool integer_valued)
 	return integer_valued ? sensitivity : dpagg_release_sensitivity(sensitivity);
 }
 
-/* Validation only (cheap): what the calibration would refuse, without calibrating. */
-static void
-check_release(const ScalarParams *p, double epsilon, double delta, double sensitivity,
-			  bool integer_valued)
-{
-	dpagg_error err;
-
-	if (dpagg_check(p->mechanism, epsilon, delta, release_sensitivity(sensitivity, integer_valued),
-					integer_valued ? 1 : 0, &err) != DPAGG_OK)
-		dpagg_report(&err);
-}
-
-static const dpagg_calibration *site_calibrations(ScalarParams *p);
+static void calibrate_site(ScalarParams *p);
 
 void *
 dpagg_scalar_site_params(DpSite *site)
@@ -285,12 +256,12 @@ dpagg_scalar_site_params(DpSite *site)
 	if (lo.mechanism >= 0)
 	{
 		bool		isnull;
-		Datum		d = dpagg_site_param(site, lo.mechanism, kind_name(kind), &isnull);
+		Datum		d = dpagg_site_param(site, lo.mechanism, &isnull);
 
 		if (isnull)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("mechanism of %s must not be NULL", kind_name(kind)),
+					 errmsg("mechanism of %s must not be NULL", dpagg_kind_name(kind)),
 					 errhint("Name a mechanism listed by dp_mechanisms(), or omit the argument to use dpagg.default_mechanism.")));
 		mech = DatumGetTextPP(d);
 	}
@@ -305,21 +276,12 @@ dpagg_scalar_site_params(DpSite *site)
 					  p->bound <= 1e9);
 
 	/*
-	 * Validate and calibrate now, before any row is read: a refusal must never depend on whether
-	 * the data produced a group (a calibration that fails only at the first release would tell).
-	 * The leader calibrates first (ExecutorStart runs before any worker starts), so parallel
-	 * workers find the calibration in the shared cache.
+	 * Calibrate now (which validates), before any row is read: a refusal must never depend on
+	 * whether the data produced a group (a calibration that failed only at the first release
+	 * would tell).  The leader calibrates before any worker starts, so parallel workers find the
+	 * calibration in the shared cache.
 	 */
-	if (kind == DP_AVG)
-	{
-		check_release(p, p->epsilon / 2, p->delta / 2, p->bound, false);
-		check_release(p, p->epsilon / 2, p->delta / 2, 1.0, true);
-	}
-	else if (kind == DP_COUNT)
-		check_release(p, p->epsilon, p->delta, 1.0, true);
-	else
-		check_release(p, p->epsilon, p->delta, p->bound, p->integer_sum);
-	(void) site_calibrations(p);
+	calibrate_site(p);
 	/* What one execution is charged; what the charge would refuse (no budget, cap, floor,
 	 * overspending) is checked now too. */
 	{
@@ -334,33 +296,27 @@ dpagg_scalar_site_params(DpSite *site)
 			parts[i].delta = p->cal[i].delta;
 			parts[i].rho = dpagg_zcdp_rho(&p->cal[i]);
 		}
-		dpagg_site_set_charge(site, kind_name(kind), p->epsilon, p->delta, parts, n);
+		dpagg_site_set_charge(site, p->epsilon, p->delta, parts, n);
 	}
 	return p;
 }
 
-/* The site's calibrations, computed at its first release and kept for every later group. */
-static const dpagg_calibration *
-site_calibrations(ScalarParams *p)
+/* The site's calibrations, once, for every group of every execution. */
+static void
+calibrate_site(ScalarParams *p)
 {
-	if (!p->calibrated)
+	if (p->kind == DP_AVG)
 	{
-		if (p->kind == DP_AVG)
-		{
-			dpagg_calibrate_cached(p->mechanism, p->epsilon / 2, p->delta / 2,
-								   release_sensitivity(p->bound, false), false, &p->cal[0]);
-			dpagg_calibrate_cached(p->mechanism, p->epsilon / 2, p->delta / 2, 1.0, true,
-								   &p->cal[1]);
-		}
-		else if (p->kind == DP_COUNT)
-			dpagg_calibrate_cached(p->mechanism, p->epsilon, p->delta, 1.0, true, &p->cal[0]);
-		else
-			dpagg_calibrate_cached(p->mechanism, p->epsilon, p->delta,
-								   release_sensitivity(p->bound, p->integer_sum),
-								   p->integer_sum, &p->cal[0]);
-		p->calibrated = true;
+		dpagg_calibrate_cached(p->mechanism, p->epsilon / 2, p->delta / 2,
+							   release_sensitivity(p->bound, false), false, &p->cal[0]);
+		dpagg_calibrate_cached(p->mechanism, p->epsilon / 2, p->delta / 2, 1.0, true, &p->cal[1]);
 	}
-	return p->cal;
+	else if (p->kind == DP_COUNT)
+		dpagg_calibrate_cached(p->mechanism, p->epsilon, p->delta, 1.0, true, &p->cal[0]);
+	else
+		dpagg_calibrate_cached(p->mechanism, p->epsilon, p->delta,
+							   release_sensitivity(p->bound, p->integer_sum), p->integer_sum,
+							   &p->cal[0]);
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -411,7 +367,7 @@ transition_state(FunctionCallInfo fcinfo, int kind, const ScalarParams **p_out)
 		*p_out = (const ScalarParams *) site->params;
 		return (DpState *) PG_GETARG_POINTER(0);
 	}
-	(void) dpagg_aggregate_context(fcinfo, kind_name(kind));
+	(void) dpagg_aggregate_context(fcinfo, dpagg_kind_name(kind));
 	site = dpagg_site_of_trans(fcinfo, kind);
 	*p_out = (const ScalarParams *) site->params;
 	/*
@@ -564,7 +520,7 @@ final_state(FunctionCallInfo fcinfo, int kind, DpState *empty, DpSite **site_out
 {
 	DpSite	   *site;
 
-	(void) dpagg_aggregate_context(fcinfo, kind_name(kind));
+	(void) dpagg_aggregate_context(fcinfo, dpagg_kind_name(kind));
 	site = dpagg_site_of_final(fcinfo, kind);
 	*site_out = site;
 	if (!PG_ARGISNULL(0))
@@ -630,7 +586,7 @@ dpagg_sum_final(PG_FUNCTION_ARGS)
 	double		v;
 
 	RETURN_IF_RELEASED(st);
-	cal = site_calibrations(p);
+	cal = p->cal;
 	dpagg_site_charge(site);	/* normally charged already, before the first row */
 	v = draw(&cal[0], state_sum(st), p->quantum);
 	REMEMBER_RELEASE(st, v);
@@ -659,7 +615,7 @@ dpagg_count_final(PG_FUNCTION_ARGS)
 
 	if (st->released)
 		PG_RETURN_INT64((int64) released_value(st));
-	cal = site_calibrations(p);
+	cal = p->cal;
 	dpagg_site_charge(site);	/* normally charged already, before the first row */
 	c = noisy_count(st, &cal[0]);
 	if (c >= 9.2e18)
@@ -688,7 +644,7 @@ dpagg_avg_final(PG_FUNCTION_ARGS)
 				avg;
 
 	RETURN_IF_RELEASED(st);
-	cal = site_calibrations(p);
+	cal = p->cal;
 	dpagg_site_charge(site);	/* normally charged already, before the first row */
 	s = draw(&cal[0], state_sum(st), p->quantum);
 	c = noisy_count(st, &cal[1]);

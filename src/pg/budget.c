@@ -755,17 +755,6 @@ fill_common(LedgerRecord *r, RecordType type, Oid role)
 /* ------------------------------------------------------------------------------------------
  * The charge of a release.
  */
-/*
- * One charge per execution of the aggregation.  An execution ends with a rescan of the Agg node
- * (ExecReScan), never inside one; the groups of one execution share the charge.  The obvious
- * detector, a shutdown callback on the node's output ExprContext, does not work: a sorted
- * aggregation rescans that context at every group boundary too.  What ExecReScan alone does is
- * close a loop of the node's instrumentation (InstrEndLoop, which counts nloops if the node ran
- * since the last one).  So the charge is keyed by the node's loop count: EXPLAIN ANALYZE or
- * auto_explain provide instrumentation, whose loop count is read only; otherwise dpagg attaches a
- * zeroed, timer-less one (no counters are collected) and marks it running at every final call, so
- * that the next rescan counts.  A final call in a later loop is a new execution and is charged.
- */
 
 /*
  * Is this process the parallel worker of a client backend?  A parallel worker runs part of its
@@ -1015,13 +1004,16 @@ dpagg_charge_check_parts(AggState *as, const char *aggregate, double epsilon, do
 	ledger_charge(aggregate, grouping_sets_of(as), epsilon, delta, parts, nparts, true, NULL);
 }
 
-
-
 /*
- * The charge of one execution of an aggregation, keyed by `mark`: once per loop of the Agg node.
- * A rescan of the node (correlated subquery, nested loop, ...) is a new execution; it is detected
- * through the node's instrumentation loop count, which ExecReScan advances (the part of a rescan
- * that nodeAgg does not repeat per group).
+ * The charge of one execution of an aggregation, keyed by `mark`.  An execution ends with a
+ * rescan of the Agg node (ExecReScan), never inside one; the groups of one execution share the
+ * charge.  The obvious detector, a shutdown callback on the node's output ExprContext, does not
+ * work: a sorted aggregation rescans that context at every group boundary too.  What ExecReScan
+ * alone does is close a loop of the node's instrumentation (InstrEndLoop, which counts nloops if
+ * the node ran since the last one).  So the charge is keyed by the node's loop count: EXPLAIN
+ * ANALYZE or auto_explain provide instrumentation, whose loop count is read only; otherwise dpagg
+ * attaches a zeroed, timer-less one (no counters are collected) and marks it running at every
+ * charge attempt, so that the next rescan counts.  A later loop is a new execution and is charged.
  */
 void
 dpagg_charge_at(AggState *as, DpChargeMark *mark, const char *aggregate, double epsilon,
@@ -1044,7 +1036,6 @@ dpagg_charge_at(AggState *as, DpChargeMark *mark, const char *aggregate, double 
 	mark->charged = true;
 	mark->loop = instr->nloops;
 }
-
 
 /* ------------------------------------------------------------------------------------------
  * Administration.
@@ -1113,6 +1104,18 @@ role_drop_hook(ObjectAccessType access, Oid classId, Oid objectId, int subId, vo
 	}
 }
 
+/* Has this role an account in the ledger? */
+static bool
+has_account(Oid role)
+{
+	bool		known;
+
+	LWLockAcquire(ledger->lock, LW_SHARED);
+	known = find_account(role, false) != NULL;
+	LWLockRelease(ledger->lock);
+	return known;
+}
+
 static void
 role_drop_xact(XactEvent event, void *arg)
 {
@@ -1123,12 +1126,8 @@ role_drop_xact(XactEvent event, void *arg)
 		foreach(lc, pending_drops)
 		{
 			PendingDrop *p = (PendingDrop *) lfirst(lc);
-			bool		known;
 
-			LWLockAcquire(ledger->lock, LW_SHARED);
-			known = find_account(p->role, false) != NULL;
-			LWLockRelease(ledger->lock);
-			if (known)
+			if (has_account(p->role))
 				ereport(ERROR,
 						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 						 errmsg("cannot PREPARE a transaction that dropped role \"%s\", which has a dpagg privacy account",
@@ -1146,12 +1145,8 @@ role_drop_xact(XactEvent event, void *arg)
 		foreach(lc, todo)
 		{
 			PendingDrop *p = (PendingDrop *) lfirst(lc);
-			bool		known;
 
-			LWLockAcquire(ledger->lock, LW_SHARED);
-			known = find_account(p->role, false) != NULL;
-			LWLockRelease(ledger->lock);
-			if (known)
+			if (has_account(p->role))
 				budget_record(REC_ROLE_DROPPED, p->role, 0, 0, METHOD_BASIC, NAN);
 		}
 	}

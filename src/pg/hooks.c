@@ -104,7 +104,8 @@ dpagg_planner(Query *parse, const char *query_string, int options, ParamListInfo
 	if (at_entry)
 		copy = copyObject(parse);	/* the planner scribbles on its input */
 	stmt = plan_once(parse, query_string, options, params);
-	if (!has_own_aggregate(stmt))
+	/* The usual case, the setting off before and after planning: nothing to look at. */
+	if ((!at_entry && !enable_partitionwise_aggregate) || !has_own_aggregate(stmt))
 		return stmt;
 	/* A function the planner folds into a constant can change the setting halfway through. */
 	if (enable_partitionwise_aggregate != at_entry)

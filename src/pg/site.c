@@ -22,8 +22,9 @@
  * immutable functions read settings, e.g. quote_ident and quote_all_identifiers; evaluated
  * separately in a worker that starts later they could give other values.)
  *
- * Nothing here is random or charged; a refusal is an input error (22023) that depends only on
- * the query text and its parameters, never on the data.
+ * A refusal of a parameter is an input error (22023) that depends only on the query text and its
+ * parameters, never on the data.  The charge of each release is also taken here (see "Charging
+ * before the first row" below); nothing here is random.
  */
 #include "site.h"
 
@@ -321,14 +322,14 @@ check_param_expr(Node *expr, const char *aggname, int i)
 }
 
 Datum
-dpagg_site_param(DpSite *site, int i, const char *aggname, bool *isnull)
+dpagg_site_param(DpSite *site, int i, bool *isnull)
 {
 	TargetEntry *tle = list_nth_node(TargetEntry, site->argref->args, i);
 	ExprState  *es;
 	MemoryContext old;
 	Datum		d;
 
-	check_param_expr((Node *) tle->expr, aggname, i);
+	check_param_expr((Node *) tle->expr, dpagg_kind_name(site->kind), i);
 	old = MemoryContextSwitchTo(site->cxt);
 	es = ExecInitExpr(tle->expr, &site->aggstate->ss.ps);
 	MemoryContextSwitchTo(old);
@@ -348,8 +349,8 @@ dpagg_site_param(DpSite *site, int i, const char *aggname, bool *isnull)
  * and replaced by a constant in a private copy of the plan; every process then runs that copy
  * and reads the same constants.  Parallel workers receive the plan already frozen.
  */
-static const char *
-kind_aggname(int kind)
+const char *
+dpagg_kind_name(int kind)
 {
 	switch (kind)
 	{
@@ -364,9 +365,8 @@ kind_aggname(int kind)
 	}
 }
 
-/* The position of the value argument of one of dpagg's Aggrefs, or -1 (dp_count(eps, delta)). */
-static int
-value_position(Aggref *aggref, int kind)
+int
+dpagg_value_position(Aggref *aggref, int kind)
 {
 	int			n = list_length(aggref->aggargtypes);
 	bool		has_mech = n > 0 && llast_oid(aggref->aggargtypes) == TEXTOID;
@@ -457,7 +457,7 @@ freeze_aggref_walker(Node *node, FreezeContext *fc)
 		kind = aggregate_kind(aggref->aggfnoid);
 		if (kind == 0)
 			return false;
-		value = value_position(aggref, kind);
+		value = dpagg_value_position(aggref, kind);
 		foreach(lc, aggref->args)
 		{
 			TargetEntry *tle = lfirst_node(TargetEntry, lc);
@@ -474,7 +474,7 @@ freeze_aggref_walker(Node *node, FreezeContext *fc)
 					int16		typlen;
 					bool		typbyval;
 
-					check_param_expr((Node *) expr, kind_aggname(kind), i);
+					check_param_expr((Node *) expr, dpagg_kind_name(kind), i);
 					es = ExecInitExprWithParams(expr, fc->params);
 					d = ExecEvalExprSwitchContext(es, fc->econtext, &isnull);
 					get_typlenbyval(exprType((Node *) expr), &typlen, &typbyval);
@@ -600,26 +600,24 @@ dpagg_site_of_final(FunctionCallInfo fcinfo, int kind)
 }
 
 void
-dpagg_site_set_charge(DpSite *site, const char *aggname, double epsilon, double delta,
-					  const DpChargePart *parts, int nparts)
+dpagg_site_set_charge(DpSite *site, double epsilon, double delta, const DpChargePart *parts,
+					  int nparts)
 {
 	int			i;
-
-	site->aggname = aggname;
 	site->epsilon = epsilon;
 	site->delta = delta;
 	site->nparts = Min(nparts, (int) lengthof(site->parts));
 	for (i = 0; i < site->nparts; i++)
 		site->parts[i] = parts[i];
 	if (site->releases)
-		dpagg_charge_check_parts(site->aggstate, aggname, epsilon, delta, site->parts,
-								 site->nparts);
+		dpagg_charge_check_parts(site->aggstate, dpagg_kind_name(site->kind), epsilon, delta,
+								 site->parts, site->nparts);
 }
 
 void
 dpagg_site_charge(DpSite *site)
 {
-	dpagg_charge_at(site->aggstate, &site->mark, site->aggname, site->epsilon, site->delta,
+	dpagg_charge_at(site->aggstate, &site->mark, dpagg_kind_name(site->kind), site->epsilon, site->delta,
 					site->parts, site->nparts, site->query_text);
 }
 

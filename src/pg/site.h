@@ -43,7 +43,6 @@ typedef struct DpSite
 	bool		releases;		/* this Agg node finalizes: it releases and is charged */
 	void	   *params;			/* the kind's evaluated, validated parameters */
 	/* What one execution is charged (filled by the kind's builder). */
-	const char *aggname;
 	double		epsilon;
 	double		delta;
 	DpChargePart parts[2];
@@ -54,7 +53,7 @@ typedef struct DpSite
 
 /* The kinds' builders describe the charge of one execution, and check it now (before any row):
  * everything the charge would refuse is refused here. */
-extern void dpagg_site_set_charge(DpSite *site, const char *aggname, double epsilon, double delta,
+extern void dpagg_site_set_charge(DpSite *site, double epsilon, double delta,
 								  const DpChargePart *parts, int nparts);
 
 /* Charge this execution of the site's aggregation (once per loop; a no-op when the Agg node's
@@ -74,7 +73,12 @@ extern DpSite *dpagg_site_of_final(FunctionCallInfo fcinfo, int kind);
  * immutable function or operator of those; anything else is refused (22023) before it is
  * evaluated.
  */
-extern Datum dpagg_site_param(DpSite *site, int i, const char *aggname, bool *isnull);
+extern Datum dpagg_site_param(DpSite *site, int i, bool *isnull);
+
+/* The SQL name of a kind ("dp_sum", ...), and the position of an Aggref's value argument (-1 for
+ * dp_count(epsilon, delta)): one rule for site.c and the kinds. */
+extern const char *dpagg_kind_name(int kind);
+extern int	dpagg_value_position(Aggref *aggref, int kind);
 
 /* Before the executor starts (hooks.c): check every dpagg parameter that is not a constant,
  * evaluate it once and replace it by a constant in a private copy of the plan. */

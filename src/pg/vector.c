@@ -63,8 +63,7 @@ typedef struct VParams
 	double		inv_quantum;
 	char		mechanism[DPAGG_MECH_SPEC_LEN];
 	double	   *scratch;		/* one row, `dimension` doubles */
-	bool		calibrated;
-	dpagg_vector_calibration cal;
+	dpagg_vector_calibration cal;	/* calibrated when the site is prepared */
 } VParams;
 
 static inline __int128
@@ -130,7 +129,7 @@ dpagg_vector_site_params(DpSite *site)
 		elog(ERROR, "dp_sum_vector: unexpected argument list");
 	for (i = 1; i < nargs; i++)
 	{
-		v[i] = dpagg_site_param(site, i, VNAME, &isnull[i]);
+		v[i] = dpagg_site_param(site, i, &isnull[i]);
 		if (isnull[i])
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -153,11 +152,10 @@ dpagg_vector_site_params(DpSite *site)
 	p->scratch = MemoryContextAlloc(site->cxt, sizeof(double) * dimension);
 	/* Calibrated before any row is read: a refusal must not depend on the data (aggregates.c). */
 	vcalibrate(p->mechanism, p->dimension, p->epsilon, p->delta, p->bound, &p->cal);
-	p->calibrated = true;
 	{
 		DpChargePart part = {p->cal.spec, p->epsilon, p->delta, dpagg_vector_rho(&p->cal)};
 
-		dpagg_site_set_charge(site, VNAME, p->epsilon, p->delta, &part, 1);
+		dpagg_site_set_charge(site, p->epsilon, p->delta, &part, 1);
 	}
 	return p;
 }
@@ -437,11 +435,6 @@ dpagg_vsum_final(PG_FUNCTION_ARGS)
 	check_vstate(st, p);
 	if (st->released)
 		PG_RETURN_ARRAYTYPE_P(DatumGetArrayTypePCopy(PointerGetDatum(st->released_value)));
-	if (!p->calibrated)
-	{
-		vcalibrate(p->mechanism, p->dimension, p->epsilon, p->delta, p->bound, &p->cal);
-		p->calibrated = true;
-	}
 	dpagg_site_charge(site);	/* normally charged already, before the first row */
 
 	quanta = palloc(sizeof(__int128) * p->dimension);
