@@ -33,29 +33,19 @@ rf=$(grep -cE 'FAILED|failed \(ignored\)' build/regress.log || true)
 if [ "$rstatus" -ne 0 ] && [ "$rf" -eq 0 ]; then rf=1; fi
 passed=$((passed + rp)); failed=$((failed + rf))
 
-echo "== ledger durability and concurrency (tests/ledger/run.sh, a real throwaway cluster) =="
-lstatus=0
-tests/ledger/run.sh 2>&1 | tee build/ledger.log || lstatus=1
-lp=$(grep -c '^ok ' build/ledger.log || true)
-lf=$(grep -c '^not ok ' build/ledger.log || true)
-if [ "$lstatus" -ne 0 ]; then status=1; [ "$lf" -eq 0 ] && lf=1; fi
-passed=$((passed + lp)); failed=$((failed + lf))
-
-echo "== shared calibrations (tests/calibrations/run.sh, a real throwaway cluster) =="
-cstatus=0
-tests/calibrations/run.sh 2>&1 | tee build/calibrations.log || cstatus=1
-cp_=$(grep -c '^ok ' build/calibrations.log || true)
-cf_=$(grep -c '^not ok ' build/calibrations.log || true)
-if [ "$cstatus" -ne 0 ]; then status=1; [ "$cf_" -eq 0 ] && cf_=1; fi
-passed=$((passed + cp_)); failed=$((failed + cf_))
-
-echo "== attacks that need a real cluster (tests/security/run.sh) =="
-sstatus=0
-tests/security/run.sh 2>&1 | tee build/security.log || sstatus=1
-sp_=$(grep -c '^ok ' build/security.log || true)
-sf_=$(grep -c '^not ok ' build/security.log || true)
-if [ "$sstatus" -ne 0 ]; then status=1; [ "$sf_" -eq 0 ] && sf_=1; fi
-passed=$((passed + sp_)); failed=$((failed + sf_))
+# A script against a real throwaway cluster: prints "ok N - ..." / "not ok N - ..." lines.
+cluster_script() {  # cluster_script <title> <script> <log>
+  local st=0 p f
+  echo "== $1 ($2, a real throwaway cluster) =="
+  "$2" 2>&1 | tee "build/$3" || st=1
+  p=$(grep -c '^ok ' "build/$3" || true)
+  f=$(grep -c '^not ok ' "build/$3" || true)
+  if [ "$st" -ne 0 ]; then status=1; [ "$f" -eq 0 ] && f=1; fi
+  passed=$((passed + p)); failed=$((failed + f))
+}
+cluster_script "ledger durability and concurrency" tests/ledger/run.sh ledger.log
+cluster_script "shared calibrations" tests/calibrations/run.sh calibrations.log
+cluster_script "attacks that need a real cluster and the wire protocol" tests/security/run.sh security.log
 
 echo "$passed passed, $failed failed"
 exit $status

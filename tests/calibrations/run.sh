@@ -16,21 +16,7 @@ if [ -z "${DPAGG_CALIB_INSIDE:-}" ]; then
 fi
 
 PSQL=(psql -X -q -At -v ON_ERROR_STOP=1)
-n=0; passed=0; failed=0
-check() {  # check "description" expected actual
-  n=$((n + 1))
-  if [ "$2" == "$3" ]; then passed=$((passed + 1)); echo "ok $n - $1"
-  else failed=$((failed + 1)); echo "not ok $n - $1: expected [$2], got [$3]"; fi
-}
-q() { "${PSQL[@]}" -c "$1" 2>&1; }
-cluster_ctl() { pg_ctlcluster 15 regress "$@"; }
-wait_up() {
-  for _ in $(seq 1 120); do
-    if "${PSQL[@]}" -c "SELECT 1" >/dev/null 2>&1; then return 0; fi
-    sleep 0.5
-  done
-  echo "server did not come back" >&2; return 1
-}
+. tests/cluster_lib.sh
 datadir=$(q "SHOW data_directory")
 file="$datadir/pg_dpagg/calibrations"
 # saved(): number of entries in the saved file (header: magic, version, library crc, entry size,

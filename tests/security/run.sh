@@ -24,12 +24,7 @@ fi
 export ANALYST_PASSWORD="sec-$RANDOM-$RANDOM"
 PSQL=(timeout 60 psql -X -q -At -v ON_ERROR_STOP=1)
 as() { local r=$1; shift; timeout 60 env PGUSER="$r" PGPASSWORD="$ANALYST_PASSWORD" psql -X -q -At "$@" 2>&1; }
-n=0; passed=0; failed=0
-check() {  # check "description" expected actual
-  n=$((n + 1))
-  if [ "$2" == "$3" ]; then passed=$((passed + 1)); echo "ok $n - $1"
-  else failed=$((failed + 1)); echo "not ok $n - $1: expected [$2], got [$3]"; fi
-}
+. ../cluster_lib.sh
 
 "${PSQL[@]}" >/dev/null <<SQL || { echo "not ok 1 - setup"; echo "security: 0 passed, 1 failed"; exit 1; }
 CREATE EXTENSION dpagg;
@@ -98,9 +93,10 @@ check "a cursor whose budget ran out after DECLARE is refused at FETCH before sc
 check "... the same for a group that does not exist" "yes" "$(grep -q 'exhausted.*|0|$' <<<"$no_" && echo yes || echo "$no_")"
 # statement_timeout in the middle of the scan: the release was charged before the scan began.
 r0=$(charges analyst)
-as analyst -c "SET statement_timeout = '300ms'" \
-  -c "SELECT dp_count(1.0, 0, 'laplace') FROM atk, generate_series(1, 1000) WHERE pg_sleep(0.001) IS NOT NULL" >/dev/null
-check "a query cancelled by statement_timeout during its scan was charged" "$((r0 + 1))" "$(charges analyst)"
+out=$(as analyst -c "SET statement_timeout = '300ms'" \
+  -c "SELECT dp_count(1.0, 0, 'laplace') FROM atk, generate_series(1, 1000) WHERE pg_sleep(0.001) IS NOT NULL")
+check "a query cancelled by statement_timeout during its scan was charged" "cancelled, $((r0 + 1))" \
+  "$(grep -q 'canceling statement due to statement timeout' <<<"$out" && echo cancelled || echo "not cancelled: $out"), $(charges analyst)"
 # An execution that produces no group is charged like one that does.
 r0=$(charges analyst)
 as analyst -c "SELECT 1, dp_count(1.0, 0, 'laplace') FROM atk WHERE x = -5 GROUP BY 1" >/dev/null
