@@ -413,6 +413,40 @@ CREATE FUNCTION dp_calibrate_vector(
 COMMENT ON FUNCTION dp_calibrate_vector(text, integer, double precision, double precision, double precision) IS
   'calibrate a vector release (scale, expected squared l2 error, zCDP rho where it holds); releases nothing';
 
+
+-- Private relations and their privacy units (src/pg/protect.c; README, "Privacy units").
+-- A relation is private when it carries a security label of the provider dpagg, e.g.
+--   SECURITY LABEL FOR dpagg ON TABLE visits IS 'privacy_unit = user_id, max_groups_contributed = 3';
+-- dp_protect writes that label; pg_dump keeps it.  Only superusers may set or clear one.
+CREATE FUNCTION dp_protect(relation regclass, privacy_unit text,
+                           max_groups_contributed integer DEFAULT 1,
+                           max_rows_per_group integer DEFAULT NULL)
+  RETURNS void
+  AS 'MODULE_PATHNAME', 'dpagg_protect' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION dp_protect(regclass, text, integer, integer) IS
+  'declare a relation private: its privacy-unit column, the most groups a unit may contribute to, and optionally the most rows per group a count takes from one unit';
+CREATE FUNCTION dp_unprotect(relation regclass) RETURNS boolean
+  AS 'MODULE_PATHNAME', 'dpagg_unprotect' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION dp_unprotect(regclass) IS
+  'remove the protection of a relation; true if it had one';
+REVOKE ALL ON FUNCTION dp_protect(regclass, text, integer, integer) FROM PUBLIC;
+REVOKE ALL ON FUNCTION dp_unprotect(regclass) FROM PUBLIC;
+
+CREATE FUNCTION dpagg_protection_fields(label text,
+    OUT privacy_unit text, OUT max_groups_contributed integer, OUT max_rows_per_group integer)
+  RETURNS record
+  AS 'MODULE_PATHNAME' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+CREATE VIEW dp_protected AS
+  SELECT s.objoid::regclass AS relation, c.relkind, f.privacy_unit,
+         f.max_groups_contributed, f.max_rows_per_group, s.label
+    FROM pg_seclabel s
+    JOIN pg_class c ON c.oid = s.objoid
+    CROSS JOIN LATERAL dpagg_protection_fields(s.label) f
+   WHERE s.provider = 'dpagg' AND s.classoid = 'pg_class'::regclass AND s.objsubid = 0;
+COMMENT ON VIEW dp_protected IS
+  'the relations declared private in this database, with their privacy unit and contribution bounds (partitions of a private table are private too)';
+GRANT SELECT ON dp_protected TO PUBLIC;
+
 -- Privacy budgets and the ledger (src/pg/budget.c; README, "Privacy budgets").
 -- Budgets are cluster-wide (roles are), kept in dpagg's durable ledger, not in tables: a change
 -- takes effect at once and is not undone by ROLLBACK.
@@ -475,7 +509,8 @@ BEGIN
       JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'dpagg'
      WHERE p.prokind = 'f' AND p.proname LIKE 'dpagg\_%'
        AND p.proname NOT IN ('dpagg_state_in', 'dpagg_state_out', 'dpagg_state_recv',
-                             'dpagg_state_send', 'dpagg_budgets', 'dpagg_journal')
+                             'dpagg_state_send', 'dpagg_budgets', 'dpagg_journal',
+                             'dpagg_protection_fields')
   LOOP
     EXECUTE format('REVOKE ALL ON FUNCTION %s FROM PUBLIC', f);
   END LOOP;

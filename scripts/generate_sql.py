@@ -100,7 +100,7 @@ def main():
         aggregate(out, "dp_count", args, f"dpagg_count_trans_{suffix}", symbol, "dpagg_count_final",
                   f"differentially private count of {what}")
     out.append(FOOTER)
-    for extra in ["vector.sql", "budgets.sql"]:
+    for extra in ["vector.sql", "protect.sql", "budgets.sql"]:
         with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src", "pg", extra)) as f:
             out.append(f.read())
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "dpagg--0.1.0.sql")

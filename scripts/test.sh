@@ -3,7 +3,8 @@
 # the pg_regress suite in a throwaway PostgreSQL 15 cluster (pg_virtualenv), then the ledger's
 # durability and concurrency script (tests/ledger/run.sh) in another, then the shared
 # calibrations' script (tests/calibrations/run.sh) in a third, and the attacks that need a
-# real cluster and the extended protocol (tests/security/run.sh) in a fourth.
+# real cluster and the extended protocol (tests/security/run.sh) in a fourth, and
+# the protection of private relations across pg_dump and restore (tests/dump/run.sh) in a fifth.
 # Ends with one line "N passed, N failed".
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -46,6 +47,7 @@ cluster_script() {  # cluster_script <title> <script> <log>
 cluster_script "ledger durability and concurrency" tests/ledger/run.sh ledger.log
 cluster_script "shared calibrations" tests/calibrations/run.sh calibrations.log
 cluster_script "attacks that need a real cluster and the wire protocol" tests/security/run.sh security.log
+cluster_script "protection across pg_dump and restore" tests/dump/run.sh dump.log
 
 echo "$passed passed, $failed failed"
 exit $status

@@ -60,7 +60,8 @@ BEGIN
       JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'dpagg'
      WHERE p.prokind = 'f' AND p.proname LIKE 'dpagg\_%'
        AND p.proname NOT IN ('dpagg_state_in', 'dpagg_state_out', 'dpagg_state_recv',
-                             'dpagg_state_send', 'dpagg_budgets', 'dpagg_journal')
+                             'dpagg_state_send', 'dpagg_budgets', 'dpagg_journal',
+                             'dpagg_protection_fields')
   LOOP
     EXECUTE format('REVOKE ALL ON FUNCTION %s FROM PUBLIC', f);
   END LOOP;

@@ -4,6 +4,7 @@
  * throw and never call PostgreSQL, so an ereport long jump here never crosses a C++ frame.
  */
 #include "site.h"
+#include "protect.h"
 
 #include <math.h>
 
@@ -81,6 +82,7 @@ _PG_init(void)
 	dpagg_budget_init();
 	dpagg_calib_cache_init();
 	dpagg_hooks_init();
+	dpagg_protect_init();
 	MarkGUCPrefixReserved("dpagg");
 	dpagg_set_interrupt_check(should_stop);
 }

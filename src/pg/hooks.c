@@ -14,6 +14,7 @@
  * aggregates, the query is planned again with it off.  Other queries are untouched.
  */
 #include "site.h"
+#include "protect.h"
 
 #include "executor/executor.h"
 #include "miscadmin.h"
@@ -29,7 +30,10 @@ static void
 dpagg_executor_start(QueryDesc *qd, int eflags)
 {
 	if ((eflags & EXEC_FLAG_EXPLAIN_ONLY) == 0)
+	{
+		dpagg_refuse_unbounded_private(qd->plannedstmt);
 		dpagg_freeze_parameters(qd);
+	}
 	if (prev_executor_start)
 		prev_executor_start(qd, eflags);
 	else
@@ -66,8 +70,8 @@ own_aggregate_visit(Plan *plan, void *context)
 		*found = true;
 }
 
-static bool
-has_own_aggregate(PlannedStmt *stmt)
+bool
+dpagg_statement_has_own_aggregate(PlannedStmt *stmt)
 {
 	bool		found = false;
 
@@ -105,7 +109,7 @@ dpagg_planner(Query *parse, const char *query_string, int options, ParamListInfo
 		copy = copyObject(parse);	/* the planner scribbles on its input */
 	stmt = plan_once(parse, query_string, options, params);
 	/* The usual case, the setting off before and after planning: nothing to look at. */
-	if ((!at_entry && !enable_partitionwise_aggregate) || !has_own_aggregate(stmt))
+	if ((!at_entry && !enable_partitionwise_aggregate) || !dpagg_statement_has_own_aggregate(stmt))
 		return stmt;
 	/* A function the planner folds into a constant can change the setting halfway through. */
 	if (enable_partitionwise_aggregate != at_entry)

@@ -101,6 +101,9 @@ extern bool dpagg_is_own_aggregate(Oid aggfnoid);
 extern void *dpagg_scalar_site_params(DpSite *site);
 extern void *dpagg_vector_site_params(DpSite *site);
 
+/* Does a finished plan aggregate with one of dpagg's aggregates? (hooks.c) */
+extern bool dpagg_statement_has_own_aggregate(PlannedStmt *stmt);
+
 extern void dpagg_hooks_init(void);
 
 #endif							/* DPAGG_SITE_H */

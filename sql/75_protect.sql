@@ -1,0 +1,113 @@
+-- Private relations (issue 10, first step): declaring, listing and clearing protection, the
+-- label's checks, and the refusal of dpagg aggregates over private relations until per-unit
+-- bounding exists.
+CREATE TABLE visits (visit_id serial, user_id integer, "Account" text, amount numeric,
+                     region text, t double precision);
+INSERT INTO visits (user_id, "Account", amount, region, t)
+SELECT g % 50, 'a' || (g % 7), g % 13, 'r' || (g % 4), g FROM generate_series(1, 500) g;
+CREATE TABLE regions (region text PRIMARY KEY);
+INSERT INTO regions SELECT 'r' || g FROM generate_series(0, 3) g;
+
+-- dp_protect writes a canonical label; the view lists it.
+SELECT dp_protect('visits', 'user_id', 3);
+SELECT relation, relkind, privacy_unit, max_groups_contributed, max_rows_per_group, label
+  FROM dp_protected;
+SELECT provider, label FROM pg_seclabels WHERE objname = 'visits';
+-- The same through SECURITY LABEL, with a quoted column and a row cap.
+SECURITY LABEL FOR dpagg ON TABLE visits
+  IS '  PRIVACY_UNIT="Account" ,max_groups_contributed=2, max_rows_per_group = 5 ';
+SELECT relation, privacy_unit, max_groups_contributed, max_rows_per_group FROM dp_protected;
+SELECT dp_protect('visits', 'user_id');
+SELECT relation, privacy_unit, max_groups_contributed, max_rows_per_group FROM dp_protected;
+
+CREATE ROLE dp_protect_owner;
+-- Bad labels and arguments: each its own SQLSTATE, with a hint; nothing changes.
+SELECT q, expect_error(q) AS error
+FROM (VALUES
+  ($$SECURITY LABEL FOR dpagg ON TABLE visits IS ''$$),
+  ($$SECURITY LABEL FOR dpagg ON TABLE visits IS 'max_groups_contributed = 2'$$),
+  ($$SECURITY LABEL FOR dpagg ON TABLE visits IS 'privacy_unit = nosuch'$$),
+  ($$SECURITY LABEL FOR dpagg ON TABLE visits IS 'privacy_unit = user_id, max_groups_contributed = 0'$$),
+  ($$SECURITY LABEL FOR dpagg ON TABLE visits IS 'privacy_unit = user_id, max_groups_contributed = 2.5'$$),
+  ($$SECURITY LABEL FOR dpagg ON TABLE visits IS 'privacy_unit = user_id, max_groups_contributed = x'$$),
+  ($$SECURITY LABEL FOR dpagg ON TABLE visits IS 'privacy_unit = user_id, max_rows_per_group = -1'$$),
+  ($$SECURITY LABEL FOR dpagg ON TABLE visits IS 'privacy_unit = user_id, colour = blue'$$),
+  ($$SECURITY LABEL FOR dpagg ON TABLE visits IS 'privacy_unit = user_id privacy_unit = t'$$),
+  ($$SECURITY LABEL FOR dpagg ON TABLE visits IS 'privacy_unit = user_id, privacy_unit = t'$$),
+  ($$SECURITY LABEL FOR dpagg ON TABLE visits IS 'privacy_unit = "unterminated'$$),
+  ($$SECURITY LABEL FOR dpagg ON TABLE visits IS 'privacy_unit = ctid'$$),
+  ($$SECURITY LABEL FOR dpagg ON COLUMN visits.user_id IS 'privacy_unit = user_id'$$),
+  ($$SECURITY LABEL FOR dpagg ON SEQUENCE visits_visit_id_seq IS 'privacy_unit = user_id'$$),
+  ($$SECURITY LABEL FOR dpagg ON ROLE dp_protect_owner IS 'restricted'$$),
+  ($$SELECT dp_protect('visits', 'nosuch')$$),
+  ($$SELECT dp_protect('visits', 'user_id', 0)$$),
+  ($$SELECT dp_protect('visits', 'user_id', 1, 0)$$),
+  ($$SELECT dp_protect('visits', '')$$),
+  ($$SELECT dp_protect(NULL, 'user_id')$$),
+  ($$SELECT dp_protect('nosuch_table', 'user_id')$$),
+  ($$SELECT dp_protect('visits_visit_id_seq', 'user_id')$$)
+) AS v(q);
+CREATE TABLE odd_units (u point, x integer);
+SELECT expect_error($$SELECT dp_protect('odd_units', 'u')$$) AS error;
+SELECT relation, privacy_unit, max_groups_contributed, max_rows_per_group FROM dp_protected;
+
+-- Only superusers declare or clear protection (not the owner of the table).
+CREATE TABLE owned (u integer, x integer);
+ALTER TABLE owned OWNER TO dp_protect_owner;
+GRANT EXECUTE ON FUNCTION dp_protect(regclass, text, integer, integer) TO dp_protect_owner;
+SET ROLE dp_protect_owner;
+SELECT expect_error($$SECURITY LABEL FOR dpagg ON TABLE owned IS 'privacy_unit = u'$$) AS error;
+SELECT expect_error($$SELECT dp_protect('owned', 'u')$$) AS error;
+SELECT expect_error($$SELECT dp_unprotect('visits')$$) AS error;
+RESET ROLE;
+REVOKE EXECUTE ON FUNCTION dp_protect(regclass, text, integer, integer) FROM dp_protect_owner;
+
+-- Until per-unit bounding exists, dpagg aggregates over a private relation are refused before
+-- anything is charged, however the relation is reached.
+SELECT count(*) AS releases_before FROM dp_ledger \gset
+CREATE VIEW dp_test_private_view AS SELECT t FROM visits WHERE t > 0;
+CREATE TABLE visits_part (user_id integer, t double precision) PARTITION BY RANGE (t);
+CREATE TABLE visits_part_1 PARTITION OF visits_part FOR VALUES FROM (0) TO (1000);
+INSERT INTO visits_part SELECT user_id, t FROM visits;
+SELECT dp_protect('visits_part', 'user_id');
+CREATE FUNCTION visits_rows() RETURNS SETOF double precision LANGUAGE sql STABLE
+  AS $$ SELECT t FROM visits $$;
+SELECT q, expect_error(q) AS error
+FROM (VALUES
+  ($$SELECT dp_count(1, 1e-5) FROM visits$$),
+  ($$SELECT region, dp_sum(t, 1, 1e-5, 0, 10) FROM visits GROUP BY region$$),
+  ($$SELECT r.region, dp_count(v.t, 1, 1e-5) FROM regions r LEFT JOIN visits v USING (region) GROUP BY 1$$),
+  ($$SELECT * FROM (SELECT dp_avg(t, 1, 1e-5, 0, 10) FROM visits) s$$),
+  ($$WITH c AS MATERIALIZED (SELECT t FROM visits) SELECT dp_sum(t, 1, 1e-5, 1) FROM c$$),
+  ($$SELECT dp_sum(t, 1, 1e-5, 1) FROM dp_test_private_view$$),
+  ($$SELECT dp_sum(x, 1, 1e-5, 1) FROM visits_rows() x$$),
+  ($$SELECT dp_sum(t, 1, 1e-5, 1) FROM visits_part$$),
+  ($$SELECT dp_sum(t, 1, 1e-5, 1) FROM visits_part_1$$),
+  ($$SELECT dp_sum_vector(ARRAY[t, t], 2, 1, 1e-5, 1) FROM visits$$),
+  ($$EXPLAIN ANALYZE SELECT dp_count(1, 1e-5) FROM visits$$)
+) AS v(q);
+-- A private view protects what it reads (here a public table).
+SELECT dp_protect('dp_test_private_view', 't');
+SELECT dp_unprotect('visits');
+SELECT expect_error($$SELECT dp_sum(t, 1, 1e-5, 1) FROM dp_test_private_view$$) AS error;
+SELECT count(*) - :releases_before AS charged FROM dp_ledger;
+-- EXPLAIN without ANALYZE releases nothing and is allowed; other queries are unaffected.
+EXPLAIN (COSTS OFF) SELECT dp_sum(t, 1, 1e-5, 1) FROM dp_test_private_view;
+SELECT count(*) FROM dp_test_private_view;
+SELECT round(dp_count(1e6, 0, 'laplace')) AS n FROM visits;
+-- A prepared statement planned before the protection is planned again after it.
+PREPARE count_visits AS SELECT round(dp_count(1e6, 0, 'laplace')) FROM visits;
+EXECUTE count_visits;
+SELECT dp_protect('visits', 'user_id');
+SELECT expect_error($$EXECUTE count_visits$$) AS error;
+SELECT dp_unprotect('visits');
+SELECT dp_unprotect('visits');
+EXECUTE count_visits;
+DEALLOCATE count_visits;
+SELECT relation, privacy_unit FROM dp_protected ORDER BY relation::text;
+
+DROP FUNCTION visits_rows();
+DROP VIEW dp_test_private_view;
+DROP TABLE visits, visits_part, regions, odd_units, owned;
+DROP ROLE dp_protect_owner;
+SELECT count(*) FROM dp_protected;
