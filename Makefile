@@ -1,7 +1,8 @@
 # dpagg — PGXS build.  The C++17 core (src/core) and the C glue (src/pg) link into one module.
 EXTENSION = dpagg
 MODULE_big = dpagg
-DATA = dpagg--0.1.0.sql
+# The extension script is generated (see "The SQL surface" below): DATA_built, not DATA.
+DATA_built = dpagg--0.1.0.sql
 PGFILEDESC = "dpagg - differentially private aggregates"
 
 CORE_SRCS := $(sort $(wildcard src/core/*.cpp src/core/mechanisms/*.cpp))
@@ -17,6 +18,9 @@ SHLIB_LINK = -lstdc++ -lm -lcrypto
 REGRESS = $(patsubst sql/%.sql,%,$(sort $(wildcard sql/*.sql)))
 REGRESS_OPTS = --inputdir=. --outputdir=build/regress
 
+# The generated C table of dpagg's aggregate functions (site.c includes it; see below).
+PG_CPPFLAGS += -Ibuild/generated
+
 # No LLVM bitcode for JIT inlining: it would need clang, and the hot paths are C anyway.
 override with_llvm = no
 
@@ -28,6 +32,30 @@ include $(PGXS)
 CORE_HDRS := $(wildcard src/core/*.h)
 $(CORE_OBJS): $(CORE_HDRS)
 $(GLUE_SRCS:.c=.o): $(CORE_HDRS) $(wildcard src/pg/*.h)
+
+# ---- The SQL surface: one source, scripts/generate_sql.py ----
+# From its table of aggregates (and the hand-written src/pg/vector.sql, protect.sql and budgets.sql) the
+# generator writes the extension script and the C table by which site.c recognises dpagg's own
+# aggregates, so the two cannot disagree.  Neither output is committed (.gitignore): a committed
+# copy would be a second source that could go stale, so there is nothing to check for staleness.
+# `make clean` removes both (the script as DATA_built, the header by clean-generated: EXTRA_CLEAN
+# below is set after including PGXS, which tests it with ifdef, so it does not).
+# Needs python3 (scripts/install-deps.sh).
+SQL_GENERATOR := scripts/generate_sql.py
+GENERATED_HDR := build/generated/dpagg_functions.h
+
+dpagg--0.1.0.sql: $(SQL_GENERATOR) src/pg/vector.sql src/pg/protect.sql src/pg/budgets.sql
+	python3 $(SQL_GENERATOR) --sql $@
+
+$(GENERATED_HDR): $(SQL_GENERATOR)
+	python3 $(SQL_GENERATOR) --header $@
+
+$(GLUE_SRCS:.c=.o): $(GENERATED_HDR)
+
+.PHONY: clean-generated
+clean: clean-generated
+clean-generated:
+	rm -rf build/generated
 
 # ---- C++ unit tests of the core (GoogleTest; no PostgreSQL involved) ----
 UNIT_SRCS := $(sort $(wildcard tests/unit/*.cpp))

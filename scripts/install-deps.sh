@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what dpagg needs to build and test on Debian 12 (bookworm): PostgreSQL 15 with its
 # server headers and pg_virtualenv, g++, Boost.Math, GoogleTest, OpenSSL's headers (the noise
-# generator) and python3 (tests/security speaks the wire protocol).  Idempotent.
+# generator) and python3 (the build runs scripts/generate_sql.py; tests/security speaks the wire
+# protocol).  Idempotent.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/as-root.sh

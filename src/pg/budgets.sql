@@ -47,22 +47,3 @@ CREATE VIEW dp_budget_log AS
     FROM dpagg_journal() WHERE event <> 'release';
 COMMENT ON VIEW dp_budget_log IS 'every change of a privacy budget, and who made it';
 GRANT SELECT ON dp_budgets, dp_ledger, dp_budget_log TO PUBLIC;
-
--- Support functions are for dpagg's own aggregates only: nobody else may call them or build an
--- aggregate on them (CREATE AGGREGATE needs EXECUTE on its support functions; dpagg's aggregates
--- run them with their owner's rights).  The views' functions and the type I/O stay public.
-DO $$
-DECLARE f regprocedure;
-BEGIN
-  FOR f IN
-    SELECT p.oid::regprocedure FROM pg_proc p
-      JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e'
-      JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'dpagg'
-     WHERE p.prokind = 'f' AND p.proname LIKE 'dpagg\_%'
-       AND p.proname NOT IN ('dpagg_state_in', 'dpagg_state_out', 'dpagg_state_recv',
-                             'dpagg_state_send', 'dpagg_budgets', 'dpagg_journal',
-                             'dpagg_protection_fields')
-  LOOP
-    EXECUTE format('REVOKE ALL ON FUNCTION %s FROM PUBLIC', f);
-  END LOOP;
-END $$;
