@@ -74,7 +74,7 @@ const Strategy kAll[] = {Strategy::kOptimal, Strategy::kLaplace, Strategy::kGaus
 
 // ---- the per-group inequalities, evaluated here (long double), not by the code under test ----
 //   pi(n+1) <= e^eps' pi(n) + delta'   and   1 - pi(n) <= e^eps' (1 - pi(n+1)) + delta'
-// with pi(0) = 0; eps' = eps / L as a long double, delta' the plan's group delta (whose
+// (and the same with n and n+1 swapped) with pi(0) = 0; eps' = eps / L as a long double, delta' the plan's group delta (whose
 // composition is checked separately).
 struct PairCheck {
   LD e, d;
@@ -90,6 +90,9 @@ struct PairCheck {
     ++checked;
     bool ok1 = pb <= (pa > 0 ? e * pa : 0.0L) + d;
     bool ok2 = qa <= (qb > 0 ? e * qb : 0.0L) + d;
+    // The other direction (removing the unit) is implied by monotonicity; checked anyway.
+    ok1 = ok1 && pa <= (pb > 0 ? e * pb : 0.0L) + d;
+    ok2 = ok2 && qb <= (qa > 0 ? e * qa : 0.0L) + d;
     if (!(ok1 && ok2) && why) {
       std::ostringstream o;
       o.precision(21);
