@@ -131,7 +131,8 @@ class Builder {
   Builder& delta(double d) { delta_ = d; return *this; }
   Builder& max_groups(int64_t l) { max_groups_ = l; return *this; }
   // Tests only: the relative margin taken off (eps, delta); 0 computes the probabilities for
-  // the requested parameters exactly as given.  The C interface always uses kDefaultSlack.
+  // the requested parameters exactly as given (and skips the self-check, which then holds only
+  // up to rounding).  The C interface always uses kDefaultSlack.
   Builder& unsafe_slack(double s) { slack_ = s; return *this; }
 
   // Validates (dpagg::invalid with a hint naming the valid range) and prepares.
