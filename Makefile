@@ -5,7 +5,7 @@ MODULE_big = dpagg
 DATA_built = dpagg--0.1.0.sql
 PGFILEDESC = "dpagg - differentially private aggregates"
 
-CORE_SRCS := $(sort $(wildcard src/core/*.cpp src/core/mechanisms/*.cpp))
+CORE_SRCS := $(sort $(wildcard src/core/*.cpp src/core/mechanisms/*.cpp src/core/selection/*.cpp))
 GLUE_SRCS := $(sort $(wildcard src/pg/*.c))
 CORE_OBJS := $(CORE_SRCS:.cpp=.o)
 OBJS = $(CORE_OBJS) $(GLUE_SRCS:.c=.o)
