@@ -45,7 +45,7 @@ extern void dpagg_shared_calibration_put(const char *spec, double epsilon, doubl
 /* The text of a mechanism argument, or the GUC default when absent. */
 extern void dpagg_mechanism_spec(text *arg, char *buf, size_t buflen);
 
-/* Privacy budgets and the ledger (budget.c). */
+/* Privacy budgets and the ledger (ledger_shmem.c; the files are listed in ledger.h). */
 extern void dpagg_budget_init(void);
 
 /* One part of a release, for the charge: its mechanism, (epsilon, delta) and zCDP rho
@@ -65,8 +65,8 @@ typedef struct DpChargeMark
 	double		loop;			/* the node's instrumentation loop count when charged */
 } DpChargeMark;
 
-/* Charge one execution (once per loop of the Agg node; `mark` remembers).  query_text: the
- * statement that runs it, or NULL for the client's current one. */
+/* Charge one execution (once per loop of the Agg node; `mark` remembers; charge.c).
+ * query_text: the statement that runs it, or NULL for the client's current one. */
 struct AggState;
 extern void dpagg_charge_at(struct AggState *as, DpChargeMark *mark, const char *aggregate,
 							double epsilon, double delta, const DpChargePart *parts, int nparts,
