@@ -168,6 +168,8 @@ typedef struct ScalarParams
 	double		quantum;		/* of the accumulation (derived from the bound) */
 	double		inv_quantum;
 	bool		integer_sum;	/* dp_sum of an integer type with whole-number bounds */
+	bool		int_path;		/* integer values: quantize with iq (the same quanta) */
+	dpagg_int_quantizer iq;
 	char		mechanism[DPAGG_MECH_SPEC_LEN];
 	dpagg_calibration cal[2];	/* calibrated when the site is prepared */
 } ScalarParams;
@@ -268,6 +270,9 @@ dpagg_scalar_site_params(DpSite *site)
 	dpagg_mechanism_spec(mech, p->mechanism, sizeof(p->mechanism));
 	p->quantum = dpagg_quantum_for_bound(p->bound);
 	p->inv_quantum = 1.0 / p->quantum;
+	p->int_path = (kind != DP_COUNT &&
+				   (lo.vtype == VT_INT2 || lo.vtype == VT_INT4 || lo.vtype == VT_INT8) &&
+				   dpagg_int_quantizer_init(&p->iq, p->lower, p->upper, kind == DP_AVG));
 	/* A sum of integers clamped to whole-number bounds changes by a whole number 0..D between
 	 * neighbours: mechanisms may calibrate for those shifts only (see dp_calibrate). */
 	p->integer_sum = (kind == DP_SUM &&
@@ -356,20 +361,16 @@ new_state(MemoryContext cxt, int kind)
 	return st;
 }
 
-static DpState *
-transition_state(FunctionCallInfo fcinfo, int kind, const ScalarParams **p_out)
+/*
+ * The first call of a group (no state yet) and everything unusual: refuse window use, direct
+ * calls and aggregates that are not dpagg's own, prepare the site if the ExecutorStart hook did
+ * not, and make the group's state.  Kept out of line so that the per-row path stays small.
+ */
+static pg_noinline DpState *
+transition_state_slow(FunctionCallInfo fcinfo, int kind)
 {
-	DpSite	   *site = (DpSite *) fcinfo->flinfo->fn_extra;
-
-	/* Hot path: the site is prepared (only dpagg writes this fn_extra) and a state exists. */
-	if (likely(site != NULL && !PG_ARGISNULL(0)))
-	{
-		*p_out = (const ScalarParams *) site->params;
-		return (DpState *) PG_GETARG_POINTER(0);
-	}
 	(void) dpagg_aggregate_context(fcinfo, dpagg_kind_name(kind));
-	site = dpagg_site_of_trans(fcinfo, kind);
-	*p_out = (const ScalarParams *) site->params;
+	(void) dpagg_site_of_trans(fcinfo, kind);
 	/*
 	 * A new group's state is made in the call's short-lived memory: PostgreSQL copies a new
 	 * by-reference transition value into the aggregate's context itself (ExecAggTransReparent),
@@ -382,6 +383,30 @@ transition_state(FunctionCallInfo fcinfo, int kind, const ScalarParams **p_out)
 			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 			 errmsg("dpagg support functions can only be used by dpagg's own aggregates")));
 	return NULL;
+}
+
+/*
+ * The state to update and the site's parameters.  Per row, only this: the site is prepared (only
+ * dpagg writes this fn_extra, and only once the site has passed every check) and the group has a
+ * state (made by transition_state_slow, which refuses anything that is not dpagg's own
+ * aggregate).  Inlined into each transition function; the parameters are returned through a
+ * pointer that inlining turns into a register.
+ */
+static pg_attribute_always_inline DpState *
+transition_state(FunctionCallInfo fcinfo, int kind, const ScalarParams **p_out)
+{
+	DpSite	   *site = (DpSite *) fcinfo->flinfo->fn_extra;
+	DpState    *st;
+
+	if (likely(site != NULL && !PG_ARGISNULL(0)))
+		st = (DpState *) PG_GETARG_POINTER(0);
+	else
+	{
+		st = transition_state_slow(fcinfo, kind);
+		site = (DpSite *) fcinfo->flinfo->fn_extra;
+	}
+	*p_out = (const ScalarParams *) site->params;
+	return st;
 }
 
 static inline double
@@ -409,11 +434,33 @@ value_as_double(FunctionCallInfo fcinfo, int argno, ValueType vt)
 	return 0;					/* not reached */
 }
 
-static inline void
-accumulate(DpState *st, double x, double lower, double upper, double inv_quantum)
+static inline int64
+value_as_int64(FunctionCallInfo fcinfo, int argno, ValueType vt)
 {
-	state_set_sum(st, state_sum(st) + dpagg_quantize(x, lower, upper, inv_quantum));
+	Datum		d = PG_GETARG_DATUM(argno);
+
+	switch (vt)
+	{
+		case VT_INT2:
+			return DatumGetInt16(d);
+		case VT_INT4:
+			return DatumGetInt32(d);
+		default:
+			return DatumGetInt64(d);
+	}
 }
+
+/* The 128-bit sum += quanta, in place (an add and an add-with-carry on the two halves). */
+static inline void
+add_quanta(DpState *st, int64 quanta)
+{
+	uint64		lo = st->sum_lo + (uint64) quanta;
+
+	st->sum_hi += (quanta >> 63) + (lo < (uint64) quanta);
+	st->sum_lo = lo;
+}
+
+#define IS_INT_TYPE(vt) ((vt) == VT_INT2 || (vt) == VT_INT4 || (vt) == VT_INT8)
 
 static pg_attribute_always_inline Datum
 sum_trans(FunctionCallInfo fcinfo, ValueType vt)
@@ -421,10 +468,14 @@ sum_trans(FunctionCallInfo fcinfo, ValueType vt)
 	const ScalarParams *p;
 	DpState    *st = transition_state(fcinfo, DP_SUM, &p);
 
-	if (!PG_ARGISNULL(1))
+	if (likely(!PG_ARGISNULL(1)))
 	{
 		st->count++;
-		accumulate(st, value_as_double(fcinfo, 1, vt), p->lower, p->upper, p->inv_quantum);
+		if (IS_INT_TYPE(vt) && likely(p->int_path))
+			add_quanta(st, dpagg_quantize_int(value_as_int64(fcinfo, 1, vt), &p->iq));
+		else
+			add_quanta(st, dpagg_quantize(value_as_double(fcinfo, 1, vt), p->lower, p->upper,
+										  p->inv_quantum));
 	}
 	PG_RETURN_POINTER(st);
 }
@@ -435,13 +486,18 @@ avg_trans(FunctionCallInfo fcinfo, ValueType vt)
 	const ScalarParams *p;
 	DpState    *st = transition_state(fcinfo, DP_AVG, &p);
 
-	if (!PG_ARGISNULL(1))
+	if (likely(!PG_ARGISNULL(1)))
 	{
-		/* Centre on the midpoint m: the sum of (x - m) has sensitivity (upper - lower)/2. */
-		double		x = dpagg_clamp(value_as_double(fcinfo, 1, vt), p->lower, p->upper);
-
 		st->count++;
-		accumulate(st, x - p->mid, -p->bound, p->bound, p->inv_quantum);
+		if (IS_INT_TYPE(vt) && likely(p->int_path))
+			add_quanta(st, dpagg_quantize_int(value_as_int64(fcinfo, 1, vt), &p->iq));	/* x - m */
+		else
+		{
+			/* Centre on the midpoint m: the sum of (x - m) has sensitivity (upper - lower)/2. */
+			double		x = dpagg_clamp(value_as_double(fcinfo, 1, vt), p->lower, p->upper);
+
+			add_quanta(st, dpagg_quantize(x - p->mid, -p->bound, p->bound, p->inv_quantum));
+		}
 	}
 	PG_RETURN_POINTER(st);
 }
