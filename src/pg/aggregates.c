@@ -385,30 +385,6 @@ transition_state_slow(FunctionCallInfo fcinfo, int kind)
 	return NULL;
 }
 
-/*
- * The state to update and the site's parameters.  Per row, only this: the site is prepared (only
- * dpagg writes this fn_extra, and only once the site has passed every check) and the group has a
- * state (made by transition_state_slow, which refuses anything that is not dpagg's own
- * aggregate).  Inlined into each transition function; the parameters are returned through a
- * pointer that inlining turns into a register.
- */
-static pg_attribute_always_inline DpState *
-transition_state(FunctionCallInfo fcinfo, int kind, const ScalarParams **p_out)
-{
-	DpSite	   *site = (DpSite *) fcinfo->flinfo->fn_extra;
-	DpState    *st;
-
-	if (likely(site != NULL && !PG_ARGISNULL(0)))
-		st = (DpState *) PG_GETARG_POINTER(0);
-	else
-	{
-		st = transition_state_slow(fcinfo, kind);
-		site = (DpSite *) fcinfo->flinfo->fn_extra;
-	}
-	*p_out = (const ScalarParams *) site->params;
-	return st;
-}
-
 static inline double
 value_as_double(FunctionCallInfo fcinfo, int argno, ValueType vt)
 {
@@ -462,12 +438,12 @@ add_quanta(DpState *st, int64 quanta)
 
 #define IS_INT_TYPE(vt) ((vt) == VT_INT2 || (vt) == VT_INT4 || (vt) == VT_INT8)
 
+/*
+ * One row of each aggregate, given the group's state and the site's parameters.
+ */
 static pg_attribute_always_inline Datum
-sum_trans(FunctionCallInfo fcinfo, ValueType vt)
+sum_row(FunctionCallInfo fcinfo, DpState *st, const ScalarParams *p, ValueType vt)
 {
-	const ScalarParams *p;
-	DpState    *st = transition_state(fcinfo, DP_SUM, &p);
-
 	if (likely(!PG_ARGISNULL(1)))
 	{
 		st->count++;
@@ -481,11 +457,8 @@ sum_trans(FunctionCallInfo fcinfo, ValueType vt)
 }
 
 static pg_attribute_always_inline Datum
-avg_trans(FunctionCallInfo fcinfo, ValueType vt)
+avg_row(FunctionCallInfo fcinfo, DpState *st, const ScalarParams *p, ValueType vt)
 {
-	const ScalarParams *p;
-	DpState    *st = transition_state(fcinfo, DP_AVG, &p);
-
 	if (likely(!PG_ARGISNULL(1)))
 	{
 		st->count++;
@@ -502,46 +475,61 @@ avg_trans(FunctionCallInfo fcinfo, ValueType vt)
 	PG_RETURN_POINTER(st);
 }
 
-/* One transition function per value type, so the type dispatch is resolved at compile time. */
-#define DPAGG_TRANS(name, body, vt) \
-	PG_FUNCTION_INFO_V1(name); \
-	Datum name(PG_FUNCTION_ARGS) { return body(fcinfo, vt); }
-DPAGG_TRANS(dpagg_sum_trans_int2, sum_trans, VT_INT2)
-DPAGG_TRANS(dpagg_sum_trans_int4, sum_trans, VT_INT4)
-DPAGG_TRANS(dpagg_sum_trans_int8, sum_trans, VT_INT8)
-DPAGG_TRANS(dpagg_sum_trans_float4, sum_trans, VT_FLOAT4)
-DPAGG_TRANS(dpagg_sum_trans_float8, sum_trans, VT_FLOAT8)
-DPAGG_TRANS(dpagg_sum_trans_numeric, sum_trans, VT_NUMERIC)
-DPAGG_TRANS(dpagg_avg_trans_int2, avg_trans, VT_INT2)
-DPAGG_TRANS(dpagg_avg_trans_int4, avg_trans, VT_INT4)
-DPAGG_TRANS(dpagg_avg_trans_int8, avg_trans, VT_INT8)
-DPAGG_TRANS(dpagg_avg_trans_float4, avg_trans, VT_FLOAT4)
-DPAGG_TRANS(dpagg_avg_trans_float8, avg_trans, VT_FLOAT8)
-DPAGG_TRANS(dpagg_avg_trans_numeric, avg_trans, VT_NUMERIC)
-
-/* dp_count(value, ...): counts non-NULL values.  The value is the first argument. */
-PG_FUNCTION_INFO_V1(dpagg_count_trans);
-Datum
-dpagg_count_trans(PG_FUNCTION_ARGS)
+/* dp_count(value, ...) counts non-NULL values (the value is the first argument);
+ * dp_count(epsilon, delta [, mechanism]) counts rows. */
+static pg_attribute_always_inline Datum
+count_row(FunctionCallInfo fcinfo, DpState *st, const ScalarParams *p, ValueType vt)
 {
-	const ScalarParams *p;
-	DpState    *st = transition_state(fcinfo, DP_COUNT, &p);
-
-	if (!PG_ARGISNULL(1))
+	if (vt == VT_NONE || !PG_ARGISNULL(1))
 		st->count++;
 	PG_RETURN_POINTER(st);
 }
 
-PG_FUNCTION_INFO_V1(dpagg_count_rows_trans);
-Datum
-dpagg_count_rows_trans(PG_FUNCTION_ARGS)
+static inline const ScalarParams *
+site_params(FunctionCallInfo fcinfo)
 {
-	const ScalarParams *p;
-	DpState    *st = transition_state(fcinfo, DP_COUNT, &p);
-
-	st->count++;
-	PG_RETURN_POINTER(st);
+	return (const ScalarParams *) ((DpSite *) fcinfo->flinfo->fn_extra)->params;
 }
+
+/*
+ * One transition function per aggregate and value type, so the type dispatch is resolved at
+ * compile time.  Per row only the hot path runs: the site is prepared (only dpagg writes this
+ * fn_extra, and only once the site has passed every check) and the group has a state (made by
+ * transition_state_slow, which refuses anything that is not dpagg's own aggregate).  Anything
+ * else goes, by a tail call, to NAME_first, out of line, so that the per-row path calls nothing
+ * and needs no stack frame.
+ */
+#define DPAGG_TRANS(name, row, kind, vt) \
+	static pg_noinline Datum \
+	name##_first(FunctionCallInfo fcinfo) \
+	{ \
+		DpState    *st = transition_state_slow(fcinfo, kind); \
+		return row(fcinfo, st, site_params(fcinfo), vt); \
+	} \
+	PG_FUNCTION_INFO_V1(name); \
+	Datum \
+	name(PG_FUNCTION_ARGS) \
+	{ \
+		DpSite	   *site = (DpSite *) fcinfo->flinfo->fn_extra; \
+		if (unlikely(site == NULL || PG_ARGISNULL(0))) \
+			return name##_first(fcinfo); \
+		return row(fcinfo, (DpState *) PG_GETARG_POINTER(0), \
+				   (const ScalarParams *) site->params, vt); \
+	}
+DPAGG_TRANS(dpagg_sum_trans_int2, sum_row, DP_SUM, VT_INT2)
+DPAGG_TRANS(dpagg_sum_trans_int4, sum_row, DP_SUM, VT_INT4)
+DPAGG_TRANS(dpagg_sum_trans_int8, sum_row, DP_SUM, VT_INT8)
+DPAGG_TRANS(dpagg_sum_trans_float4, sum_row, DP_SUM, VT_FLOAT4)
+DPAGG_TRANS(dpagg_sum_trans_float8, sum_row, DP_SUM, VT_FLOAT8)
+DPAGG_TRANS(dpagg_sum_trans_numeric, sum_row, DP_SUM, VT_NUMERIC)
+DPAGG_TRANS(dpagg_avg_trans_int2, avg_row, DP_AVG, VT_INT2)
+DPAGG_TRANS(dpagg_avg_trans_int4, avg_row, DP_AVG, VT_INT4)
+DPAGG_TRANS(dpagg_avg_trans_int8, avg_row, DP_AVG, VT_INT8)
+DPAGG_TRANS(dpagg_avg_trans_float4, avg_row, DP_AVG, VT_FLOAT4)
+DPAGG_TRANS(dpagg_avg_trans_float8, avg_row, DP_AVG, VT_FLOAT8)
+DPAGG_TRANS(dpagg_avg_trans_numeric, avg_row, DP_AVG, VT_NUMERIC)
+DPAGG_TRANS(dpagg_count_trans, count_row, DP_COUNT, VT_ANY)
+DPAGG_TRANS(dpagg_count_rows_trans, count_row, DP_COUNT, VT_NONE)
 
 static void
 check_state_kind(const DpState *st, int kind)
