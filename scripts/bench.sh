@@ -20,7 +20,11 @@
 # each, then BENCH_REPS timed runs of each, alternating native-dp, dp-native, ... to cancel
 # drift; the table shows the medians (and, as a check on a busy machine, the ratio of the
 # fastest runs: interference only ever adds time).  Everything runs twice: with parallelism off
-# (max_parallel_workers_per_gather = 0) and with BENCH_WORKERS parallel workers.
+# (max_parallel_workers_per_gather = 0) and with BENCH_WORKERS parallel workers.  For the serial
+# runs the table also gives the ratio of the medians of the backend's CPU time (Linux
+# /proc/self/schedstat, read with pg_read_file: a superuser or pg_read_server_files), which time
+# spent waiting for a CPU on a busy machine does not inflate; in parallel runs it would miss the
+# workers, so it is left out there.
 #
 # Environment: BENCH_REPS (default 7), BENCH_WORKERS (default 2), BENCH_CSV=file (also write
 # every single measurement there as CSV), BENCH_MECHANISM=name (sets dpagg.default_mechanism for
@@ -155,13 +159,22 @@ SELECT count(*), sum(x), sum(y) FROM dpagg_bench \\g /dev/null
 -- and the number of parallel workers launched (0 when none).
 -- A query that fails gives ms = NULL and its error message, and the run goes on (the medians
 -- are then over the runs that succeeded).
+CREATE FUNCTION pg_temp.cpu_ns() RETURNS bigint LANGUAGE plpgsql AS \$f\$
+BEGIN
+  RETURN split_part(pg_read_file('/proc/self/schedstat'), ' ', 1)::bigint;
+EXCEPTION WHEN OTHERS THEN
+  RETURN NULL;   -- not Linux, or not allowed to read it (pg_read_server_files)
+END
+\$f\$;
 CREATE FUNCTION pg_temp.bench_ms(q text, OUT ms double precision, OUT workers integer,
-                                 OUT error text)
+                                 OUT error text, OUT cpu_ms double precision)
 LANGUAGE plpgsql AS \$f\$
 DECLARE
   plan jsonb;
+  cpu0 bigint := pg_temp.cpu_ns();
 BEGIN
   EXECUTE 'EXPLAIN (ANALYZE, TIMING OFF, SUMMARY ON, FORMAT JSON) ' || q INTO plan;
+  cpu_ms := (pg_temp.cpu_ns() - cpu0) / 1e6;
   ms := (plan -> 0 ->> 'Execution Time')::double precision;
   workers := coalesce((SELECT max(w::text::integer)
                          FROM jsonb_path_query(plan, 'lax \$.**."Workers Launched"') AS w), 0);
@@ -179,7 +192,7 @@ END
 \$f\$;
 CREATE TEMP TABLE bench_results (
   mode text, ord integer, query text, variant text, rep integer,
-  ms double precision, workers integer, error text, sql text);
+  ms double precision, workers integer, error text, sql text, cpu_ms double precision);
 
 SQL
 
@@ -199,7 +212,7 @@ SQL
         if [ $((rep % 2)) -eq 1 ]; then order="native dp"; else order="dp native"; fi
         for variant in $order; do
           if [ "$variant" = native ]; then q=$native; else q=$dp; fi
-          echo "INSERT INTO bench_results SELECT '$mode', $ord, \$l\$$label\$l\$, '$variant', $rep, ms, workers, error, \$q\$$q\$q\$ FROM pg_temp.bench_ms(\$q\$$q\$q\$);"
+          echo "INSERT INTO bench_results SELECT '$mode', $ord, \$l\$$label\$l\$, '$variant', $rep, ms, workers, error, \$q\$$q\$q\$, cpu_ms FROM pg_temp.bench_ms(\$q\$$q\$q\$);"
         done
       done
     done
@@ -219,13 +232,16 @@ SELECT r.mode,
        CASE WHEN r.dp / r.native <= $TARGET THEN 'ok' WHEN r.dp / r.native > $TARGET THEN 'ABOVE'
             ELSE 'failed' END AS "<= ${TARGET}x",
        round((r.dp_min / r.native_min)::numeric, 3) AS "ratio of mins",
-       r.workers AS "workers n/dp"
+       r.workers AS "workers n/dp",
+       CASE WHEN r.mode = 'serial' THEN round((r.dp_cpu / r.native_cpu)::numeric, 3) END AS "cpu dp/native"
 FROM (
   SELECT mode, ord, query,
          percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) FILTER (WHERE variant = 'native') AS native,
          percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) FILTER (WHERE variant = 'dp') AS dp,
          min(ms) FILTER (WHERE variant = 'native') AS native_min,
          min(ms) FILTER (WHERE variant = 'dp') AS dp_min,
+         percentile_cont(0.5) WITHIN GROUP (ORDER BY cpu_ms) FILTER (WHERE variant = 'native') AS native_cpu,
+         percentile_cont(0.5) WITHIN GROUP (ORDER BY cpu_ms) FILTER (WHERE variant = 'dp') AS dp_cpu,
          coalesce(max(workers) FILTER (WHERE variant = 'native')::text, '-') || '/' ||
            coalesce(max(workers) FILTER (WHERE variant = 'dp')::text, '-') AS workers
   FROM bench_results
@@ -242,7 +258,7 @@ GROUP BY mode, sql, error ORDER BY mode DESC, sql;
 SQL
 
   if [ -n "${BENCH_CSV:-}" ]; then
-    echo "\\copy (SELECT mode, query, variant, rep, ms, workers, error FROM bench_results ORDER BY mode DESC, ord, rep, variant) TO '${BENCH_CSV}' WITH (FORMAT csv, HEADER)"
+    echo "\\copy (SELECT mode, query, variant, rep, ms, workers, error, cpu_ms FROM bench_results ORDER BY mode DESC, ord, rep, variant) TO '${BENCH_CSV}' WITH (FORMAT csv, HEADER)"
   fi
   echo "DROP TABLE dpagg_bench;"
 } >"$sqlfile"

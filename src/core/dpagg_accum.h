@@ -57,4 +57,63 @@ dpagg_quantize(double x, double lower, double upper, double inv_quantum)
 #endif
 }
 
+/*
+ * Integer values with whole-number bounds: the same quanta as the floating-point path, computed
+ * without leaving the integers (no conversion, no NaN test).
+ *
+ * Not centred (dp_sum): quanta = clamp(x) / q, the value dpagg_quantize(x, lower, upper, 1/q)
+ * gives.  Centred (dp_avg): quanta = (clamp(x) - m) / q with m = lower/2 + upper/2 and q the
+ * quantum of B = (upper - lower)/2, the value dpagg_quantize(dpagg_clamp(x, lower, upper) - m,
+ * -B, B, 1/q) gives.  Both are computed as (2 clamp(x) - offset) * half, offset = 0 or
+ * lower + upper and half = 1/(2q).  Why they are the same integers: with |lower|, |upper| <=
+ * 2^50 every double involved is exact (an integer x converts exactly once clamped, since an
+ * int64 outside the bounds converts to a double outside them too; m and x - m are multiples of
+ * 1/2 below 2^51; B <= 2^50 gives 1/q = 2^(52 - ilogb B) >= 4, a power of two, so the products
+ * are exact integers below 2^53 and the final rounding does nothing).  In the integers, |2
+ * clamp(x) - offset| <= 2B and (2B) * half = B / q < 2^53: nothing overflows.
+ */
+typedef struct dpagg_int_quantizer
+{
+	int64_t		lower;			/* clamping bounds */
+	int64_t		upper;
+	int64_t		offset;			/* 0, or lower + upper when centred */
+	int64_t		half;			/* 1 / (2q) */
+} dpagg_int_quantizer;
+
+#define DPAGG_INT_QUANTIZER_MAX 0x1p50
+
+/* Set up the integer path for these bounds; false when it does not apply (then use the
+ * floating-point path).  Requires lower <= upper, and lower < upper when centred. */
+static inline int
+dpagg_int_quantizer_init(dpagg_int_quantizer *iq, double lower, double upper, int centred)
+{
+	double		bound,
+				inv;
+
+	if (!(lower == floor(lower) && upper == floor(upper) &&
+		  fabs(lower) <= DPAGG_INT_QUANTIZER_MAX && fabs(upper) <= DPAGG_INT_QUANTIZER_MAX &&
+		  (centred ? lower < upper : lower <= upper)))
+		return 0;
+	bound = centred ? (upper - lower) / 2.0 : fmax(fabs(lower), fabs(upper));
+	if (!(bound > 0))
+		return 0;
+	inv = 1.0 / dpagg_quantum_for_bound(bound);
+	if (!(inv >= 4.0))
+		return 0;				/* not reached for these bounds (bound <= 2^50) */
+	iq->lower = (int64_t) lower;
+	iq->upper = (int64_t) upper;
+	iq->offset = centred ? iq->lower + iq->upper : 0;
+	iq->half = (int64_t) (inv / 2);
+	return 1;
+}
+
+/* The quanta of one integer value (see above). */
+static inline int64_t
+dpagg_quantize_int(int64_t x, const dpagg_int_quantizer *iq)
+{
+	x = x < iq->lower ? iq->lower : x;
+	x = x > iq->upper ? iq->upper : x;
+	return (2 * x - iq->offset) * iq->half;
+}
+
 #endif							/* DPAGG_ACCUM_H */

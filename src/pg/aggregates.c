@@ -168,6 +168,8 @@ typedef struct ScalarParams
 	double		quantum;		/* of the accumulation (derived from the bound) */
 	double		inv_quantum;
 	bool		integer_sum;	/* dp_sum of an integer type with whole-number bounds */
+	bool		int_path;		/* integer values: quantize with iq (the same quanta) */
+	dpagg_int_quantizer iq;
 	char		mechanism[DPAGG_MECH_SPEC_LEN];
 	dpagg_calibration cal[2];	/* calibrated when the site is prepared */
 } ScalarParams;
@@ -268,6 +270,9 @@ dpagg_scalar_site_params(DpSite *site)
 	dpagg_mechanism_spec(mech, p->mechanism, sizeof(p->mechanism));
 	p->quantum = dpagg_quantum_for_bound(p->bound);
 	p->inv_quantum = 1.0 / p->quantum;
+	p->int_path = (kind != DP_COUNT &&
+				   (lo.vtype == VT_INT2 || lo.vtype == VT_INT4 || lo.vtype == VT_INT8) &&
+				   dpagg_int_quantizer_init(&p->iq, p->lower, p->upper, kind == DP_AVG));
 	/* A sum of integers clamped to whole-number bounds changes by a whole number 0..D between
 	 * neighbours: mechanisms may calibrate for those shifts only (see dp_calibrate). */
 	p->integer_sum = (kind == DP_SUM &&
@@ -356,20 +361,16 @@ new_state(MemoryContext cxt, int kind)
 	return st;
 }
 
-static DpState *
-transition_state(FunctionCallInfo fcinfo, int kind, const ScalarParams **p_out)
+/*
+ * The first call of a group (no state yet) and everything unusual: refuse window use, direct
+ * calls and aggregates that are not dpagg's own, prepare the site if the ExecutorStart hook did
+ * not, and make the group's state.  Kept out of line so that the per-row path stays small.
+ */
+static pg_noinline DpState *
+transition_state_slow(FunctionCallInfo fcinfo, int kind)
 {
-	DpSite	   *site = (DpSite *) fcinfo->flinfo->fn_extra;
-
-	/* Hot path: the site is prepared (only dpagg writes this fn_extra) and a state exists. */
-	if (likely(site != NULL && !PG_ARGISNULL(0)))
-	{
-		*p_out = (const ScalarParams *) site->params;
-		return (DpState *) PG_GETARG_POINTER(0);
-	}
 	(void) dpagg_aggregate_context(fcinfo, dpagg_kind_name(kind));
-	site = dpagg_site_of_trans(fcinfo, kind);
-	*p_out = (const ScalarParams *) site->params;
+	(void) dpagg_site_of_trans(fcinfo, kind);
 	/*
 	 * A new group's state is made in the call's short-lived memory: PostgreSQL copies a new
 	 * by-reference transition value into the aggregate's context itself (ExecAggTransReparent),
@@ -409,83 +410,126 @@ value_as_double(FunctionCallInfo fcinfo, int argno, ValueType vt)
 	return 0;					/* not reached */
 }
 
+static inline int64
+value_as_int64(FunctionCallInfo fcinfo, int argno, ValueType vt)
+{
+	Datum		d = PG_GETARG_DATUM(argno);
+
+	switch (vt)
+	{
+		case VT_INT2:
+			return DatumGetInt16(d);
+		case VT_INT4:
+			return DatumGetInt32(d);
+		default:
+			return DatumGetInt64(d);
+	}
+}
+
+/* The 128-bit sum += quanta, in place (an add and an add-with-carry on the two halves). */
 static inline void
-accumulate(DpState *st, double x, double lower, double upper, double inv_quantum)
+add_quanta(DpState *st, int64 quanta)
 {
-	state_set_sum(st, state_sum(st) + dpagg_quantize(x, lower, upper, inv_quantum));
+	uint64		lo = st->sum_lo + (uint64) quanta;
+
+	st->sum_hi += (quanta >> 63) + (lo < (uint64) quanta);
+	st->sum_lo = lo;
 }
 
-static pg_attribute_always_inline Datum
-sum_trans(FunctionCallInfo fcinfo, ValueType vt)
-{
-	const ScalarParams *p;
-	DpState    *st = transition_state(fcinfo, DP_SUM, &p);
+#define IS_INT_TYPE(vt) ((vt) == VT_INT2 || (vt) == VT_INT4 || (vt) == VT_INT8)
 
-	if (!PG_ARGISNULL(1))
+/*
+ * One row of each aggregate, given the group's state and the site's parameters.
+ */
+static pg_attribute_always_inline Datum
+sum_row(FunctionCallInfo fcinfo, DpState *st, const ScalarParams *p, ValueType vt)
+{
+	if (likely(!PG_ARGISNULL(1)))
 	{
 		st->count++;
-		accumulate(st, value_as_double(fcinfo, 1, vt), p->lower, p->upper, p->inv_quantum);
+		if (IS_INT_TYPE(vt) && likely(p->int_path))
+			add_quanta(st, dpagg_quantize_int(value_as_int64(fcinfo, 1, vt), &p->iq));
+		else
+			add_quanta(st, dpagg_quantize(value_as_double(fcinfo, 1, vt), p->lower, p->upper,
+										  p->inv_quantum));
 	}
 	PG_RETURN_POINTER(st);
 }
 
 static pg_attribute_always_inline Datum
-avg_trans(FunctionCallInfo fcinfo, ValueType vt)
+avg_row(FunctionCallInfo fcinfo, DpState *st, const ScalarParams *p, ValueType vt)
 {
-	const ScalarParams *p;
-	DpState    *st = transition_state(fcinfo, DP_AVG, &p);
-
-	if (!PG_ARGISNULL(1))
+	if (likely(!PG_ARGISNULL(1)))
 	{
-		/* Centre on the midpoint m: the sum of (x - m) has sensitivity (upper - lower)/2. */
-		double		x = dpagg_clamp(value_as_double(fcinfo, 1, vt), p->lower, p->upper);
-
 		st->count++;
-		accumulate(st, x - p->mid, -p->bound, p->bound, p->inv_quantum);
+		if (IS_INT_TYPE(vt) && likely(p->int_path))
+			add_quanta(st, dpagg_quantize_int(value_as_int64(fcinfo, 1, vt), &p->iq));	/* x - m */
+		else
+		{
+			/* Centre on the midpoint m: the sum of (x - m) has sensitivity (upper - lower)/2. */
+			double		x = dpagg_clamp(value_as_double(fcinfo, 1, vt), p->lower, p->upper);
+
+			add_quanta(st, dpagg_quantize(x - p->mid, -p->bound, p->bound, p->inv_quantum));
+		}
 	}
 	PG_RETURN_POINTER(st);
 }
 
-/* One transition function per value type, so the type dispatch is resolved at compile time. */
-#define DPAGG_TRANS(name, body, vt) \
+/* dp_count(value, ...) counts non-NULL values (the value is the first argument);
+ * dp_count(epsilon, delta [, mechanism]) counts rows. */
+static pg_attribute_always_inline Datum
+count_row(FunctionCallInfo fcinfo, DpState *st, const ScalarParams *p, ValueType vt)
+{
+	if (vt == VT_NONE || !PG_ARGISNULL(1))
+		st->count++;
+	PG_RETURN_POINTER(st);
+}
+
+static inline const ScalarParams *
+site_params(FunctionCallInfo fcinfo)
+{
+	return (const ScalarParams *) ((DpSite *) fcinfo->flinfo->fn_extra)->params;
+}
+
+/*
+ * One transition function per aggregate and value type, so the type dispatch is resolved at
+ * compile time.  Per row only the hot path runs: the site is prepared (only dpagg writes this
+ * fn_extra, and only once the site has passed every check) and the group has a state (made by
+ * transition_state_slow, which refuses anything that is not dpagg's own aggregate).  Anything
+ * else goes, by a tail call, to NAME_first, out of line, so that the per-row path calls nothing
+ * and needs no stack frame.
+ */
+#define DPAGG_TRANS(name, row, kind, vt) \
+	static pg_noinline Datum \
+	name##_first(FunctionCallInfo fcinfo) \
+	{ \
+		DpState    *st = transition_state_slow(fcinfo, kind); \
+		return row(fcinfo, st, site_params(fcinfo), vt); \
+	} \
 	PG_FUNCTION_INFO_V1(name); \
-	Datum name(PG_FUNCTION_ARGS) { return body(fcinfo, vt); }
-DPAGG_TRANS(dpagg_sum_trans_int2, sum_trans, VT_INT2)
-DPAGG_TRANS(dpagg_sum_trans_int4, sum_trans, VT_INT4)
-DPAGG_TRANS(dpagg_sum_trans_int8, sum_trans, VT_INT8)
-DPAGG_TRANS(dpagg_sum_trans_float4, sum_trans, VT_FLOAT4)
-DPAGG_TRANS(dpagg_sum_trans_float8, sum_trans, VT_FLOAT8)
-DPAGG_TRANS(dpagg_sum_trans_numeric, sum_trans, VT_NUMERIC)
-DPAGG_TRANS(dpagg_avg_trans_int2, avg_trans, VT_INT2)
-DPAGG_TRANS(dpagg_avg_trans_int4, avg_trans, VT_INT4)
-DPAGG_TRANS(dpagg_avg_trans_int8, avg_trans, VT_INT8)
-DPAGG_TRANS(dpagg_avg_trans_float4, avg_trans, VT_FLOAT4)
-DPAGG_TRANS(dpagg_avg_trans_float8, avg_trans, VT_FLOAT8)
-DPAGG_TRANS(dpagg_avg_trans_numeric, avg_trans, VT_NUMERIC)
-
-/* dp_count(value, ...): counts non-NULL values.  The value is the first argument. */
-PG_FUNCTION_INFO_V1(dpagg_count_trans);
-Datum
-dpagg_count_trans(PG_FUNCTION_ARGS)
-{
-	const ScalarParams *p;
-	DpState    *st = transition_state(fcinfo, DP_COUNT, &p);
-
-	if (!PG_ARGISNULL(1))
-		st->count++;
-	PG_RETURN_POINTER(st);
-}
-
-PG_FUNCTION_INFO_V1(dpagg_count_rows_trans);
-Datum
-dpagg_count_rows_trans(PG_FUNCTION_ARGS)
-{
-	const ScalarParams *p;
-	DpState    *st = transition_state(fcinfo, DP_COUNT, &p);
-
-	st->count++;
-	PG_RETURN_POINTER(st);
-}
+	Datum \
+	name(PG_FUNCTION_ARGS) \
+	{ \
+		DpSite	   *site = (DpSite *) fcinfo->flinfo->fn_extra; \
+		if (unlikely(site == NULL || PG_ARGISNULL(0))) \
+			return name##_first(fcinfo); \
+		return row(fcinfo, (DpState *) PG_GETARG_POINTER(0), \
+				   (const ScalarParams *) site->params, vt); \
+	}
+DPAGG_TRANS(dpagg_sum_trans_int2, sum_row, DP_SUM, VT_INT2)
+DPAGG_TRANS(dpagg_sum_trans_int4, sum_row, DP_SUM, VT_INT4)
+DPAGG_TRANS(dpagg_sum_trans_int8, sum_row, DP_SUM, VT_INT8)
+DPAGG_TRANS(dpagg_sum_trans_float4, sum_row, DP_SUM, VT_FLOAT4)
+DPAGG_TRANS(dpagg_sum_trans_float8, sum_row, DP_SUM, VT_FLOAT8)
+DPAGG_TRANS(dpagg_sum_trans_numeric, sum_row, DP_SUM, VT_NUMERIC)
+DPAGG_TRANS(dpagg_avg_trans_int2, avg_row, DP_AVG, VT_INT2)
+DPAGG_TRANS(dpagg_avg_trans_int4, avg_row, DP_AVG, VT_INT4)
+DPAGG_TRANS(dpagg_avg_trans_int8, avg_row, DP_AVG, VT_INT8)
+DPAGG_TRANS(dpagg_avg_trans_float4, avg_row, DP_AVG, VT_FLOAT4)
+DPAGG_TRANS(dpagg_avg_trans_float8, avg_row, DP_AVG, VT_FLOAT8)
+DPAGG_TRANS(dpagg_avg_trans_numeric, avg_row, DP_AVG, VT_NUMERIC)
+DPAGG_TRANS(dpagg_count_trans, count_row, DP_COUNT, VT_ANY)
+DPAGG_TRANS(dpagg_count_rows_trans, count_row, DP_COUNT, VT_NONE)
 
 static void
 check_state_kind(const DpState *st, int kind)

@@ -173,3 +173,50 @@ TEST(Accum, ExtremeSupportedBoundsQuantizeWithinTheBound) {
     }
   }
 }
+
+// The integer path (dp_sum and dp_avg of smallint, integer, bigint with whole-number bounds)
+// gives exactly the quanta of the floating-point path, for every int64 value.
+TEST(Accum, IntegerPathMatchesTheFloatingPointPath) {
+  const double kMax = DPAGG_INT_QUANTIZER_MAX;
+  const double bounds[][2] = {{0, 1000},   {0, 1},        {-1, 1},          {-1000, 0},      {3, 3},
+                              {5, 9},      {-7, 12},      {1e15 - 1, 1e15 + 1}, {-kMax, kMax}, {0, kMax},
+                              {-kMax, -kMax + 1}, {-32768, 32767}, {1, 2},  {0, 0x1p40 + 1}, {-3, 0}};
+  std::mt19937_64 g(99);
+  for (const auto& b : bounds) {
+    const double lower = b[0], upper = b[1];
+    for (int centred = 0; centred <= 1; ++centred) {
+      SCOPED_TRACE(testing::Message() << "[" << lower << ", " << upper << "] centred=" << centred);
+      dpagg_int_quantizer iq;
+      if (centred && !(lower < upper)) {
+        EXPECT_FALSE(dpagg_int_quantizer_init(&iq, lower, upper, centred));
+        continue;
+      }
+      ASSERT_TRUE(dpagg_int_quantizer_init(&iq, lower, upper, centred));
+      const double mid = lower / 2 + upper / 2;
+      const double bound = centred ? (upper - lower) / 2.0 : std::max(std::fabs(lower), std::fabs(upper));
+      const double inv = 1.0 / dpagg_quantum_for_bound(bound);
+      auto reference = [&](int64_t x) {
+        double v = static_cast<double>(x);
+        return centred ? dpagg_quantize(dpagg_clamp(v, lower, upper) - mid, -bound, bound, inv)
+                       : dpagg_quantize(v, lower, upper, inv);
+      };
+      std::vector<int64_t> xs = {0, 1, -1, INT64_MAX, INT64_MIN, INT64_MAX - 1, INT64_MIN + 1,
+                                 static_cast<int64_t>(lower), static_cast<int64_t>(upper),
+                                 static_cast<int64_t>(lower) - 1, static_cast<int64_t>(upper) + 1,
+                                 (int64_t{1} << 53) + 1, -(int64_t{1} << 53) - 1};
+      for (int i = 0; i < 20000; ++i) {
+        const int64_t span = static_cast<int64_t>(upper - lower) + 3;
+        xs.push_back(static_cast<int64_t>(lower) - 1 + static_cast<int64_t>(g() % static_cast<uint64_t>(span)));
+        xs.push_back(static_cast<int64_t>(g()) >> (g() % 64));
+      }
+      for (int64_t x : xs) ASSERT_EQ(dpagg_quantize_int(x, &iq), reference(x)) << "x=" << x;
+    }
+  }
+  // Not applicable: fractional or too large bounds (the floating-point path is used).
+  dpagg_int_quantizer iq;
+  EXPECT_FALSE(dpagg_int_quantizer_init(&iq, 0.5, 10, 0));
+  EXPECT_FALSE(dpagg_int_quantizer_init(&iq, 0, 10.25, 1));
+  EXPECT_FALSE(dpagg_int_quantizer_init(&iq, 0, 2 * kMax, 0));
+  EXPECT_FALSE(dpagg_int_quantizer_init(&iq, -2 * kMax, 0, 1));
+  EXPECT_FALSE(dpagg_int_quantizer_init(&iq, 0, 0, 0));
+}
