@@ -78,13 +78,6 @@ struct AggState;
 extern void dpagg_charge_check_parts(struct AggState *as, const char *aggregate, double epsilon,
 									 double delta, const DpChargePart *parts, int nparts);
 
-/* Store the constant privacy arguments of these transitions (dpagg's own, prepared) into their
- * argument slots once and take their per-row steps out of the Agg node's transition programs
- * (trans_consts.c); before the node reads any row. */
-struct AggStatePerTransData;
-extern void dpagg_pass_constants_once(struct AggState *as, struct AggStatePerTransData **pts,
-									  int npts);
-
 /* Refuse window use and direct calls; the aggregate memory context (aggregates.c). */
 extern MemoryContext dpagg_aggregate_context(FunctionCallInfo fcinfo, const char *name);
 

@@ -693,8 +693,6 @@ prepare_walker(PlanState *ps, void *context)
 		AggState   *as = (AggState *) ps;
 		bool		any = false;
 		int			t;
-		AggStatePerTrans *trans = palloc(sizeof(AggStatePerTrans) * Max(as->numtrans, 1));
-		int			ntrans = 0;
 
 		for (t = 0; t < as->numtrans; t++)
 		{
@@ -705,15 +703,9 @@ prepare_walker(PlanState *ps, void *context)
 			if (pt->transfn.fn_extra == NULL)
 				(void) site_prepare(as, pt, 0);
 			any = true;
-			if (!DO_AGGSPLIT_COMBINE(pt->aggref->aggsplit))
-				trans[ntrans++] = pt;
 		}
 		if (any && as->ss.ps.ExecProcNodeReal != charged_exec_agg)
-		{
 			wrap_agg(as, ((PrepareContext *) context)->query_text);
-			dpagg_pass_constants_once(as, trans, ntrans);
-		}
-		pfree(trans);
 	}
 	return planstate_tree_walker(ps, prepare_walker, context);
 }
