@@ -4,7 +4,7 @@ MODULE_big = dpagg
 DATA = dpagg--0.1.0.sql
 PGFILEDESC = "dpagg - differentially private aggregates"
 
-CORE_SRCS := $(sort $(wildcard src/core/*.cpp src/core/mechanisms/*.cpp))
+CORE_SRCS := $(sort $(wildcard src/core/*.cpp src/core/*/*.cpp src/core/*/*/*.cpp))
 GLUE_SRCS := $(sort $(wildcard src/pg/*.c))
 CORE_OBJS := $(CORE_SRCS:.cpp=.o)
 OBJS = $(CORE_OBJS) $(GLUE_SRCS:.c=.o)
@@ -25,7 +25,7 @@ PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
 # Header dependencies (PGXS tracks none without --enable-depend): rebuild on any header change.
-CORE_HDRS := $(wildcard src/core/*.h)
+CORE_HDRS := $(wildcard src/core/*.h src/core/*/*.h src/core/*/*/*.h)
 $(CORE_OBJS): $(CORE_HDRS)
 $(GLUE_SRCS:.c=.o): $(CORE_HDRS) $(wildcard src/pg/*.h)
 

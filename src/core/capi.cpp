@@ -9,9 +9,9 @@
 #include <sstream>
 #include <string>
 
-#include "auto.h"
 #include "dpagg_core.h"
 #include "errors.h"
+#include "mechanisms/auto/auto.h"
 #include "registry.h"
 #include "release.h"
 #include "vector.h"

@@ -1,8 +1,9 @@
 // mechanism.h — what every noise mechanism implements.
 //
-// A mechanism lives in one file under mechanisms/, with its privacy argument in the comment at
-// the top, and is registered by one line in registry.cpp.  It turns a privacy request into a
-// certified dpagg_calibration (plain data, cacheable by the glue) and samples its noise.
+// A mechanism lives in its own folder mechanisms/<name>/ (header, sources), with its privacy
+// argument in the comment at the top of its header, and is registered by one line in registry.cpp.
+// It turns a privacy request into a certified dpagg_calibration (plain data, cacheable by the
+// glue) and samples its noise.  Mathematics shared by several mechanisms is in math/.
 #pragma once
 
 #include <limits>

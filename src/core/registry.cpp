@@ -8,25 +8,15 @@
 #include <limits>
 
 #include "errors.h"
+#include "mechanisms/auto/auto.h"
+#include "mechanisms/gaussian_rules/gaussian_rules.h"
+#include "mechanisms/generalized_gaussian/generalized_gaussian.h"
+#include "mechanisms/laplace/laplace.h"
+#include "mechanisms/multi_gaussian/multi_gaussian.h"
+#include "mechanisms/osgt/osgt.h"
+#include "mechanisms/quasi_gaussian/quasi_gaussian.h"
 
 namespace dpagg {
-
-// Each mechanism file defines one of these.
-const Mechanism& laplace_mechanism();
-const Mechanism& dwork2006_gaussian_mechanism();
-const Mechanism& zhao1_gaussian_mechanism();
-const Mechanism& zhao2_gaussian_mechanism();
-const Mechanism& zcdp_gaussian_mechanism();
-const Mechanism& pdp_gaussian_mechanism();
-const Mechanism& zhao3_pdp_gaussian_mechanism();
-const Mechanism& zhao4_pdp_gaussian_mechanism();
-const Mechanism& osgt_mechanism();
-const Mechanism& generalized_gaussian_mechanism();
-const Mechanism& classic_gaussian_mechanism();
-const Mechanism& analytic_gaussian_mechanism();
-const Mechanism& quasi_gaussian_mechanism();
-const Mechanism& multi_gaussian_mechanism();
-const Mechanism& auto_mechanism();
 
 const std::vector<const Mechanism*>& all_mechanisms() {
   static const std::vector<const Mechanism*> list = {

@@ -25,9 +25,9 @@
 #include <functional>
 #include <limits>
 
-#include "gaussian.h"
-#include "generalized_gaussian.h"
-#include "osgt.h"
+#include "math/gaussian.h"
+#include "mechanisms/generalized_gaussian/generalized_gaussian.h"
+#include "mechanisms/osgt/osgt.h"
 #include "test_support.h"
 
 using dpagg_test::calibrate;

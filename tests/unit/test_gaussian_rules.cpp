@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "auto.h"
+#include "mechanisms/auto/auto.h"
 #include "test_support.h"
 #include "zhao_vectors.h"
 

@@ -46,10 +46,10 @@
 #include <utility>
 #include <vector>
 
-#include "auto.h"
-#include "gaussian.h"
-#include "multi_gaussian.h"
-#include "quasi_gaussian.h"
+#include "mechanisms/auto/auto.h"
+#include "math/gaussian.h"
+#include "mechanisms/multi_gaussian/multi_gaussian.h"
+#include "mechanisms/quasi_gaussian/quasi_gaussian.h"
 #include "test_support.h"
 
 using dpagg_test::ks_pvalue;

@@ -4,9 +4,9 @@
 #include <boost/math/quadrature/gauss_kronrod.hpp>
 
 #include "test_support.h"
-#include "gaussian.h"
-#include "osgt.h"
-#include "rdp.h"
+#include "math/gaussian.h"
+#include "mechanisms/osgt/osgt.h"
+#include "math/rdp.h"
 
 namespace {
 // D_alpha by quadrature of f^alpha g^(1-alpha) in log space, OSGT density with the corrected

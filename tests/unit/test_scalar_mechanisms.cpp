@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "generalized_gaussian.h"
-#include "osgt.h"
+#include "mechanisms/generalized_gaussian/generalized_gaussian.h"
+#include "mechanisms/osgt/osgt.h"
 #include "test_support.h"
 
 using dpagg_test::calibrate;

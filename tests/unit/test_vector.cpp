@@ -6,7 +6,7 @@
 #include <boost/math/special_functions/beta.hpp>
 
 #include "test_support.h"
-#include "gaussian.h"
+#include "math/gaussian.h"
 #include "vector.h"
 
 using dpagg_test::ks_pvalue;

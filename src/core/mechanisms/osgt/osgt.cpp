@@ -1,40 +1,5 @@
-// osgt — offset-symmetric Gaussian tails (Sadeghi & Korki, "Offset-Symmetric Gaussians for
-// Differential Privacy", 2021), scalar (k = 1) form.  Derivations: docs/osgt.md.
-//
-// Noise.  With scale sigma > 0 and offset m = r sigma (shape r = m/sigma >= 0), the density keeps
-// the positive tail of N(-m, sigma^2) and the negative tail of N(m, sigma^2), renormalised:
-//     f(y) = exp(-(|y| + m)^2 / (2 sigma^2)) / (2 sqrt(2 pi) sigma Q(r))
-// (the paper's eq. (1) prints sigma^2 in the normaliser; sigma is right: docs/osgt.md §1).  It is
-// log-concave (log f = -y^2/(2 sigma^2) - m|y|/sigma^2 + const): Laplace-like near 0, Gaussian in
-// the tails; r = 0 is N(0, sigma^2).  For r <= Q^-1(1/4) ~ 0.6745 (the default) it is
-// sigma^2-sub-Gaussian (Sadeghi & Korki, Prop. 2).
-//
-// Privacy.  Sadeghi & Korki, Theorem 1 (proof in their App. C, re-derived in docs/osgt.md §3):
-// the privacy loss ln f(y)/f(y - D) is piecewise linear and non-increasing in y, so the worst
-// event is a half-line, and for a shift D, A = sigma/D, B = sigma/(2m + D),
-// eps_b = D(D + 2m)/(2 sigma^2):
-//     eps <= eps_b:  delta(eps) = 1 - [Q(1/(2B) - B eps) + e^eps Q(1/(2B) + B eps)] / (2 Q(r))
-//     eps >  eps_b:  delta(eps) = [Q(A eps - 1/(2A)) - e^eps Q(A eps + 1/(2A))] / (2 Q(r))
-// (the second branch is the Gaussian profile divided by 2Q(r)).  Both branches are increasing in
-// the shift (App. C), so the shift D is the worst case, and integer-valued queries need nothing
-// else.  By scale invariance delta depends only on (r, D/sigma, eps), and so, for a fixed shape r,
-// it is strictly decreasing in sigma (docs/osgt.md §4): the calibration is a 1-D root search in
-// sigma.
-//
-// Calibration (conservative).  The profile is evaluated with certified enclosures: every Q and
-// e^eps Q term gets an explicit relative error bound (Boost erfc, the rounding of its argument,
-// exp/log), the subtracted term its lower bound, and near the branch point both branches are
-// evaluated and the larger taken (the true value is one of them).  scale_search.h finds the least
-// sigma whose bound is <= delta, from the feasible side, and re-checks the returned double;
-// delta_bound is that bound.  The vectors O5, O8 and O17/O18 (docs/osgt.md §7) are reproduced in
-// the unit tests, and test_certificates.cpp re-checks the profile by quadrature over a dense set
-// of shifts.
-//
-// Options: r = shape m/sigma, 0 <= r <= 8, default 0.6745 (Q^-1(1/4)).
-// Sampling: inverse CDF of |Y|: |Y| = sigma (Q^-1(U Q(r)) - r), U uniform on (0, 1) at full
-// resolution (random.h), and an independent fair sign.
-// Loss: E|Y| = sigma (lambda(r) - r), Var Y = sigma^2 (1 + r^2 - r lambda(r)),
-// lambda(r) = phi(r)/Q(r) (Sadeghi & Korki, eq. (9); docs/osgt.md §2).
+// osgt.cpp — the OSGT mechanism (privacy argument in osgt.h): the certified profile, the
+// sigma search, losses, the registry entry and the sampler.
 #include <boost/math/special_functions/erf.hpp>
 
 #include <algorithm>
@@ -43,11 +8,11 @@
 #include <limits>
 #include <string>
 
-#include "../errors.h"
-#include "../gaussian.h"
-#include "../mechanism.h"
-#include "../osgt.h"
-#include "../scale_search.h"
+#include "errors.h"
+#include "math/gaussian.h"
+#include "math/scale_search.h"
+#include "mechanism.h"
+#include "mechanisms/osgt/osgt.h"
 
 namespace dpagg {
 
@@ -59,7 +24,7 @@ constexpr double kDefaultR = 0.6745;
 constexpr double kMaxR = 8.0;
 
 // log Q(x) when x is known to within an absolute error ex, with an absolute error bound: Boost's
-// erfc (or the asymptotic erfcx of gaussian.cpp) is charged 1e-13 relative, and
+// erfc (or the asymptotic erfcx of math/gaussian.cpp) is charged 1e-13 relative, and
 // phi(x)/Q(x) <= max(x, 0) + 1 bounds the effect of the argument (factor 2 for the curvature).
 struct LogQ {
   double value, error;

@@ -1,4 +1,4 @@
-#include "gaussian.h"
+#include "math/gaussian.h"
 
 #include <boost/math/special_functions/erf.hpp>
 #include <boost/math/tools/roots.hpp>

@@ -1,4 +1,4 @@
-#include "scale_search.h"
+#include "math/scale_search.h"
 
 #include <boost/math/tools/toms748_solve.hpp>
 

@@ -1,22 +1,14 @@
-// auto — not a noise distribution of its own: the calibrated mechanism with the least expected
-// loss, among every mechanism dpagg implements, for this epsilon, delta and sensitivity.
-//
-// The objective is the expected squared error (l2, the default) or the expected absolute error
-// (l1), chosen by the option objective=l1|l2 (the PostgreSQL glue fills it from the GUC
-// dpagg.objective).  Each candidate is calibrated with its own certified calibration; a candidate
-// that refuses the request (e.g. classic_gaussian for epsilon > 1) is skipped.  The choice depends
-// only on public values (epsilon, delta, sensitivity, objective), so it reveals nothing.
-// Privacy: that of the chosen mechanism, whose calibration is returned unchanged.
+// auto.cpp — the `auto` choice (argument in auto.h).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <limits>
 
-#include "../auto.h"
-#include "../errors.h"
-#include "../mechanism.h"
-#include "../registry.h"
+#include "errors.h"
+#include "mechanism.h"
+#include "mechanisms/auto/auto.h"
+#include "registry.h"
 
 namespace dpagg {
 

@@ -1,11 +1,11 @@
 // rdp.cpp — see rdp.h.
-#include "rdp.h"
+#include "math/rdp.h"
 
 #include <cmath>
 #include <limits>
 
 #include "errors.h"
-#include "gaussian.h"
+#include "math/gaussian.h"
 
 namespace dpagg {
 
