@@ -7,11 +7,11 @@
 #pragma once
 
 #include <limits>
-#include <map>
 #include <string>
 #include <vector>
 
 #include "dpagg_core.h"
+#include "options.h"
 #include "random.h"
 
 namespace dpagg {
@@ -28,9 +28,6 @@ struct PrivacyRequest {
   bool integer_valued = false;
 };
 
-// Options of a mechanism spec such as "multi_gaussian(k=12)": key -> value text.
-using Options = std::map<std::string, std::string>;
-
 class Mechanism {
  public:
   virtual ~Mechanism() = default;
@@ -39,7 +36,8 @@ class Mechanism {
   virtual const char* guarantee() const { return "(epsilon, delta)-DP"; }
   // Whether delta = 0 is acceptable (pure epsilon-DP).
   virtual bool accepts_zero_delta() const { return false; }
-  // Option names this mechanism understands (the spec parser rejects any other).
+  // Option names this mechanism understands (the spec parser rejects any other); their values are
+  // read with read_option (options.h).
   virtual std::vector<std::string> option_names() const { return {}; }
   // Names of cal.params[0..nparams-1], for descriptions.
   virtual std::vector<std::string> param_names() const = 0;

@@ -14,7 +14,7 @@ namespace dpagg {
 
 std::string candidate_spec(const Mechanism& m, bool l1) {
   const auto opts = m.option_names();
-  const bool has_objective = std::find(opts.begin(), opts.end(), "objective") != opts.end();
+  const bool has_objective = std::find(opts.begin(), opts.end(), kObjectiveOption.key) != opts.end();
   return std::string(m.name()) + (has_objective ? (l1 ? "(objective=l1)" : "(objective=l2)") : "");
 }
 
@@ -36,13 +36,6 @@ std::vector<dpagg_calibration> auto_candidates(const PrivacyRequest& req, bool l
 
 namespace {
 
-bool objective_is_l1(const Options& options) {
-  auto it = options.find("objective");
-  if (it == options.end() || it->second == "l2") return false;
-  if (it->second == "l1") return true;
-  invalid("objective of auto must be l1 or l2", "Write auto(objective=l1) or auto(objective=l2).");
-}
-
 class Auto final : public Mechanism {
  public:
   const char* name() const override { return "auto"; }
@@ -53,15 +46,15 @@ class Auto final : public Mechanism {
   const char* guarantee() const override { return "that of the chosen mechanism"; }
   bool accepts_zero_delta() const override { return true; }
   bool auto_candidate() const override { return false; }
-  std::vector<std::string> option_names() const override { return {"objective"}; }
+  std::vector<std::string> option_names() const override { return {kObjectiveOption.key}; }
   std::vector<std::string> param_names() const override { return {}; }
 
   void validate(const PrivacyRequest&, const Options& options) const override {
-    objective_is_l1(options);
+    objective_is_l1(options, "auto");
   }
   void calibrate(const PrivacyRequest& req, const Options& options,
                  dpagg_calibration& cal) const override {
-    const bool l1 = objective_is_l1(options);
+    const bool l1 = objective_is_l1(options, "auto");
     auto loss = [&](const dpagg_calibration& c) { return l1 ? c.l1 : c.l2; };
     // Mechanisms are tried in registry order (the cheap ones first); one that offers a cheap
     // estimate of its loss is calibrated only if that estimate beats the best so far.  The

@@ -287,17 +287,9 @@ double gg_l2_unit(double p) {
 
 namespace {
 
-double parse_p(const Options& options) {
-  auto it = options.find("p");
-  if (it == options.end()) return kDefaultP;
-  char* end = nullptr;
-  const double p = std::strtod(it->second.c_str(), &end);
-  if (end == it->second.c_str() || *end != '\0' || !(p >= kMinP && p <= kMaxP))
-    invalid("option p of generalized_gaussian must be a number from 0.5 to 10",
-            "Write generalized_gaussian(p=1.5): density ~ exp(-|x/s|^p); p = 1 is Laplace, p = 2 "
-            "Gaussian.");
-  return p;
-}
+const NumberOption kP{"p", kMinP, kMaxP, kDefaultP, "1.5",
+                      "the density is ~ exp(-|x/s|^p); p = 1 is Laplace, p = 2 Gaussian, the default 1.5 "
+                      "halfway between"};
 
 class GeneralizedGaussian final : public Mechanism {
  public:
@@ -306,13 +298,13 @@ class GeneralizedGaussian final : public Mechanism {
     return "generalized Gaussian noise, density ~ exp(-|x/s|^p) (option p in [0.5, 10], default "
            "1.5), with the exact scale s for (epsilon, delta)";
   }
-  std::vector<std::string> option_names() const override { return {"p"}; }
+  std::vector<std::string> option_names() const override { return {kP.key}; }
   std::vector<std::string> param_names() const override { return {"s", "beta", "p"}; }
 
-  void validate(const PrivacyRequest&, const Options& options) const override { parse_p(options); }
+  void validate(const PrivacyRequest&, const Options& options) const override { read_option(options, "generalized_gaussian", kP); }
 
   void calibrate(const PrivacyRequest& req, const Options& options, dpagg_calibration& cal) const override {
-    const double p = parse_p(options);
+    const double p = read_option(options, "generalized_gaussian", kP);
     const double s = gg_scale(p, req.epsilon, req.delta, req.sensitivity);
     const GgProfile pb = gg_profile(req.sensitivity / s, p, req.epsilon);
     if (!(pb.upper <= req.delta))

@@ -18,30 +18,17 @@ namespace {
 // shifts are then dense and certifying them one by one would cost more than it saves).
 constexpr int kMaxIntegerShifts = 64;
 
-int parse_k(const Options& options) {
-  auto it = options.find("k");
-  if (it == options.end()) return 0;
-  char* end = nullptr;
-  long k = std::strtol(it->second.c_str(), &end, 10);
-  if (end == it->second.c_str() || *end != '\0' || k < 1 || k > kMultiGaussianMaxK)
-    invalid("option k of multi_gaussian must be an integer from 1 to 40",
-            "Write multi_gaussian(k=12), or multi_gaussian to choose K automatically.");
-  return static_cast<int>(k);
-}
+constexpr const char* kName = "multi_gaussian";
 
-bool objective_l1(const Options& options) {
-  auto it = options.find("objective");
-  if (it == options.end() || it->second == "l2") return false;
-  if (it->second == "l1") return true;
-  invalid("objective of multi_gaussian must be l1 or l2", "Write multi_gaussian(objective=l1).");
-}
+// k fixes the modality; absent (0), the best-K scan chooses it.
+const IntOption kK{"k", 1, kMultiGaussianMaxK, 0, "12", "without k, K is chosen automatically"};
 
 class MultiGaussian final : public Mechanism {
  public:
   // The search-phase loss of the best K: a cheap estimate, slightly below the certified loss.
   double estimate_loss(const PrivacyRequest& req, const Options& options, bool l1) const override {
     if (req.epsilon > 500 || req.epsilon < 0.01) return NAN;
-    const int fixed_k = parse_k(options);
+    const int fixed_k = read_option(options, kName, kK);
     const int shifts = (req.integer_valued && req.sensitivity <= kMaxIntegerShifts)
                            ? static_cast<int>(req.sensitivity) : 0;
     const int k_cap = std::max(1, std::min(kMultiGaussianMaxK, static_cast<int>(700 / req.epsilon)));
@@ -55,12 +42,12 @@ class MultiGaussian final : public Mechanism {
     return best;
   }
 
-  const char* name() const override { return "multi_gaussian"; }
+  const char* name() const override { return kName; }
   const char* summary() const override {
     return "multi-Gaussian mixture (Liu-Selvi-Wiesemann): 2K+1 Gaussians at multiples of the "
            "sensitivity, weights e^(-|k| epsilon); certified over every shift; option k=1..40";
   }
-  std::vector<std::string> option_names() const override { return {"k", "objective"}; }
+  std::vector<std::string> option_names() const override { return {kK.key, kObjectiveOption.key}; }
   std::vector<std::string> param_names() const override {
     return {"sigma", "K", "search_sigma", "certified_intervals"};
   }
@@ -69,12 +56,12 @@ class MultiGaussian final : public Mechanism {
     // Beyond these the certificate's bounds overflow (e^eps c0/sigma^4) or its grids explode.
     if (req.epsilon > 500 || req.epsilon < 0.01)
       invalid("multi_gaussian supports epsilon from 0.01 to 500", "Use laplace or analytic_gaussian.");
-    parse_k(options);
-    objective_l1(options);
+    read_option(options, kName, kK);
+    objective_is_l1(options, kName);
   }
   void calibrate(const PrivacyRequest& req, const Options& options, dpagg_calibration& cal) const override {
-    const int fixed_k = parse_k(options);
-    const bool l1 = objective_l1(options);
+    const int fixed_k = read_option(options, kName, kK);
+    const bool l1 = objective_is_l1(options, kName);
     const double D = req.sensitivity;
     const int shifts = (req.integer_valued && D <= kMaxIntegerShifts) ? static_cast<int>(D) : 0;
     // Components beyond |k| eps > 700 weigh below e^-700: no K beyond that changes anything.

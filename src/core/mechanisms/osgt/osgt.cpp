@@ -104,17 +104,9 @@ double osgt_l2_unit(double r) {
 
 namespace {
 
-double parse_r(const Options& options) {
-  auto it = options.find("r");
-  if (it == options.end()) return kDefaultR;
-  char* end = nullptr;
-  const double r = std::strtod(it->second.c_str(), &end);
-  if (end == it->second.c_str() || *end != '\0' || !(r >= 0.0 && r <= kMaxR))
-    invalid("option r of osgt must be a number from 0 to 8",
-            "Write osgt(r=0.6745) (the default: the largest r with a proved sigma^2-sub-Gaussian "
-            "tail); r = m/sigma, 0 gives the Gaussian.");
-  return r;
-}
+const NumberOption kR{"r", 0.0, kMaxR, kDefaultR, "0.6745",
+                      "the default 0.6745 is the largest r with a proved sigma^2-sub-Gaussian tail; "
+                      "r = m/sigma, 0 gives the Gaussian"};
 
 class Osgt final : public Mechanism {
  public:
@@ -123,13 +115,13 @@ class Osgt final : public Mechanism {
     return "offset-symmetric Gaussian tails (Sadeghi-Korki): density ~ exp(-(|y| + r sigma)^2/"
            "(2 sigma^2)), exact Theorem-1 calibration of sigma at shape r (option r, default 0.6745)";
   }
-  std::vector<std::string> option_names() const override { return {"r"}; }
+  std::vector<std::string> option_names() const override { return {kR.key}; }
   std::vector<std::string> param_names() const override { return {"sigma", "m", "r"}; }
 
-  void validate(const PrivacyRequest&, const Options& options) const override { parse_r(options); }
+  void validate(const PrivacyRequest&, const Options& options) const override { read_option(options, "osgt", kR); }
 
   void calibrate(const PrivacyRequest& req, const Options& options, dpagg_calibration& cal) const override {
-    const double r = parse_r(options);
+    const double r = read_option(options, "osgt", kR);
     const double sigma = osgt_sigma(r, req.epsilon, req.delta, req.sensitivity);
     const ProfileBound pb = osgt_profile(sigma, r, req.epsilon, req.sensitivity);
     if (!(pb.upper <= req.delta)) throw Error(DPAGG_INTERNAL, "osgt: certificate check failed");
