@@ -266,7 +266,7 @@ void phase1(Shared* sh, const std::vector<int>& order) {
         r.scale[s] = cal.scale;
         r.l1[s] = cal.l1;
         r.l2[s] = cal.l2;
-        r.K[s] = cal.modality;
+        r.K[s] = dpagg::multi_gaussian_k(cal);
         std::snprintf(r.chosen[s], sizeof(r.chosen[s]), "%s", cal.spec);
       }
     } catch (const std::exception& e) {

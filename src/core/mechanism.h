@@ -32,6 +32,8 @@ class Mechanism {
  public:
   virtual ~Mechanism() = default;
   virtual const char* name() const = 0;
+  // The stable identity (dpagg_core.h) a calibration names this mechanism by.
+  virtual dpagg_mechanism_id id() const = 0;
   virtual const char* summary() const = 0;
   virtual const char* guarantee() const { return "(epsilon, delta)-DP"; }
   // Whether delta = 0 is acceptable (pure epsilon-DP).

@@ -40,6 +40,23 @@ const std::vector<const Mechanism*>& all_mechanisms() {
   return list;
 }
 
+const Mechanism* find_mechanism(int32_t id) {
+  // Indexed by id, filled once; two mechanisms with one id would be a programming error.
+  static const std::vector<const Mechanism*> by_id = [] {
+    std::vector<const Mechanism*> v;
+    for (const Mechanism* m : all_mechanisms()) {
+      const size_t i = static_cast<size_t>(m->id());
+      if (i >= v.size()) v.resize(i + 1, nullptr);
+      if (m->id() <= DPAGG_MECH_NONE || v[i] != nullptr)
+        throw Error(DPAGG_INTERNAL, std::string("mechanism ") + m->name() + " has no identity of its own");
+      v[i] = m;
+    }
+    return v;
+  }();
+  if (id <= 0 || static_cast<size_t>(id) >= by_id.size()) return nullptr;
+  return by_id[static_cast<size_t>(id)];
+}
+
 namespace {
 
 constexpr double kMaxEpsilon = 1e9;
@@ -80,14 +97,9 @@ ParsedSpec parse_spec(const std::string& raw) {
     name = trim_lower(spec.substr(0, open));
     args = spec.substr(open + 1, spec.size() - open - 2);
   }
-  ParsedSpec out{nullptr, -1, {}, {}};
-  const auto& list = all_mechanisms();
-  for (size_t i = 0; i < list.size(); ++i) {
-    if (name == list[i]->name()) {
-      out.mechanism = list[i];
-      out.index = static_cast<int>(i);
-    }
-  }
+  ParsedSpec out{nullptr, {}, {}};
+  for (const Mechanism* m : all_mechanisms())
+    if (name == m->name()) out.mechanism = m;
   if (out.mechanism == nullptr)
     invalid("unknown mechanism " + quoted(raw),
             "Valid mechanisms are: " + names_list() + " (see dp_mechanisms()).");
@@ -179,7 +191,7 @@ dpagg_calibration calibrate(const std::string& spec, const PrivacyRequest& req) 
   std::memset(&cal, 0, sizeof(cal));
   std::snprintf(cal.spec, sizeof(cal.spec), "%s", ps.canonical.c_str());
   std::snprintf(cal.requested, sizeof(cal.requested), "%s", ps.canonical.c_str());
-  cal.mechanism = ps.index;
+  cal.mechanism = ps.mechanism->id();
   cal.epsilon = req.epsilon;
   cal.delta = req.delta;
   cal.sensitivity = req.sensitivity;

@@ -817,7 +817,7 @@ TEST(MultiGaussianCertificate, IndependentSupAtReturnedSigma) {
     auto t0 = std::chrono::steady_clock::now();
     dpagg_calibration cal = calibrate_req(spec, c.eps, c.delta, 1.0);
     const double secs = seconds_since(t0);
-    ASSERT_EQ(cal.modality, c.K);
+    ASSERT_EQ(dpagg::multi_gaussian_k(cal), c.K);
     const double s = cal.scale;
     EXPECT_LE(cal.delta_bound, c.delta);
     EXPECT_LT(s, dpagg::analytic_gaussian_sigma(c.eps, c.delta, 1.0) * (1 + 1e-12));
@@ -1074,7 +1074,7 @@ TEST(MultiGaussianIntegerValued, RegistryGain) {
   EXPECT_LT(intv.l2, realv.l2);
   EXPECT_LE(intv.l1, realv.l1);
   // delta(1) at the integer-valued calibration, independently.
-  Mixture m = Mixture::multi(e, intv.modality, intv.scale);
+  Mixture m = Mixture::multi(e, dpagg::multi_gaussian_k(intv), intv.scale);
   ProfileEvaluator ev(m, e);
   EXPECT_LE(static_cast<double>(ev.at(1.0L).upper), d * (1 + 1e-6));
   // Sensitivity 3 (an integer-valued SUM with values in 0..3): components at multiples of 3,
@@ -1084,7 +1084,7 @@ TEST(MultiGaussianIntegerValued, RegistryGain) {
   EXPECT_LT(rel_err(int3.scale, 3 * third), 1e-15);
   std::printf("[ mixtures ] eps=1 delta=1e-5 multi_gaussian: real-valued K=%d sigma=%.6f l1=%.6f l2=%.6f; "
               "integer-valued K=%d sigma=%.6f l1=%.6f l2=%.6f (l2 %.1f%% lower)\n",
-              realv.modality, realv.scale, realv.l1, realv.l2, intv.modality, intv.scale, intv.l1, intv.l2,
+              dpagg::multi_gaussian_k(realv), realv.scale, realv.l1, realv.l2, dpagg::multi_gaussian_k(intv), intv.scale, intv.l1, intv.l2,
               100 * (1 - intv.l2 / realv.l2));
 }
 
@@ -1230,13 +1230,13 @@ TEST(MixtureSamplers, MultiGaussianKsAndMoments) {
     char spec[64];
     std::snprintf(spec, sizeof(spec), "multi_gaussian(k=%d)", K);
     dpagg_calibration cal = calibrate_req(spec, e, d, D);
-    ASSERT_EQ(cal.modality, K);
+    ASSERT_EQ(dpagg::multi_gaussian_k(cal), K);
     const double s = cal.scale;
     check_sampler(cal, 0x3a11 + static_cast<uint64_t>(K), [&](double x) { return multi_cdf(x, e, K, s, D); });
   }
   // The integer-valued calibration's noise (sigma = 0.02: almost a discrete Laplace).
   dpagg_calibration cal = calibrate_req("multi_gaussian", 1.0, 1e-5, 1.0, true);
-  const int K = cal.modality;
+  const int K = dpagg::multi_gaussian_k(cal);
   const double s = cal.scale;
   check_sampler(cal, 77, [&](double x) { return multi_cdf(x, 1.0, K, s, 1.0); });
 }

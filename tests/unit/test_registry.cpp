@@ -1,11 +1,13 @@
 // test_registry.cpp — mechanism specs, request validation and the C API boundary.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <string>
 #include <vector>
 
+#include "mechanisms/multi_gaussian/multi_gaussian.h"
 #include "release.h"
 #include "test_support.h"
 
@@ -75,7 +77,7 @@ TEST(Registry, ListsTheMechanisms) {
       EXPECT_EQ(info.accepts_zero_delta, 0);
     }
     names.push_back(name);
-    EXPECT_EQ(dpagg::parse_spec(name).index, i);
+    EXPECT_EQ(dpagg::parse_spec(name).mechanism, dpagg::all_mechanisms().at(static_cast<size_t>(i)));
   }
   for (const char* want : {"analytic_gaussian", "classic_gaussian", "laplace"})
     EXPECT_NE(std::find(names.begin(), names.end(), want), names.end()) << want;
@@ -148,7 +150,7 @@ TEST(Registry, ValidCalibrationsThroughTheCApi) {
   EXPECT_EQ(cal.nparams, 1);
   EXPECT_EQ(cal.params[0], cal.scale);
   EXPECT_EQ(cal.delta_bound, 0.0);
-  EXPECT_EQ(dpagg::all_mechanisms()[static_cast<size_t>(cal.mechanism)]->name(), std::string("laplace"));
+  EXPECT_EQ(dpagg::find_mechanism(cal.mechanism)->name(), std::string("laplace"));
   ASSERT_EQ(dpagg_calibrate("analytic_gaussian", 1, 1e-5, 1, &cal, &err), DPAGG_OK);
   EXPECT_STREQ(cal.spec, "analytic_gaussian");
   EXPECT_LE(cal.delta_bound, 1e-5);
@@ -281,4 +283,51 @@ TEST(Describe, JsonNamesTheMechanismAndItsParameters) {
   EXPECT_NO_THROW(rc = dpagg_describe(&bad, buf, sizeof(buf), &err));
   EXPECT_EQ(rc, DPAGG_INTERNAL);
   EXPECT_GT(std::strlen(err.message), 0u);
+}
+
+// A calibration names its mechanism by a stable identity (dpagg_core.h), not by a position in
+// the registry: the values are fixed per name for good, and distinct.
+TEST(Registry, MechanismIdsAreFixedPerNameAndDistinct) {
+  const std::vector<std::pair<const char*, dpagg_mechanism_id>> fixed = {
+      {"analytic_gaussian", DPAGG_MECH_ANALYTIC_GAUSSIAN}, {"classic_gaussian", DPAGG_MECH_CLASSIC_GAUSSIAN},
+      {"laplace", DPAGG_MECH_LAPLACE}, {"dwork2006_gaussian", DPAGG_MECH_DWORK2006_GAUSSIAN},
+      {"zhao1_gaussian", DPAGG_MECH_ZHAO1_GAUSSIAN}, {"zhao2_gaussian", DPAGG_MECH_ZHAO2_GAUSSIAN},
+      {"zcdp_gaussian", DPAGG_MECH_ZCDP_GAUSSIAN}, {"pdp_gaussian", DPAGG_MECH_PDP_GAUSSIAN},
+      {"zhao3_pdp_gaussian", DPAGG_MECH_ZHAO3_PDP_GAUSSIAN}, {"zhao4_pdp_gaussian", DPAGG_MECH_ZHAO4_PDP_GAUSSIAN},
+      {"osgt", DPAGG_MECH_OSGT}, {"generalized_gaussian", DPAGG_MECH_GENERALIZED_GAUSSIAN},
+      {"quasi_gaussian", DPAGG_MECH_QUASI_GAUSSIAN}, {"multi_gaussian", DPAGG_MECH_MULTI_GAUSSIAN},
+      {"auto", DPAGG_MECH_AUTO}};
+  ASSERT_EQ(fixed.size(), dpagg::all_mechanisms().size());
+  for (const auto& [name, id] : fixed) {
+    const dpagg::Mechanism* m = dpagg::parse_spec(name).mechanism;
+    EXPECT_EQ(m->id(), id) << name;
+    EXPECT_EQ(dpagg::find_mechanism(id), m) << name;
+  }
+  for (int32_t none : {0, -1, 16, 99, INT32_MAX, INT32_MIN}) EXPECT_EQ(dpagg::find_mechanism(none), nullptr) << none;
+  // A calibration carries the id of the mechanism in its spec; auto's, that of the one it chose.
+  for (const char* spec : {"laplace", "osgt", "multi_gaussian(k=2)", "auto"}) {
+    const dpagg_calibration cal = dpagg_test::calibrate(spec, 1.0, 1e-6, 1.0);
+    const dpagg::Mechanism* m = dpagg::parse_spec(cal.spec).mechanism;
+    EXPECT_EQ(cal.mechanism, m->id()) << spec;
+    EXPECT_NE(cal.mechanism, DPAGG_MECH_AUTO) << spec;
+  }
+}
+
+// The describe JSON's "K" is the multi-Gaussian's parameter K (the calibration record has no
+// field of its own for it), and 0 for every other mechanism.
+TEST(Describe, KIsTheMultiGaussiansParameter) {
+  auto describe = [](const dpagg_calibration& cal) {
+    char buf[4096];
+    dpagg_error err;
+    EXPECT_EQ(dpagg_describe(&cal, buf, sizeof(buf), &err), DPAGG_OK);
+    return std::string(buf);
+  };
+  const dpagg_calibration mg = dpagg_test::calibrate("multi_gaussian(k=3)", 1.0, 1e-6, 1.0);
+  EXPECT_EQ(mg.params[1], 3.0);
+  EXPECT_EQ(dpagg::multi_gaussian_k(mg), 3);
+  EXPECT_NE(describe(mg).find("\"K\": 3,"), std::string::npos) << describe(mg);
+  for (const char* spec : {"laplace", "analytic_gaussian", "osgt", "quasi_gaussian"}) {
+    const dpagg_calibration cal = dpagg_test::calibrate(spec, 1.0, 1e-6, 1.0);
+    EXPECT_NE(describe(cal).find("\"K\": 0,"), std::string::npos) << describe(cal);
+  }
 }

@@ -53,7 +53,9 @@ inline double rel_err(double got, double want) { return std::fabs(got - want) / 
 
 // The registered mechanism a calibration refers to.
 inline const dpagg::Mechanism& mechanism_of(const dpagg_calibration& cal) {
-  return *dpagg::all_mechanisms().at(static_cast<size_t>(cal.mechanism));
+  const dpagg::Mechanism* m = dpagg::find_mechanism(cal.mechanism);
+  if (m == nullptr) throw std::out_of_range("calibration names no registered mechanism");
+  return *m;
 }
 
 inline dpagg_calibration calibrate(const std::string& spec, double eps, double delta, double sens) {

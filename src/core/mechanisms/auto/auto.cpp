@@ -39,6 +39,7 @@ namespace {
 class Auto final : public Mechanism {
  public:
   const char* name() const override { return "auto"; }
+  dpagg_mechanism_id id() const override { return DPAGG_MECH_AUTO; }
   const char* summary() const override {
     return "the mechanism (and parameters) with the least expected loss for this epsilon, delta "
            "and sensitivity; objective l2 (default, from dpagg.objective) or l1";

@@ -43,6 +43,7 @@ class GaussianRule : public Mechanism {
 class AnalyticGaussian final : public GaussianRule {
  public:
   const char* name() const override { return "analytic_gaussian"; }
+  dpagg_mechanism_id id() const override { return DPAGG_MECH_ANALYTIC_GAUSSIAN; }
   const char* summary() const override {
     return "Gaussian noise with the exact (Balle-Wang) calibration: the least sigma that is "
            "(epsilon, delta)-DP, for any epsilon > 0";
@@ -55,6 +56,7 @@ class AnalyticGaussian final : public GaussianRule {
 class ClassicGaussian final : public GaussianRule {
  public:
   const char* name() const override { return "classic_gaussian"; }
+  dpagg_mechanism_id id() const override { return DPAGG_MECH_CLASSIC_GAUSSIAN; }
   const char* summary() const override {
     return "Gaussian noise with sigma = sqrt(2 ln(1.25/delta)) sensitivity/epsilon "
            "(Dwork-Roth); only for epsilon <= 1";
@@ -133,6 +135,7 @@ double certify_rule(double sigma, const PrivacyRequest& req, bool pdp, const cha
 class Dwork2006Gaussian final : public GaussianRule {
  public:
   const char* name() const override { return "dwork2006_gaussian"; }
+  dpagg_mechanism_id id() const override { return DPAGG_MECH_DWORK2006_GAUSSIAN; }
   const char* summary() const override {
     return "Gaussian noise with sigma = sqrt(2 ln(2/delta)) sensitivity/epsilon "
            "(Dwork et al. 2006); only for epsilon <= 1";
@@ -163,6 +166,7 @@ double zhao1_b(double eps, double delta) {
 class Zhao1Gaussian final : public GaussianRule {
  public:
   const char* name() const override { return "zhao1_gaussian"; }
+  dpagg_mechanism_id id() const override { return DPAGG_MECH_ZHAO1_GAUSSIAN; }
   const char* summary() const override {
     return "Gaussian noise with the closed-form sigma of Zhao et al.'s Mechanism 1 (erfc, "
            "inverfc), valid for any epsilon; a little more noise than analytic_gaussian";
@@ -176,6 +180,7 @@ class Zhao1Gaussian final : public GaussianRule {
 class Zhao2Gaussian final : public GaussianRule {
  public:
   const char* name() const override { return "zhao2_gaussian"; }
+  dpagg_mechanism_id id() const override { return DPAGG_MECH_ZHAO2_GAUSSIAN; }
   const char* summary() const override {
     return "Gaussian noise with the elementary closed-form sigma of Zhao et al.'s Mechanism 2, "
            "valid for any epsilon and delta < 0.5";
@@ -195,6 +200,7 @@ class Zhao2Gaussian final : public GaussianRule {
 class ZcdpGaussian final : public GaussianRule {
  public:
   const char* name() const override { return "zcdp_gaussian"; }
+  dpagg_mechanism_id id() const override { return DPAGG_MECH_ZCDP_GAUSSIAN; }
   const char* summary() const override {
     return "Gaussian noise for the rho-zCDP that converts to (epsilon, delta) by Bun-Steinke: "
            "rho = (sqrt(ln(1/delta) + epsilon) - sqrt(ln(1/delta)))^2, sigma = sensitivity/sqrt(2 rho)";
@@ -224,6 +230,7 @@ class PdpRule : public GaussianRule {
 class PdpGaussian final : public PdpRule {
  public:
   const char* name() const override { return "pdp_gaussian"; }
+  dpagg_mechanism_id id() const override { return DPAGG_MECH_PDP_GAUSSIAN; }
   const char* summary() const override {
     return "probabilistic DP: Gaussian noise with the least sigma such that |privacy loss| > "
            "epsilon has probability <= delta (Zhao et al.'s pDP-OPT); more noise than analytic_gaussian";
@@ -242,6 +249,7 @@ class PdpGaussian final : public PdpRule {
 class Zhao3PdpGaussian final : public PdpRule {
  public:
   const char* name() const override { return "zhao3_pdp_gaussian"; }
+  dpagg_mechanism_id id() const override { return DPAGG_MECH_ZHAO3_PDP_GAUSSIAN; }
   const char* summary() const override {
     return "probabilistic DP: Gaussian noise with the closed-form sigma of Zhao et al.'s "
            "Mechanism 3, x = inverfc(delta)";
@@ -255,6 +263,7 @@ class Zhao3PdpGaussian final : public PdpRule {
 class Zhao4PdpGaussian final : public PdpRule {
  public:
   const char* name() const override { return "zhao4_pdp_gaussian"; }
+  dpagg_mechanism_id id() const override { return DPAGG_MECH_ZHAO4_PDP_GAUSSIAN; }
   const char* summary() const override {
     return "probabilistic DP: Gaussian noise with the elementary closed-form sigma of Zhao et "
            "al.'s Mechanism 4";

@@ -294,6 +294,7 @@ const NumberOption kP{"p", kMinP, kMaxP, kDefaultP, "1.5",
 class GeneralizedGaussian final : public Mechanism {
  public:
   const char* name() const override { return "generalized_gaussian"; }
+  dpagg_mechanism_id id() const override { return DPAGG_MECH_GENERALIZED_GAUSSIAN; }
   const char* summary() const override {
     return "generalized Gaussian noise, density ~ exp(-|x/s|^p) (option p in [0.5, 10], default "
            "1.5), with the exact scale s for (epsilon, delta)";

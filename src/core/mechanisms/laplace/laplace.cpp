@@ -22,6 +22,7 @@ double laplace_profile_bound(double b, double epsilon, double sensitivity) {
 class Laplace final : public Mechanism {
  public:
   const char* name() const override { return "laplace"; }
+  dpagg_mechanism_id id() const override { return DPAGG_MECH_LAPLACE; }
   const char* summary() const override {
     return "Laplace noise, scale b = sensitivity/epsilon (pure DP) when delta = 0, "
            "b = sensitivity/(epsilon - 2 ln(1 - delta)) when delta > 0";

@@ -43,6 +43,7 @@ class MultiGaussian final : public Mechanism {
   }
 
   const char* name() const override { return kName; }
+  dpagg_mechanism_id id() const override { return DPAGG_MECH_MULTI_GAUSSIAN; }
   const char* summary() const override {
     return "multi-Gaussian mixture (Liu-Selvi-Wiesemann): 2K+1 Gaussians at multiples of the "
            "sensitivity, weights e^(-|k| epsilon); certified over every shift; option k=1..40";
@@ -72,7 +73,6 @@ class MultiGaussian final : public Mechanism {
     MultiGaussianResult r = multi_gaussian_calibrate(req.epsilon, req.delta, K, shifts, hint);
     GaussLattice g(req.epsilon, K, r.sigma);
     cal.scale = r.sigma * D;
-    cal.modality = K;
     cal.nparams = 4;
     cal.params[0] = r.sigma * D;
     cal.params[1] = K;
@@ -85,7 +85,7 @@ class MultiGaussian final : public Mechanism {
   }
 
   double sample(const dpagg_calibration& cal, RandomSource& rng) const override {
-    return multi_gaussian_sample(cal.modality, cal.epsilon, cal.sensitivity, cal.scale, rng);
+    return multi_gaussian_sample(multi_gaussian_k(cal), cal.epsilon, cal.sensitivity, cal.scale, rng);
   }
 
   double zcdp_rho(const dpagg_calibration& cal) const override {

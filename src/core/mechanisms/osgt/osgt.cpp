@@ -111,6 +111,7 @@ const NumberOption kR{"r", 0.0, kMaxR, kDefaultR, "0.6745",
 class Osgt final : public Mechanism {
  public:
   const char* name() const override { return "osgt"; }
+  dpagg_mechanism_id id() const override { return DPAGG_MECH_OSGT; }
   const char* summary() const override {
     return "offset-symmetric Gaussian tails (Sadeghi-Korki): density ~ exp(-(|y| + r sigma)^2/"
            "(2 sigma^2)), exact Theorem-1 calibration of sigma at shape r (option r, default 0.6745)";

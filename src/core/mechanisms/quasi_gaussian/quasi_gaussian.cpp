@@ -176,6 +176,7 @@ namespace {
 class QuasiGaussian final : public Mechanism {
  public:
   const char* name() const override { return "quasi_gaussian"; }
+  dpagg_mechanism_id id() const override { return DPAGG_MECH_QUASI_GAUSSIAN; }
   const char* summary() const override {
     return "quasi-Gaussian mixture (Liu-Selvi-Wiesemann): N(0, s^2) plus folded N(+-sensitivity, s^2), "
            "no tuning; certified by Theorem 4.2 at the returned s";
