@@ -30,13 +30,13 @@ $(CORE_OBJS): $(CORE_HDRS)
 $(GLUE_SRCS:.c=.o): $(CORE_HDRS) $(wildcard src/pg/*.h)
 
 # ---- C++ unit tests of the core (GoogleTest; no PostgreSQL involved) ----
-UNIT_SRCS := $(sort $(wildcard tests/unit/*.cpp))
+UNIT_SRCS := $(sort $(wildcard tests/unit/*.cpp tests/unit/oracles/*.cpp))
 UNIT_OBJS := $(patsubst tests/unit/%.cpp,build/unit/%.o,$(UNIT_SRCS))
 UNIT_BIN := build/unit_tests
 
-build/unit/%.o: tests/unit/%.cpp $(CORE_HDRS) $(wildcard tests/unit/*.h)
-	@mkdir -p build/unit
-	$(CXX) -std=c++17 -O2 -Wall -Isrc/core -c -o $@ $<
+build/unit/%.o: tests/unit/%.cpp $(CORE_HDRS) $(wildcard tests/unit/*.h tests/unit/oracles/*.h)
+	@mkdir -p $(dir $@)
+	$(CXX) -std=c++17 -O2 -Wall -Isrc/core -Itests/unit -c -o $@ $<
 
 $(UNIT_BIN): $(UNIT_OBJS) $(CORE_OBJS)
 	$(CXX) -o $@ $(UNIT_OBJS) $(CORE_OBJS) -lgtest -lgtest_main -pthread -lm -lcrypto

@@ -27,7 +27,7 @@
 // evaluated and the larger taken (the true value is one of them).  math/scale_search.h finds the
 // least sigma whose bound is <= delta, from the feasible side, and re-checks the returned double;
 // delta_bound is that bound.  The vectors O5, O8 and O17/O18 (docs/osgt.md §7) are reproduced in
-// the unit tests, and test_certificates.cpp re-checks the profile by quadrature over a dense set
+// the unit tests, and tests/unit/test_osgt.cpp re-checks the profile by quadrature over a dense set
 // of shifts.
 //
 // Options: r = shape m/sigma, 0 <= r <= 8, default 0.6745 (Q^-1(1/4)).
