@@ -45,10 +45,13 @@ const Mechanism* find_mechanism(int32_t id) {
   static const std::vector<const Mechanism*> by_id = [] {
     std::vector<const Mechanism*> v;
     for (const Mechanism* m : all_mechanisms()) {
+      if (m->id() <= DPAGG_MECH_NONE)
+        throw Error(DPAGG_INTERNAL, std::string("mechanism ") + m->name() + " has no identity");
       const size_t i = static_cast<size_t>(m->id());
       if (i >= v.size()) v.resize(i + 1, nullptr);
-      if (m->id() <= DPAGG_MECH_NONE || v[i] != nullptr)
-        throw Error(DPAGG_INTERNAL, std::string("mechanism ") + m->name() + " has no identity of its own");
+      if (v[i] != nullptr)
+        throw Error(DPAGG_INTERNAL, std::string("mechanisms ") + v[i]->name() + " and " + m->name() +
+                                        " share one identity");
       v[i] = m;
     }
     return v;
