@@ -5,7 +5,7 @@ MODULE_big = dpagg
 DATA_built = dpagg--0.1.0.sql
 PGFILEDESC = "dpagg - differentially private aggregates"
 
-CORE_SRCS := $(sort $(wildcard src/core/*.cpp src/core/mechanisms/*.cpp src/core/selection/*.cpp))
+CORE_SRCS := $(sort $(wildcard src/core/*.cpp src/core/*/*.cpp src/core/*/*/*.cpp))
 GLUE_SRCS := $(sort $(wildcard src/pg/*.c))
 CORE_OBJS := $(CORE_SRCS:.cpp=.o)
 OBJS = $(CORE_OBJS) $(GLUE_SRCS:.c=.o)
@@ -29,7 +29,7 @@ PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
 # Header dependencies (PGXS tracks none without --enable-depend): rebuild on any header change.
-CORE_HDRS := $(wildcard src/core/*.h)
+CORE_HDRS := $(wildcard src/core/*.h src/core/*/*.h src/core/*/*/*.h)
 $(CORE_OBJS): $(CORE_HDRS)
 $(GLUE_SRCS:.c=.o): $(CORE_HDRS) $(wildcard src/pg/*.h)
 
@@ -58,13 +58,13 @@ clean-generated:
 	rm -rf build/generated
 
 # ---- C++ unit tests of the core (GoogleTest; no PostgreSQL involved) ----
-UNIT_SRCS := $(sort $(wildcard tests/unit/*.cpp))
+UNIT_SRCS := $(sort $(wildcard tests/unit/*.cpp tests/unit/oracles/*.cpp))
 UNIT_OBJS := $(patsubst tests/unit/%.cpp,build/unit/%.o,$(UNIT_SRCS))
 UNIT_BIN := build/unit_tests
 
-build/unit/%.o: tests/unit/%.cpp $(CORE_HDRS) $(wildcard tests/unit/*.h)
-	@mkdir -p build/unit
-	$(CXX) -std=c++17 -O2 -Wall -Isrc/core -c -o $@ $<
+build/unit/%.o: tests/unit/%.cpp $(CORE_HDRS) $(wildcard tests/unit/*.h tests/unit/oracles/*.h)
+	@mkdir -p $(dir $@)
+	$(CXX) -std=c++17 -O2 -Wall -Isrc/core -Itests/unit -c -o $@ $<
 
 $(UNIT_BIN): $(UNIT_OBJS) $(CORE_OBJS)
 	$(CXX) -o $@ $(UNIT_OBJS) $(CORE_OBJS) -lgtest -lgtest_main -pthread -lm -lcrypto

@@ -63,7 +63,7 @@
 #include <string>
 #include <vector>
 
-#include "multi_gaussian.h"
+#include "mechanisms/multi_gaussian/multi_gaussian.h"
 #include "registry.h"
 
 namespace {
@@ -266,7 +266,7 @@ void phase1(Shared* sh, const std::vector<int>& order) {
         r.scale[s] = cal.scale;
         r.l1[s] = cal.l1;
         r.l2[s] = cal.l2;
-        r.K[s] = cal.modality;
+        r.K[s] = dpagg::multi_gaussian_k(cal);
         std::snprintf(r.chosen[s], sizeof(r.chosen[s]), "%s", cal.spec);
       }
     } catch (const std::exception& e) {
@@ -881,7 +881,7 @@ int main(int argc, char** argv) {
   md << "### Not explained by unreachability\n\n";
   md << "Reasons: *best-K search* — dpagg's own certified `multi_gaussian(k=K)` for some K in 1..20 "
         "reaches the print; `multi_gaussian` without k, which chooses K by its own search on uncertified "
-        "loss estimates (src/core/mechanisms/multi_gaussian.cpp), chose another K. *certificate margin* — at "
+        "loss estimates (src/core/mechanisms/multi_gaussian/search.cpp), chose another K. *certificate margin* — at "
         "the K whose σ reproduces the print, dpagg's certified σ is at most 0.6% above that σ: the "
         "certificate is run at the search estimate × 1.002 (× 1.004, 1.008, ... only if that fails), "
         "a margin the paper's uncertified values do not pay. *best-K search + certificate margin* — both: at that K dpagg falls short only by the "

@@ -9,9 +9,9 @@
 #include <sstream>
 #include <string>
 
-#include "auto.h"
 #include "dpagg_core.h"
 #include "errors.h"
+#include "mechanisms/auto/auto.h"
 #include "registry.h"
 #include "release.h"
 #include "vector.h"
@@ -128,20 +128,22 @@ int dpagg_check(const char* spec, double epsilon, double delta, double sensitivi
 
 int dpagg_describe(const dpagg_calibration* cal, char* buf, size_t buflen, dpagg_error* err) {
   return guarded(err, [&] {
-    const auto& list = dpagg::all_mechanisms();
-    if (cal->mechanism < 0 || static_cast<size_t>(cal->mechanism) >= list.size())
-      throw dpagg::Error(DPAGG_INTERNAL, "calibration names no known mechanism");
-    const dpagg::Mechanism* m = list[static_cast<size_t>(cal->mechanism)];
+    const dpagg::Mechanism* m = dpagg::find_mechanism(cal->mechanism);
+    if (m == nullptr) throw dpagg::Error(DPAGG_INTERNAL, "calibration names no known mechanism");
+    const std::vector<std::string> names = m->param_names();
+    // "K": the parameter of that name (the multi-Gaussian's modality), else 0.
+    int modality = 0;
+    for (int i = 0; i < cal->nparams && i < DPAGG_MAX_PARAMS && i < static_cast<int>(names.size()); ++i)
+      if (names[static_cast<size_t>(i)] == "K") modality = static_cast<int>(cal->params[i]);
     std::ostringstream js;
     js << "{\"mechanism\": " << json_string(cal->spec)
        << ", \"guarantee\": " << json_string(cal->delta == 0 ? "epsilon-DP" : "(epsilon, delta)-DP")
        << ", \"epsilon\": " << json_number(cal->epsilon)
        << ", \"delta\": " << json_number(cal->delta)
        << ", \"sensitivity\": " << json_number(cal->sensitivity)
-       << ", \"K\": " << cal->modality
+       << ", \"K\": " << modality
        << ", \"integer_valued\": " << (cal->integer_valued ? "true" : "false")
        << ", \"parameters\": {";
-    std::vector<std::string> names = m->param_names();
     for (int i = 0; i < cal->nparams && i < DPAGG_MAX_PARAMS; ++i) {
       if (i) js << ", ";
       js << json_string(i < static_cast<int>(names.size()) ? names[static_cast<size_t>(i)]
@@ -175,9 +177,7 @@ int dpagg_describe(const dpagg_calibration* cal, char* buf, size_t buflen, dpagg
 double dpagg_zcdp_rho(const dpagg_calibration* cal) {
   double rho = std::numeric_limits<double>::quiet_NaN();
   guarded(nullptr, [&] {
-    const auto& list = dpagg::all_mechanisms();
-    if (cal->mechanism >= 0 && static_cast<size_t>(cal->mechanism) < list.size())
-      rho = list[static_cast<size_t>(cal->mechanism)]->zcdp_rho(*cal);
+    if (const dpagg::Mechanism* m = dpagg::find_mechanism(cal->mechanism)) rho = m->zcdp_rho(*cal);
   });
   return rho;
 }

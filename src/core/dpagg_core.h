@@ -37,6 +37,31 @@ typedef struct dpagg_error
 } dpagg_error;
 
 #define DPAGG_MECH_SPEC_LEN 64	/* longest mechanism spec, NUL included */
+
+/*
+ * The identity of a mechanism: one value per mechanism name, fixed here for good (never
+ * renumbered, never reused), so that a calibration stored by one build names the same mechanism
+ * in another.  The order of dp_mechanisms() is independent of these values.
+ */
+typedef enum dpagg_mechanism_id
+{
+	DPAGG_MECH_NONE = 0,
+	DPAGG_MECH_ANALYTIC_GAUSSIAN = 1,
+	DPAGG_MECH_CLASSIC_GAUSSIAN = 2,
+	DPAGG_MECH_LAPLACE = 3,
+	DPAGG_MECH_DWORK2006_GAUSSIAN = 4,
+	DPAGG_MECH_ZHAO1_GAUSSIAN = 5,
+	DPAGG_MECH_ZHAO2_GAUSSIAN = 6,
+	DPAGG_MECH_ZCDP_GAUSSIAN = 7,
+	DPAGG_MECH_PDP_GAUSSIAN = 8,
+	DPAGG_MECH_ZHAO3_PDP_GAUSSIAN = 9,
+	DPAGG_MECH_ZHAO4_PDP_GAUSSIAN = 10,
+	DPAGG_MECH_OSGT = 11,
+	DPAGG_MECH_GENERALIZED_GAUSSIAN = 12,
+	DPAGG_MECH_QUASI_GAUSSIAN = 13,
+	DPAGG_MECH_MULTI_GAUSSIAN = 14,
+	DPAGG_MECH_AUTO = 15			/* never in a calibration: auto returns the one it chose */
+} dpagg_mechanism_id;
 #define DPAGG_MAX_PARAMS 8
 
 /*
@@ -48,7 +73,7 @@ typedef struct dpagg_calibration
 {
 	char		spec[DPAGG_MECH_SPEC_LEN];	/* canonical spec of the mechanism used, e.g. "laplace" */
 	char		requested[DPAGG_MECH_SPEC_LEN];	/* canonical spec asked for, e.g. "auto(objective=l2)" */
-	int32_t		mechanism;		/* index in the registry (valid only within this build) */
+	int32_t		mechanism;		/* a dpagg_mechanism_id, of the mechanism in spec */
 	int32_t		nparams;
 	double		epsilon;
 	double		delta;
@@ -59,7 +84,6 @@ typedef struct dpagg_calibration
 	double		l2;				/* E[X^2] of the noise */
 	double		delta_bound;	/* certified upper bound on delta at epsilon */
 	int32_t		integer_valued;	/* calibrated for integer shifts 1..sensitivity only */
-	int32_t		modality;		/* K of a multi-Gaussian, else 0 */
 } dpagg_calibration;
 
 /* One mechanism's entry for listings. */

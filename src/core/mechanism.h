@@ -1,16 +1,17 @@
 // mechanism.h — what every noise mechanism implements.
 //
-// A mechanism lives in one file under mechanisms/, with its privacy argument in the comment at
-// the top, and is registered by one line in registry.cpp.  It turns a privacy request into a
-// certified dpagg_calibration (plain data, cacheable by the glue) and samples its noise.
+// A mechanism lives in its own folder mechanisms/<name>/ (header, sources), with its privacy
+// argument in the comment at the top of its header, and is registered by one line in registry.cpp.
+// It turns a privacy request into a certified dpagg_calibration (plain data, cacheable by the
+// glue) and samples its noise.  Mathematics shared by several mechanisms is in math/.
 #pragma once
 
 #include <limits>
-#include <map>
 #include <string>
 #include <vector>
 
 #include "dpagg_core.h"
+#include "options.h"
 #include "random.h"
 
 namespace dpagg {
@@ -27,18 +28,18 @@ struct PrivacyRequest {
   bool integer_valued = false;
 };
 
-// Options of a mechanism spec such as "multi_gaussian(k=12)": key -> value text.
-using Options = std::map<std::string, std::string>;
-
 class Mechanism {
  public:
   virtual ~Mechanism() = default;
   virtual const char* name() const = 0;
+  // The stable identity (dpagg_core.h) a calibration names this mechanism by.
+  virtual dpagg_mechanism_id id() const = 0;
   virtual const char* summary() const = 0;
   virtual const char* guarantee() const { return "(epsilon, delta)-DP"; }
   // Whether delta = 0 is acceptable (pure epsilon-DP).
   virtual bool accepts_zero_delta() const { return false; }
-  // Option names this mechanism understands (the spec parser rejects any other).
+  // Option names this mechanism understands (the spec parser rejects any other); their values are
+  // read with read_option (options.h).
   virtual std::vector<std::string> option_names() const { return {}; }
   // Names of cal.params[0..nparams-1], for descriptions.
   virtual std::vector<std::string> param_names() const = 0;

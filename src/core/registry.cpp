@@ -8,25 +8,15 @@
 #include <limits>
 
 #include "errors.h"
+#include "mechanisms/auto/auto.h"
+#include "mechanisms/gaussian_rules/gaussian_rules.h"
+#include "mechanisms/generalized_gaussian/generalized_gaussian.h"
+#include "mechanisms/laplace/laplace.h"
+#include "mechanisms/multi_gaussian/multi_gaussian.h"
+#include "mechanisms/osgt/osgt.h"
+#include "mechanisms/quasi_gaussian/quasi_gaussian.h"
 
 namespace dpagg {
-
-// Each mechanism file defines one of these.
-const Mechanism& laplace_mechanism();
-const Mechanism& dwork2006_gaussian_mechanism();
-const Mechanism& zhao1_gaussian_mechanism();
-const Mechanism& zhao2_gaussian_mechanism();
-const Mechanism& zcdp_gaussian_mechanism();
-const Mechanism& pdp_gaussian_mechanism();
-const Mechanism& zhao3_pdp_gaussian_mechanism();
-const Mechanism& zhao4_pdp_gaussian_mechanism();
-const Mechanism& osgt_mechanism();
-const Mechanism& generalized_gaussian_mechanism();
-const Mechanism& classic_gaussian_mechanism();
-const Mechanism& analytic_gaussian_mechanism();
-const Mechanism& quasi_gaussian_mechanism();
-const Mechanism& multi_gaussian_mechanism();
-const Mechanism& auto_mechanism();
 
 const std::vector<const Mechanism*>& all_mechanisms() {
   static const std::vector<const Mechanism*> list = {
@@ -48,6 +38,26 @@ const std::vector<const Mechanism*>& all_mechanisms() {
       &auto_mechanism(),
   };
   return list;
+}
+
+const Mechanism* find_mechanism(int32_t id) {
+  // Indexed by id, filled once; two mechanisms with one id would be a programming error.
+  static const std::vector<const Mechanism*> by_id = [] {
+    std::vector<const Mechanism*> v;
+    for (const Mechanism* m : all_mechanisms()) {
+      if (m->id() <= DPAGG_MECH_NONE)
+        throw Error(DPAGG_INTERNAL, std::string("mechanism ") + m->name() + " has no identity");
+      const size_t i = static_cast<size_t>(m->id());
+      if (i >= v.size()) v.resize(i + 1, nullptr);
+      if (v[i] != nullptr)
+        throw Error(DPAGG_INTERNAL, std::string("mechanisms ") + v[i]->name() + " and " + m->name() +
+                                        " share one identity");
+      v[i] = m;
+    }
+    return v;
+  }();
+  if (id <= 0 || static_cast<size_t>(id) >= by_id.size()) return nullptr;
+  return by_id[static_cast<size_t>(id)];
 }
 
 namespace {
@@ -90,14 +100,9 @@ ParsedSpec parse_spec(const std::string& raw) {
     name = trim_lower(spec.substr(0, open));
     args = spec.substr(open + 1, spec.size() - open - 2);
   }
-  ParsedSpec out{nullptr, -1, {}, {}};
-  const auto& list = all_mechanisms();
-  for (size_t i = 0; i < list.size(); ++i) {
-    if (name == list[i]->name()) {
-      out.mechanism = list[i];
-      out.index = static_cast<int>(i);
-    }
-  }
+  ParsedSpec out{nullptr, {}, {}};
+  for (const Mechanism* m : all_mechanisms())
+    if (name == m->name()) out.mechanism = m;
   if (out.mechanism == nullptr)
     invalid("unknown mechanism " + quoted(raw),
             "Valid mechanisms are: " + names_list() + " (see dp_mechanisms()).");
@@ -189,7 +194,7 @@ dpagg_calibration calibrate(const std::string& spec, const PrivacyRequest& req) 
   std::memset(&cal, 0, sizeof(cal));
   std::snprintf(cal.spec, sizeof(cal.spec), "%s", ps.canonical.c_str());
   std::snprintf(cal.requested, sizeof(cal.requested), "%s", ps.canonical.c_str());
-  cal.mechanism = ps.index;
+  cal.mechanism = ps.mechanism->id();
   cal.epsilon = req.epsilon;
   cal.delta = req.delta;
   cal.sensitivity = req.sensitivity;

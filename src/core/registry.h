@@ -1,6 +1,7 @@
 // registry.h — the list of mechanisms and the parser of mechanism specs.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -8,11 +9,15 @@
 
 namespace dpagg {
 
+// Every mechanism, in the order dp_mechanisms() lists them.
 const std::vector<const Mechanism*>& all_mechanisms();
+
+// The registered mechanism whose id() is `id` (a dpagg_mechanism_id, e.g. a calibration's
+// mechanism), or nullptr if there is none.
+const Mechanism* find_mechanism(int32_t id);
 
 struct ParsedSpec {
   const Mechanism* mechanism;
-  int index;
   Options options;
   std::string canonical;  // name, or name(k=v,...) with keys sorted
 };

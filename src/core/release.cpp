@@ -87,12 +87,11 @@ double snap_and_add(__int128 k, double noise, double g) {
 }
 
 double release(const dpagg_calibration& cal, __int128 quanta, double quantum, RandomSource& rng) {
-  const auto& mechs = all_mechanisms();
-  if (cal.mechanism < 0 || static_cast<size_t>(cal.mechanism) >= mechs.size())
-    throw Error(DPAGG_INTERNAL, "release: calibration names no known mechanism");
+  const Mechanism* m = find_mechanism(cal.mechanism);
+  if (m == nullptr) throw Error(DPAGG_INTERNAL, "release: calibration names no known mechanism");
   const double g = release_grid(cal);
   const __int128 k = answer_in_grid_units(quanta, quantum, g);
-  double x = mechs[static_cast<size_t>(cal.mechanism)]->sample(cal, rng);
+  double x = m->sample(cal, rng);
   return snap_and_add(k, x, g);
 }
 

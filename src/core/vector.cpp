@@ -32,8 +32,8 @@
 #include <string>
 
 #include "errors.h"
-#include "gaussian.h"
 #include "interrupt.h"
+#include "math/gaussian.h"
 #include "mechanism.h"
 #include "release.h"
 

@@ -40,7 +40,7 @@
 #define CACHE_FILE "pg_dpagg/calibrations"
 #define CACHE_FILE_TMP "pg_dpagg/calibrations.tmp"
 #define CACHE_FILE_MAGIC 0x44504343u	/* "DPCC" */
-#define CACHE_FILE_VERSION 1
+#define CACHE_FILE_VERSION 2	/* 2: dpagg_calibration names its mechanism by a stable id */
 #define WAYS 4
 
 typedef struct CalibKey

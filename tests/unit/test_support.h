@@ -1,7 +1,10 @@
 // test_support.h — helpers shared by the unit tests of the dpagg core.
 //
-// Test-only random sources (seeded, scripted) live here.  They exist so that the statistical
-// tests are deterministic; production code only ever uses SecureRandom.
+// Test-only random sources (seeded, scripted), test data, the KS statistic and the check of a
+// sampler against an independent CDF live here; the independent evaluations the tests compare the
+// core with (the oracles) are in tests/unit/oracles/.
+// The random sources exist so that the statistical tests are deterministic; production code only
+// ever uses SecureRandom.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -10,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <fstream>
 #include <random>
 #include <sstream>
@@ -53,11 +57,14 @@ inline double rel_err(double got, double want) { return std::fabs(got - want) / 
 
 // The registered mechanism a calibration refers to.
 inline const dpagg::Mechanism& mechanism_of(const dpagg_calibration& cal) {
-  return *dpagg::all_mechanisms().at(static_cast<size_t>(cal.mechanism));
+  const dpagg::Mechanism* m = dpagg::find_mechanism(cal.mechanism);
+  if (m == nullptr) throw std::out_of_range("calibration names no registered mechanism");
+  return *m;
 }
 
-inline dpagg_calibration calibrate(const std::string& spec, double eps, double delta, double sens) {
-  return dpagg::calibrate(spec, dpagg::PrivacyRequest{eps, delta, sens});
+inline dpagg_calibration calibrate(const std::string& spec, double eps, double delta, double sens,
+                                   bool integer_valued = false) {
+  return dpagg::calibrate(spec, dpagg::PrivacyRequest{eps, delta, sens, integer_valued});
 }
 
 // ---- test data (tests/data/), found without reading anything outside the repository ----
@@ -155,9 +162,38 @@ double ks_statistic(std::vector<double>& xs, Cdf cdf) {
   return d;
 }
 
-inline double normal_cdf(double x) { return 0.5 * std::erfc(-x / std::sqrt(2.0)); }
-inline double laplace_cdf(double x, double b) {
-  return x < 0 ? 0.5 * std::exp(x / b) : 1.0 - 0.5 * std::exp(-x / b);
+// 1e5 draws through the registered mechanism's sampler (seeded): KS against `cdf` (an independent
+// CDF, tests/unit/oracles/noise_cdf.h), and mean |X|, mean X^2 within 3 standard errors (sample
+// standard deviations) of the calibration's l1, l2, and a positive sign half the time.
+template <class Cdf>
+void check_noise(const dpagg_calibration& cal, uint64_t seed, Cdf cdf) {
+  SCOPED_TRACE(testing::Message() << cal.spec << " eps=" << cal.epsilon << " delta=" << cal.delta
+                                  << " sens=" << cal.sensitivity);
+  // The calibration names the mechanism its spec does.
+  const dpagg::Mechanism* mech = nullptr;
+  for (const dpagg::Mechanism* m : dpagg::all_mechanisms())
+    if (std::strncmp(cal.spec, m->name(), std::strlen(m->name())) == 0) mech = m;
+  ASSERT_NE(mech, nullptr);
+  ASSERT_EQ(mech, &mechanism_of(cal));
+  SeededRandom rng(seed);
+  const size_t n = 100000;
+  std::vector<double> xs(n);
+  double s1 = 0, q1 = 0, q2 = 0, pos = 0;
+  for (double& x : xs) {
+    x = mech->sample(cal, rng);
+    s1 += std::fabs(x);
+    q1 += x * x;
+    q2 += x * x * x * x;
+    pos += x > 0;
+  }
+  const double m1 = s1 / n, m2 = q1 / n;
+  const double sd1 = std::sqrt(q1 / n - m1 * m1), sd2 = std::sqrt(q2 / n - m2 * m2);
+  const double sn = std::sqrt(double(n));
+  EXPECT_NEAR(m1, cal.l1, 3 * sd1 / sn);
+  EXPECT_NEAR(m2, cal.l2, 3 * sd2 / sn);
+  EXPECT_NEAR(pos / n, 0.5, 3 * 0.5 / sn);
+  const double d = ks_statistic(xs, cdf);
+  EXPECT_GT(ks_pvalue(d, n), 1e-3) << "KS statistic " << d;
 }
 
 }  // namespace dpagg_test

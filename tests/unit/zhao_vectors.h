@@ -1,7 +1,7 @@
 // zhao_vectors.h — vectors Z20-Z28 of docs/gaussian_rules.md §9 (the calibration rules of Zhao et
 // al., "Reviewing and Improving the Gaussian Mechanism for Differential Privacy", 2019; values
 // computed from the formulas in 30-60-digit arithmetic), shared by the tests of the
-// analytic Gaussian (test_calibration.cpp) and of every Gaussian rule (test_gaussian_rules.cpp).
+// analytic Gaussian and of every other Gaussian rule (test_gaussian_rules.cpp).
 #pragma once
 
 #include <vector>

@@ -1,0 +1,94 @@
+#include "math/gaussian.h"
+
+#include <boost/math/special_functions/erf.hpp>
+#include <boost/math/tools/roots.hpp>
+#include <boost/math/tools/toms748_solve.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+#include "errors.h"
+
+namespace dpagg {
+
+namespace {
+constexpr double kSqrt1_2 = 0.70710678118654752440;
+// Relative error allowed for each of the two terms of the profile.  Boost's erfc is accurate to
+// a few ulps; exp(eps + log Q) loses about (eps + |log Q|) ulps.  1e-11 covers eps + |log Q| up to
+// ~4e4 with a wide margin; beyond that the caller gets a larger bound below.
+double term_error(double epsilon, double logq) {
+  double ulps = 64.0 + 4.0 * (std::fabs(epsilon) + std::fabs(logq));
+  return std::max(1e-11, ulps * std::numeric_limits<double>::epsilon());
+}
+}  // namespace
+
+double erfcx_nonneg(double z) {
+  if (z < 25.0) return std::exp(z * z) * boost::math::erfc(z);
+  // Asymptotic series: erfcx(z) ~ 1/(z sqrt(pi)) * sum_k (-1)^k (2k-1)!! / (2 z^2)^k.
+  // At z >= 25 the terms fall below 1e-17 relative after 6 terms.
+  double inv2z2 = 1.0 / (2.0 * z * z);
+  double term = 1.0, sum = 1.0;
+  for (int k = 1; k <= 8; ++k) {
+    term *= -(2.0 * k - 1.0) * inv2z2;
+    sum += term;
+  }
+  return sum / (z * 1.77245385090551602730);
+}
+
+double normal_upper_tail(double x) { return 0.5 * boost::math::erfc(x * kSqrt1_2); }
+
+double log_normal_upper_tail(double x) {
+  double z = x * kSqrt1_2;
+  if (z < 25.0) return std::log(0.5 * boost::math::erfc(z));
+  return -z * z + std::log(0.5 * erfcx_nonneg(z));
+}
+
+ProfileBound gaussian_profile(double sigma, double epsilon, double sensitivity) {
+  double a = epsilon * sigma / sensitivity - sensitivity / (2.0 * sigma);
+  double b = epsilon * sigma / sensitivity + sensitivity / (2.0 * sigma);
+  double t1 = normal_upper_tail(a);
+  double logq_b = log_normal_upper_tail(b);
+  double t2 = std::exp(epsilon + logq_b);
+  double value = t1 - t2;
+  double err = 1e-13 * t1 + term_error(epsilon, logq_b) * t2 + 1e-300;
+  // The arguments a and b carry a relative rounding error of a few ulps; Q's relative
+  // sensitivity to that is |x| phi(x)/Q(x) <= |x| + 1, so add (|a|+1)*8 ulps of t1.
+  err += (std::fabs(a) + 1.0) * 8.0 * std::numeric_limits<double>::epsilon() * t1;
+  return {value, std::max(0.0, value) + err};
+}
+
+double analytic_gaussian_sigma(double epsilon, double delta, double sensitivity) {
+  auto excess = [&](double log_sigma) {
+    return gaussian_profile(std::exp(log_sigma), epsilon, sensitivity).upper - delta;
+  };
+  const double step = std::log(2.0);
+  // Bracket in log sigma: excess(hi) <= 0 (feasible), excess(lo) > 0 (infeasible).
+  double hi = std::log(sensitivity);
+  for (int i = 0; excess(hi) > 0; ++i) {
+    if (i > 2000) throw Error(DPAGG_INTERNAL, "analytic_gaussian: no feasible sigma found");
+    hi += step;
+  }
+  double lo = hi - step;
+  for (int i = 0; excess(lo) <= 0; ++i) {
+    if (i > 2000) throw Error(DPAGG_INTERNAL, "analytic_gaussian: no infeasible sigma found");
+    hi = lo;
+    lo -= step;
+  }
+  boost::uintmax_t max_iter = 200;
+  // Stop when the bracket is 1e-12 wide in log sigma, i.e. sigma known to 1e-12 relative.
+  auto tol = [](double x, double y) { return std::fabs(x - y) <= 1e-12; };
+  std::pair<double, double> r = boost::math::tools::toms748_solve(
+      excess, lo, hi, excess(lo), excess(hi), tol, max_iter);
+  // toms748 keeps a sign-changing bracket; take its feasible end.
+  double sigma = std::exp(excess(r.first) <= 0 ? r.first : r.second);
+  // exp() rounds: step up until the certified check holds at the very double we return.
+  for (int i = 0; gaussian_profile(sigma, epsilon, sensitivity).upper > delta; ++i) {
+    if (i > 64) throw Error(DPAGG_INTERNAL, "analytic_gaussian: certificate check failed");
+    sigma *= 1.0 + 1e-15;
+  }
+  return sigma;
+}
+
+}  // namespace dpagg

@@ -1,0 +1,106 @@
+// auto.cpp — the `auto` choice (argument in auto.h).
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+
+#include "errors.h"
+#include "mechanism.h"
+#include "mechanisms/auto/auto.h"
+#include "registry.h"
+
+namespace dpagg {
+
+std::string candidate_spec(const Mechanism& m, bool l1) {
+  const auto opts = m.option_names();
+  const bool has_objective = std::find(opts.begin(), opts.end(), kObjectiveOption.key) != opts.end();
+  return std::string(m.name()) + (has_objective ? (l1 ? "(objective=l1)" : "(objective=l2)") : "");
+}
+
+std::vector<dpagg_calibration> auto_candidates(const PrivacyRequest& req, bool l1) {
+  std::vector<dpagg_calibration> out;
+  const auto& list = all_mechanisms();
+  for (size_t i = 0; i < list.size(); ++i) {
+    const Mechanism* m = list[i];
+    if (!m->auto_candidate()) continue;
+    if (req.delta == 0 && !m->accepts_zero_delta()) continue;
+    try {
+      out.push_back(calibrate(candidate_spec(*m, l1), req));
+    } catch (const Error& e) {
+      if (e.status() == DPAGG_CANCELED) throw;  // otherwise the candidate is just not listed
+    }
+  }
+  return out;
+}
+
+namespace {
+
+class Auto final : public Mechanism {
+ public:
+  const char* name() const override { return "auto"; }
+  dpagg_mechanism_id id() const override { return DPAGG_MECH_AUTO; }
+  const char* summary() const override {
+    return "the mechanism (and parameters) with the least expected loss for this epsilon, delta "
+           "and sensitivity; objective l2 (default, from dpagg.objective) or l1";
+  }
+  const char* guarantee() const override { return "that of the chosen mechanism"; }
+  bool accepts_zero_delta() const override { return true; }
+  bool auto_candidate() const override { return false; }
+  std::vector<std::string> option_names() const override { return {kObjectiveOption.key}; }
+  std::vector<std::string> param_names() const override { return {}; }
+
+  void validate(const PrivacyRequest&, const Options& options) const override {
+    objective_is_l1(options, "auto");
+  }
+  void calibrate(const PrivacyRequest& req, const Options& options,
+                 dpagg_calibration& cal) const override {
+    const bool l1 = objective_is_l1(options, "auto");
+    auto loss = [&](const dpagg_calibration& c) { return l1 ? c.l1 : c.l2; };
+    // Mechanisms are tried in registry order (the cheap ones first); one that offers a cheap
+    // estimate of its loss is calibrated only if that estimate beats the best so far.  The
+    // estimate is the uncertified search-phase loss, normally a little below the certified one;
+    // if it ever were above, a near-tie could go to the other mechanism (privacy is unaffected).
+    dpagg_calibration best_cal;
+    bool have = false;
+    for (const Mechanism* m : all_mechanisms()) {
+      if (!m->auto_candidate() || (req.delta == 0 && !m->accepts_zero_delta())) continue;
+      if (have) {
+        double est = m->estimate_loss(req, Options{}, l1);
+        if (!std::isnan(est) && est >= loss(best_cal)) continue;
+      }
+      dpagg_calibration c;
+      try {
+        c = dpagg::calibrate(candidate_spec(*m, l1), req);
+      } catch (const Error& e) {
+        // A candidate that refuses (or fails on) this request is skipped: the others are still
+        // valid choices.  A cancel is not a failure of the candidate.
+        if (e.status() == DPAGG_CANCELED) throw;
+        continue;
+      }
+      if (!have || loss(c) < loss(best_cal)) {
+        best_cal = c;
+        have = true;
+      }
+    }
+    if (!have)
+      invalid("no mechanism accepts this epsilon and delta", "See dp_mechanisms().");
+    char requested[DPAGG_MECH_SPEC_LEN];
+    std::memcpy(requested, cal.requested, sizeof(requested));
+    cal = best_cal;
+    std::memcpy(cal.requested, requested, sizeof(requested));
+  }
+
+  double sample(const dpagg_calibration&, RandomSource&) const override {
+    throw Error(DPAGG_INTERNAL, "auto has no noise of its own");
+  }
+};
+
+}  // namespace
+
+const Mechanism& auto_mechanism() {
+  static const Auto m;
+  return m;
+}
+
+}  // namespace dpagg
