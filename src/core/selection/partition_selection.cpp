@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "errors.h"
-#include "gaussian.h"
+#include "math/gaussian.h"
 
 static_assert(std::numeric_limits<long double>::digits >= 64,
               "partition selection's error analysis assumes at least 64-bit long double");
