@@ -86,10 +86,48 @@ FROM (VALUES
   ($$SELECT dp_sum_vector(ARRAY[t, t], 2, 1, 1e-5, 1) FROM visits$$),
   ($$EXPLAIN ANALYZE SELECT dp_count(1, 1e-5) FROM visits$$)
 ) AS v(q);
+-- Nested statements: a function that is not inlined runs statements of its own.  The first two
+-- are refused when the function runs, after the outer aggregation was charged (as any error once
+-- an aggregation has begun); the last two before the inner aggregation is charged.
+CREATE FUNCTION visits_plpgsql() RETURNS SETOF double precision LANGUAGE plpgsql
+  AS $$ BEGIN RETURN QUERY SELECT t FROM visits; END $$;
+CREATE FUNCTION visits_volatile() RETURNS SETOF double precision LANGUAGE sql VOLATILE
+  AS $$ SELECT t FROM visits $$;
+CREATE FUNCTION dp_of(a double precision[]) RETURNS double precision LANGUAGE plpgsql
+  AS $$ BEGIN RETURN (SELECT dp_sum(x, 1, 1e-5, 1) FROM unnest(a) x); END $$;
+CREATE TABLE sink (t double precision);
+CREATE FUNCTION sink_dp() RETURNS trigger LANGUAGE plpgsql
+  AS $$ BEGIN PERFORM dp_sum(t, 1, 1e-5, 1) FROM new_rows; RETURN NULL; END $$;
+CREATE TRIGGER sink_dp AFTER INSERT ON sink REFERENCING NEW TABLE AS new_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION sink_dp();
+SELECT q, expect_error(q) AS error
+FROM (VALUES
+  ($$SELECT dp_sum(x, 1, 1e-5, 1) FROM visits_plpgsql() x$$),
+  ($$SELECT dp_sum(x, 1, 1e-5, 1) FROM visits_volatile() x$$),
+  ($$SELECT dp_of(array_agg(t)) FROM visits$$),
+  ($$INSERT INTO sink SELECT t FROM visits$$)
+) AS v(q);
+-- A cursor over a private relation that is not running does not block other dpagg queries.
+BEGIN;
+DECLARE raw CURSOR FOR SELECT t FROM visits;
+FETCH 1 FROM raw;
+SELECT round(dp_count(1e6, 0, 'laplace')) AS n FROM regions;
+COMMIT;
+-- A partition this backend has already looked at becomes private with its parent.
+CREATE TABLE later (user_id integer, t double precision) PARTITION BY RANGE (t);
+CREATE TABLE later_1 PARTITION OF later FOR VALUES FROM (0) TO (1000);
+INSERT INTO later SELECT user_id, t FROM visits;
+SELECT round(dp_count(1e6, 0, 'laplace')) AS n FROM later_1;
+SELECT dp_protect('later', 'user_id');
+SELECT expect_error($$SELECT dp_count(1e6, 0, 'laplace') FROM later_1$$) AS error;
+DROP TABLE later, sink;
+DROP FUNCTION visits_plpgsql(), visits_volatile(), dp_of(double precision[]), sink_dp();
 -- A private view protects what it reads (here a public table).
 SELECT dp_protect('dp_test_private_view', 't');
 SELECT dp_unprotect('visits');
 SELECT expect_error($$SELECT dp_sum(t, 1, 1e-5, 1) FROM dp_test_private_view$$) AS error;
+-- Charged: the two outer aggregations above whose function was refused, the count over regions
+-- and the count over later_1 before it became private.
 SELECT count(*) - :releases_before AS charged FROM dp_ledger;
 -- EXPLAIN without ANALYZE releases nothing and is allowed; other queries are unaffected.
 EXPLAIN (COSTS OFF) SELECT dp_sum(t, 1, 1e-5, 1) FROM dp_test_private_view;

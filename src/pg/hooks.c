@@ -5,7 +5,9 @@
  * evaluated once and frozen into a private copy of the plan (so every process of a parallel plan
  * reads the same values); once it is initialised, and before any row is read, every dpagg call
  * site in it reads its privacy parameters (site.c).  Not for EXPLAIN without ANALYZE, which runs
- * nothing.
+ * nothing.  Before all that, a statement that would aggregate a private relation with dpagg's
+ * aggregates is refused (protect.c); ExecutorRun and ExecutorFinish tell protect.c which
+ * statements are running, for the same rule across nested statements.
  *
  * planner: partitionwise aggregation (enable_partitionwise_aggregate, settable by any user) makes
  * one Agg node per partition, each finalizing and charging its own groups, and partial
@@ -24,20 +26,25 @@
 #include "optimizer/planner.h"
 
 static ExecutorStart_hook_type prev_executor_start = NULL;
+static ExecutorRun_hook_type prev_executor_run = NULL;
+static ExecutorFinish_hook_type prev_executor_finish = NULL;
 static planner_hook_type prev_planner = NULL;
 
 static void
 dpagg_executor_start(QueryDesc *qd, int eflags)
 {
+	int			protect_flags = 0;
+
 	if ((eflags & EXEC_FLAG_EXPLAIN_ONLY) == 0)
 	{
-		dpagg_refuse_unbounded_private(qd->plannedstmt);
+		protect_flags = dpagg_protect_check_start(qd);
 		dpagg_freeze_parameters(qd);
 	}
 	if (prev_executor_start)
 		prev_executor_start(qd, eflags);
 	else
 		standard_ExecutorStart(qd, eflags);
+	dpagg_protect_track(qd, protect_flags);
 	if ((eflags & EXEC_FLAG_EXPLAIN_ONLY) == 0 && qd->planstate != NULL)
 	{
 		ListCell   *lc;
@@ -46,6 +53,45 @@ dpagg_executor_start(QueryDesc *qd, int eflags)
 		foreach(lc, qd->estate->es_subplanstates)
 			dpagg_sites_prepare_tree((PlanState *) lfirst(lc), qd->sourceText);
 	}
+}
+
+/* Running and finishing (AFTER triggers) a statement: the nesting protect.c watches. */
+static void
+dpagg_executor_run(QueryDesc *qd, ScanDirection direction, uint64 count, bool execute_once)
+{
+	int			flags = dpagg_protect_enter(qd);
+
+	PG_TRY();
+	{
+		if (prev_executor_run)
+			prev_executor_run(qd, direction, count, execute_once);
+		else
+			standard_ExecutorRun(qd, direction, count, execute_once);
+	}
+	PG_FINALLY();
+	{
+		dpagg_protect_leave(flags);
+	}
+	PG_END_TRY();
+}
+
+static void
+dpagg_executor_finish(QueryDesc *qd)
+{
+	int			flags = dpagg_protect_enter(qd);
+
+	PG_TRY();
+	{
+		if (prev_executor_finish)
+			prev_executor_finish(qd);
+		else
+			standard_ExecutorFinish(qd);
+	}
+	PG_FINALLY();
+	{
+		dpagg_protect_leave(flags);
+	}
+	PG_END_TRY();
 }
 
 /* ---- does a finished plan aggregate with one of dpagg's aggregates? ---- */
@@ -137,6 +183,10 @@ dpagg_hooks_init(void)
 {
 	prev_executor_start = ExecutorStart_hook;
 	ExecutorStart_hook = dpagg_executor_start;
+	prev_executor_run = ExecutorRun_hook;
+	ExecutorRun_hook = dpagg_executor_run;
+	prev_executor_finish = ExecutorFinish_hook;
+	ExecutorFinish_hook = dpagg_executor_finish;
 	prev_planner = planner_hook;
 	planner_hook = dpagg_planner;
 }

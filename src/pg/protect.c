@@ -31,6 +31,7 @@
 #include "catalog/pg_inherits.h"
 #include "catalog/pg_seclabel.h"
 #include "commands/seclabel.h"
+#include "executor/executor.h"
 #include "executor/spi.h"
 #include "funcapi.h"
 #include "miscadmin.h"
@@ -315,8 +316,19 @@ relabel(const ObjectAddress *object, const char *seclabel)
 		dpagg_parse_protection(seclabel, &p);
 		check_unit_column(object->objectId, &p);
 	}
-	/* Plans that read the relation are made again, with or without the protection. */
-	CacheInvalidateRelcacheByRelid(object->objectId);
+	/*
+	 * Plans that read the relation are made again, with or without the protection, and every
+	 * backend forgets what it knew of the relation and of its partitions (whose protection is
+	 * their ancestors').
+	 */
+	{
+		List	   *all = find_all_inheritors(object->objectId, NoLock, NULL);
+		ListCell   *lc;
+
+		foreach(lc, all)
+			CacheInvalidateRelcacheByRelid(lfirst_oid(lc));
+		list_free(all);
+	}
 }
 
 /* ---- lookup, cached per backend ------------------------------------------------------------- */
@@ -422,35 +434,133 @@ dpagg_relation_protection(Oid relid, DpProtection *out, Oid *labelled)
 
 /* ---- until per-unit bounding lands ------------------------------------------------------------ */
 
-void
-dpagg_refuse_unbounded_private(PlannedStmt *stmt)
+/*
+ * A statement is refused when it runs one of dpagg's aggregates and reads a private relation.
+ * "Reads" is the statement's final range table: its tables, the views it expanded, the bodies of
+ * the SQL functions the planner inlined.  A function that is not inlined (PL/pgSQL, a VOLATILE or
+ * SECURITY DEFINER SQL function, a trigger) runs statements of its own, so the rule also spans
+ * nesting: a statement with a dpagg aggregate is refused while a statement that reads a private
+ * relation is running (executing or finishing, i.e. firing its triggers) further up the stack,
+ * and a statement that reads a private relation is refused while one with a dpagg aggregate is.
+ * A cursor between two FETCHes is not running.  Copies made by earlier statements (a temporary
+ * table, CREATE TABLE AS) are outside this rule: only restricting the raw reads closes them.
+ */
+typedef struct RunningStatement
+{
+	QueryDesc  *qd;
+	bool		reads_private;
+	bool		has_dpagg;
+	struct RunningStatement *next;
+} RunningStatement;
+
+static RunningStatement *statements = NULL;	/* started and not yet ended, with a flag set */
+static int	private_depth = 0;	/* running statements that read a private relation */
+static int	dpagg_depth = 0;	/* running statements with a dpagg aggregate */
+
+static Oid
+first_private_relation(PlannedStmt *stmt)
 {
 	ListCell   *lc;
-	Oid			private_rel = InvalidOid;
 
-	/* The range table lists every relation the statement reads: its tables, the views it
-	 * expanded, the bodies of the SQL functions the planner inlined. */
 	foreach(lc, stmt->rtable)
 	{
 		RangeTblEntry *rte = (RangeTblEntry *) lfirst(lc);
 
 		if (rte->rtekind == RTE_RELATION && dpagg_relation_protection(rte->relid, NULL, NULL))
-		{
-			private_rel = rte->relid;
-			break;
-		}
+			return rte->relid;
 	}
-	if (!OidIsValid(private_rel))
-		return;
-	if (dpagg_statement_has_own_aggregate(stmt))
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("dpagg aggregates over the private relation \"%s\" are not available yet",
-						get_rel_name(private_rel)),
-				 errdetail("The relation is protected per privacy unit, and this version of dpagg bounds contributions per row only."),
-				 errhint("Query a relation that is not private, or remove the protection with dp_unprotect.")));
+	return InvalidOid;
 }
 
+static void
+refuse(const char *msg, const char *relname, const char *detail)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg(msg, relname),
+			 errdetail("%s", detail),
+			 errhint("Query a relation that is not private, or remove the protection with dp_unprotect.")));
+}
+
+static void
+forget_statement(void *arg)
+{
+	RunningStatement **link;
+
+	for (link = &statements; *link != NULL; link = &(*link)->next)
+		if (*link == (RunningStatement *) arg)
+		{
+			*link = (*link)->next;
+			return;
+		}
+}
+
+int
+dpagg_protect_check_start(QueryDesc *qd)
+{
+	PlannedStmt *stmt = qd->plannedstmt;
+	Oid			private_rel = first_private_relation(stmt);
+	bool		has_dpagg = dpagg_statement_has_own_aggregate(stmt);
+	const char *detail = "The relation is protected per privacy unit, and this version of dpagg bounds contributions per row only.";
+
+	if (has_dpagg && OidIsValid(private_rel))
+		refuse("dpagg aggregates over the private relation \"%s\" are not available yet",
+			   get_rel_name(private_rel), detail);
+	if (has_dpagg && private_depth > 0)
+		refuse("dpagg aggregates are not available inside a statement that reads a private relation%s",
+			   "", detail);
+	if (OidIsValid(private_rel) && dpagg_depth > 0)
+		refuse("the private relation \"%s\" cannot be read inside a statement with dpagg aggregates",
+			   get_rel_name(private_rel), detail);
+	return (OidIsValid(private_rel) ? DPAGG_READS_PRIVATE : 0) | (has_dpagg ? DPAGG_HAS_DPAGG : 0);
+}
+
+void
+dpagg_protect_track(QueryDesc *qd, int flags)
+{
+	RunningStatement *r;
+	MemoryContextCallback *cb;
+
+	if (flags == 0 || qd->estate == NULL)
+		return;
+	/* Forgotten when the executor's memory goes: at ExecutorEnd, or when an error aborts it. */
+	r = MemoryContextAlloc(qd->estate->es_query_cxt, sizeof(RunningStatement));
+	r->qd = qd;
+	r->reads_private = (flags & DPAGG_READS_PRIVATE) != 0;
+	r->has_dpagg = (flags & DPAGG_HAS_DPAGG) != 0;
+	r->next = statements;
+	statements = r;
+	cb = MemoryContextAlloc(qd->estate->es_query_cxt, sizeof(MemoryContextCallback));
+	cb->func = forget_statement;
+	cb->arg = r;
+	MemoryContextRegisterResetCallback(qd->estate->es_query_cxt, cb);
+}
+
+int
+dpagg_protect_enter(QueryDesc *qd)
+{
+	RunningStatement *r;
+
+	for (r = statements; r != NULL; r = r->next)
+		if (r->qd == qd)
+		{
+			if (r->reads_private)
+				private_depth++;
+			if (r->has_dpagg)
+				dpagg_depth++;
+			return (r->reads_private ? DPAGG_READS_PRIVATE : 0) | (r->has_dpagg ? DPAGG_HAS_DPAGG : 0);
+		}
+	return 0;
+}
+
+void
+dpagg_protect_leave(int flags)
+{
+	if (flags & DPAGG_READS_PRIVATE)
+		private_depth--;
+	if (flags & DPAGG_HAS_DPAGG)
+		dpagg_depth--;
+}
 /* ---- SQL ------------------------------------------------------------------------------------- */
 
 static void

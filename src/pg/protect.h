@@ -26,9 +26,19 @@ extern void dpagg_parse_protection(const char *label, DpProtection *out);
  * *out and *labelled (the relation carrying the label) where not NULL.  Cached per backend. */
 extern bool dpagg_relation_protection(Oid relid, DpProtection *out, Oid *labelled);
 
-/* Refuse a statement that runs one of dpagg's aggregates and reads a private relation (until
- * per-unit bounding is implemented). */
-extern void dpagg_refuse_unbounded_private(PlannedStmt *stmt);
+/*
+ * Until per-unit bounding is implemented: refuse a statement that runs one of dpagg's aggregates
+ * and reads a private relation, also across nested statements (protect.c).  The executor hooks
+ * call check_start before the executor starts (it returns the statement's flags), track once it
+ * has started, and enter/leave around running and finishing it.
+ */
+#define DPAGG_READS_PRIVATE 1
+#define DPAGG_HAS_DPAGG 2
+struct QueryDesc;
+extern int	dpagg_protect_check_start(struct QueryDesc *qd);
+extern void dpagg_protect_track(struct QueryDesc *qd, int flags);
+extern int	dpagg_protect_enter(struct QueryDesc *qd);
+extern void dpagg_protect_leave(int flags);
 
 extern void dpagg_protect_init(void);
 
