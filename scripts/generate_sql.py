@@ -124,7 +124,7 @@ AVG = Kind("DP_SITE_AVG", "dp_avg: values clamped to [lower, upper]; a noisy sum
 COUNT = Kind("DP_SITE_COUNT", "dp_count: of non-NULL values, or of rows.", "dpagg_state", combine,
              Function("dpagg_count_final", [("", "dpagg_state")], "bigint", "VOLATILE", strict=False))
 VECTOR = Kind("DP_SITE_VECTOR",
-              "dp_sum_vector (src/pg/vector.c, src/core/vector.h): several sums over the same rows\n"
+              "dp_sum_vector (src/pg/vector.c, src/core/mechanisms/l2/l2.h): several sums over the same rows\n"
               "-- released together, each row's vector clipped to an l2 norm bound.", "internal",
               Function("dpagg_vsum_combine", [("", "internal"), ("", "internal")], "internal",
                        strict=False),

@@ -14,7 +14,6 @@
 #include "mechanisms/auto/auto.h"
 #include "registry.h"
 #include "release.h"
-#include "vector.h"
 
 namespace {
 int (*g_should_stop)(void) = nullptr;
@@ -78,13 +77,13 @@ extern "C" {
 
 int dpagg_mechanism_count(void) {
   int n = 0;
-  guarded(nullptr, [&] { n = static_cast<int>(dpagg::all_mechanisms().size()); });
+  guarded(nullptr, [&] { n = static_cast<int>(dpagg::listed_mechanisms().size()); });
   return n;
 }
 
 int dpagg_mechanism_get(int index, dpagg_mechanism_info* out) {
   return guarded(nullptr, [&] {
-    const auto& list = dpagg::all_mechanisms();
+    const auto& list = dpagg::listed_mechanisms();
     if (index < 0 || static_cast<size_t>(index) >= list.size())
       throw dpagg::Error(DPAGG_INTERNAL, "no such mechanism index");
     const dpagg::Mechanism* m = list[static_cast<size_t>(index)];
@@ -116,6 +115,25 @@ int dpagg_calibrate_ex(const char* spec, double epsilon, double delta, double se
     *out = dpagg::calibrate(spec ? spec : "",
                             dpagg::PrivacyRequest{epsilon, delta, sensitivity, integer_valued != 0});
   });
+}
+
+namespace {
+dpagg::PrivacyRequest from_c(const dpagg_request& r) {
+  dpagg::PrivacyRequest req{r.epsilon, r.delta, r.sensitivity, r.integer_valued != 0};
+  req.dimension = r.dimension;
+  req.vector = r.vector != 0;
+  req.objective = r.objective == DPAGG_OBJECTIVE_L1 ? dpagg::Objective::kL1 : dpagg::Objective::kL2;
+  return req;
+}
+}  // namespace
+
+int dpagg_calibrate_for_release(const char* spec, const dpagg_request* req, dpagg_calibration* out,
+                                dpagg_error* err) {
+  return guarded(err, [&] { *out = dpagg::calibrate_for_release(spec ? spec : "", from_c(*req)); });
+}
+
+int dpagg_check_for_release(const char* spec, const dpagg_request* req, dpagg_error* err) {
+  return guarded(err, [&] { dpagg::check_for_release(spec ? spec : "", from_c(*req)); });
 }
 
 int dpagg_check(const char* spec, double epsilon, double delta, double sensitivity,
@@ -158,9 +176,10 @@ int dpagg_describe(const dpagg_calibration* cal, char* buf, size_t buflen, dpagg
       js << ", \"requested\": " << json_string(cal->requested);
     if (std::strncmp(cal->requested, "auto", 4) == 0) {
       js << ", \"candidates\": [";
-      auto cands = dpagg::auto_candidates(
-          dpagg::PrivacyRequest{cal->epsilon, cal->delta, cal->sensitivity, cal->integer_valued != 0},
-          std::strstr(cal->requested, "objective=l1") != nullptr);
+      dpagg::PrivacyRequest req{cal->epsilon, cal->delta, cal->sensitivity, cal->integer_valued != 0};
+      req.dimension = cal->dimension;
+      req.vector = cal->vector != 0;
+      auto cands = dpagg::auto_candidates(req, std::strstr(cal->requested, "objective=l1") != nullptr);
       for (size_t i = 0; i < cands.size(); ++i) {
         if (i) js << ", ";
         js << "{\"mechanism\": " << json_string(cands[i].spec)
@@ -190,53 +209,14 @@ int dpagg_release(const dpagg_calibration* cal, __int128 quanta, double quantum,
   });
 }
 
-double dpagg_release_sensitivity(double sensitivity) {
-  return dpagg::release_sensitivity(sensitivity);
-}
-
 void dpagg_set_interrupt_check(int (*should_stop)(void)) { g_should_stop = should_stop; }
 
-namespace {
-dpagg::VectorCalibration from_c(const dpagg_vector_calibration& c) {
-  return {c.kind == 1 ? dpagg::VectorKind::kL2 : dpagg::VectorKind::kGaussian, c.dimension, c.epsilon,
-          c.delta, c.sensitivity, c.scale, c.mse, c.delta_bound};
-}
-}  // namespace
-
-int dpagg_vector_check(const char* mechanism, int dimension, double epsilon, double delta,
-                       double l2_bound, dpagg_error* err) {
-  return guarded(err, [&] { dpagg::vector_validate(dpagg::vector_mechanism_name(mechanism), dimension, epsilon, delta, l2_bound); });
-}
-
-int dpagg_vector_calibrate(const char* mechanism, int dimension, double epsilon, double delta,
-                           double l2_bound, dpagg_vector_calibration* out, dpagg_error* err) {
-  return guarded(err, [&] {
-    dpagg::VectorCalibration c = dpagg::vector_calibrate(
-        mechanism, dimension, epsilon, delta, dpagg::vector_release_sensitivity(l2_bound, dimension));
-    std::memset(out, 0, sizeof(*out));
-    std::snprintf(out->spec, sizeof(out->spec), "%s", c.kind == dpagg::VectorKind::kL2 ? "l2" : "gaussian");
-    out->kind = c.kind == dpagg::VectorKind::kL2 ? 1 : 0;
-    out->dimension = c.dimension;
-    out->epsilon = c.epsilon;
-    out->delta = c.delta;
-    out->sensitivity = c.sensitivity;
-    out->scale = c.scale;
-    out->mse = c.mse;
-    out->delta_bound = c.delta_bound;
-  });
-}
-
-int dpagg_vector_release(const dpagg_vector_calibration* cal, const __int128* quanta, double quantum,
+int dpagg_release_vector(const dpagg_calibration* cal, const __int128* quanta, double quantum,
                          double* out, dpagg_error* err) {
   return guarded(err, [&] {
     dpagg::SecureRandom rng;
-    dpagg::vector_release(from_c(*cal), quanta, quantum, rng, out);
+    dpagg::release_vector(*cal, quanta, quantum, rng, out);
   });
-}
-
-double dpagg_vector_rho(const dpagg_vector_calibration* cal) {
-  if (cal->kind != 0) return std::numeric_limits<double>::quiet_NaN();
-  return cal->sensitivity * cal->sensitivity / (2 * cal->scale * cal->scale);
 }
 
 int dpagg_secure_bytes(void* buf, size_t n, dpagg_error* err) {

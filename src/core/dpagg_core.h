@@ -60,7 +60,8 @@ typedef enum dpagg_mechanism_id
 	DPAGG_MECH_GENERALIZED_GAUSSIAN = 12,
 	DPAGG_MECH_QUASI_GAUSSIAN = 13,
 	DPAGG_MECH_MULTI_GAUSSIAN = 14,
-	DPAGG_MECH_AUTO = 15			/* never in a calibration: auto returns the one it chose */
+	DPAGG_MECH_AUTO = 15,			/* never in a calibration: auto returns the one it chose */
+	DPAGG_MECH_L2 = 16				/* the l2 mechanism of vector releases (SGG(T-1, 1)) */
 } dpagg_mechanism_id;
 #define DPAGG_MAX_PARAMS 8
 
@@ -84,6 +85,8 @@ typedef struct dpagg_calibration
 	double		l2;				/* E[X^2] of the noise */
 	double		delta_bound;	/* certified upper bound on delta at epsilon */
 	int32_t		integer_valued;	/* calibrated for integer shifts 1..sensitivity only */
+	int32_t		dimension;		/* T: 1 for a scalar release */
+	int32_t		vector;			/* a vector release (dp_sum_vector): l1 = E||X||_2, l2 = E||X||_2^2 */
 } dpagg_calibration;
 
 /* One mechanism's entry for listings. */
@@ -112,9 +115,46 @@ int			dpagg_calibrate(const char *spec, double epsilon, double delta, double sen
 							dpagg_calibration *out, dpagg_error *err);
 
 /* As dpagg_calibrate, for an integer-valued query when integer_valued != 0 (the sensitivity must
- * then be a whole number). */
+ * then be a whole number).  The sensitivity is used as given: for a release, see
+ * dpagg_calibrate_for_release. */
 int			dpagg_calibrate_ex(const char *spec, double epsilon, double delta, double sensitivity,
 							   int integer_valued, dpagg_calibration *out, dpagg_error *err);
+
+/* What auto (and multi_gaussian's choice of K) minimise when the spec names no objective. */
+typedef enum dpagg_objective
+{
+	DPAGG_OBJECTIVE_L2 = 0,		/* expected squared error (the default) */
+	DPAGG_OBJECTIVE_L1 = 1		/* expected absolute error */
+} dpagg_objective;
+
+/*
+ * A release to calibrate for.  A scalar release: dimension 1, vector 0.  A vector release
+ * (dp_sum_vector): vector 1 and T = dimension sums over the same rows, each row's vector clipped to
+ * l2 norm `sensitivity`; its mechanisms are "gaussian", "l2" and "auto" (least E||X||_2^2: the
+ * objective is always l2 for vectors).  Plain data without padding, so it can be a cache key.
+ */
+typedef struct dpagg_request
+{
+	double		epsilon;
+	double		delta;
+	double		sensitivity;	/* what one row moves the answer by (l2 norm for vectors) */
+	int32_t		integer_valued; /* scalar integer-valued query (whole-number sensitivity) */
+	int32_t		dimension;
+	int32_t		vector;
+	int32_t		objective;		/* a dpagg_objective */
+} dpagg_request;
+
+/*
+ * Calibrate for a release (the one entry point the glue uses): the release-grid allowance is
+ * added to the sensitivity here (see release.cpp; not for integer-valued queries, whose answers
+ * the grid never moves), and the objective applies to mechanisms with an objective option whose
+ * spec names none (recorded in the canonical spec, e.g. "auto(objective=l2)").
+ */
+int			dpagg_calibrate_for_release(const char *spec, const dpagg_request *req,
+										dpagg_calibration *out, dpagg_error *err);
+
+/* Validate as dpagg_calibrate_for_release would, without calibrating (cheap). */
+int			dpagg_check_for_release(const char *spec, const dpagg_request *req, dpagg_error *err);
 
 /* Validate a request as dpagg_calibrate would, without calibrating (cheap). */
 int			dpagg_check(const char *spec, double epsilon, double delta, double sensitivity,
@@ -128,8 +168,8 @@ int			dpagg_describe(const dpagg_calibration *cal, char *buf, size_t buflen, dpa
  * accumulated by dpagg_accum.h).  The noise of `cal` is drawn from the secure generator, the
  * answer and the noise are both snapped to a power-of-two grid chosen from public values only
  * (see release.cpp), and their exact sum is returned rounded to a double.
- * The caller must have calibrated `cal` with dpagg_release_sensitivity(), which accounts for
- * the snapping.
+ * `cal` must come from dpagg_calibrate_for_release (a scalar release), which accounts for the
+ * snapping.
  */
 int			dpagg_release(const dpagg_calibration *cal, __int128 quanta, double quantum,
 						  double *out, dpagg_error *err);
@@ -137,38 +177,10 @@ int			dpagg_release(const dpagg_calibration *cal, __int128 quanta, double quantu
 /* rho of the calibrated noise where the mechanism is rho-zCDP, else NaN. */
 double		dpagg_zcdp_rho(const dpagg_calibration *cal);
 
-/* The sensitivity to calibrate with so that snapping to the release grid stays private. */
-double		dpagg_release_sensitivity(double sensitivity);
-
-/*
- * Vector releases (src/core/vector.h): T sums over the same rows, each row's vector clipped to
- * an l2 norm bound.  mechanism: "gaussian", "l2" or "auto" (least expected squared error).
- */
-typedef struct dpagg_vector_calibration
-{
-	char		spec[DPAGG_MECH_SPEC_LEN];	/* "gaussian" or "l2" */
-	int32_t		kind;			/* 0 gaussian, 1 l2 */
-	int32_t		dimension;
-	double		epsilon;
-	double		delta;
-	double		sensitivity;	/* the l2 bound calibrated for (release allowance included) */
-	double		scale;			/* sigma or theta */
-	double		mse;			/* E ||noise||_2^2 */
-	double		delta_bound;	/* certified upper bound of the profile at epsilon */
-} dpagg_vector_calibration;
-
-/* Validate only (cheap). */
-int			dpagg_vector_check(const char *mechanism, int dimension, double epsilon, double delta,
-							   double l2_bound, dpagg_error *err);
-/* Calibrate for rows clipped to l2_bound (the release allowance is added here). */
-int			dpagg_vector_calibrate(const char *mechanism, int dimension, double epsilon,
-								   double delta, double l2_bound, dpagg_vector_calibration *out,
-								   dpagg_error *err);
-/* Release: out[j] = quanta[j] * quantum + noise_j, snapped to the release grid (release.cpp). */
-int			dpagg_vector_release(const dpagg_vector_calibration *cal, const __int128 *quanta,
+/* Release a vector: out[j] = quanta[j] * quantum + noise_j, each snapped to the release grid;
+ * `cal` from dpagg_calibrate_for_release, quanta and out of length cal->dimension. */
+int			dpagg_release_vector(const dpagg_calibration *cal, const __int128 *quanta,
 								 double quantum, double *out, dpagg_error *err);
-/* rho of the noise if it is rho-zCDP (the Gaussian), else NaN. */
-double		dpagg_vector_rho(const dpagg_vector_calibration *cal);
 
 /* Install the function long computations poll; a non-zero answer makes them stop with
  * DPAGG_CANCELED.  It must not long-jump. */

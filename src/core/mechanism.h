@@ -16,8 +16,13 @@
 
 namespace dpagg {
 
+// What `auto` (and multi_gaussian's choice of K) minimise where the spec names no objective: the
+// expected squared error (l2) or the expected absolute error (l1).  kUnset: the spec's own option
+// (or its default, l2) decides, and the canonical spec is what was written.
+enum class Objective { kUnset = 0, kL2 = 1, kL1 = 2 };
+
 // (epsilon, delta) and the sensitivity of the query; validated before a mechanism sees it
-// (epsilon finite > 0, 0 <= delta < 1, sensitivity finite > 0).
+// (epsilon finite > 0, 0 <= delta < 1, sensitivity finite > 0, 1 <= dimension <= 10000).
 struct PrivacyRequest {
   double epsilon;
   double delta;
@@ -26,6 +31,14 @@ struct PrivacyRequest {
   // in 1..sensitivity, so only those shifts need to be private.  Mechanisms whose privacy profile
   // is monotone in the shift (Gaussian, Laplace) are unaffected.
   bool integer_valued = false;
+  // The shape of the release.  A scalar release (the scalar aggregates): dimension 1, vector false.
+  // A vector release (dp_sum_vector): `dimension` sums over the same rows, each row's vector clipped
+  // to l2 norm `sensitivity`, so that a row moves the vector of answers by at most `sensitivity` in
+  // l2 norm; its mechanisms are named by vector_name() ("gaussian", "l2", "auto"), at T = 1 too.
+  int dimension = 1;
+  bool vector = false;
+  // The objective when the spec names none; a vector release always minimises E ||X||_2^2.
+  Objective objective = Objective::kUnset;
 };
 
 class Mechanism {
@@ -55,12 +68,26 @@ class Mechanism {
 
   // One draw of the noise.
   virtual double sample(const dpagg_calibration& cal, RandomSource& rng) const = 0;
+  // One draw of the noise vector of a calibration of dimension cal.dimension: by default
+  // independent draws of sample() per coordinate (right for spherical Gaussian noise and at T = 1).
+  virtual void sample_vector(const dpagg_calibration& cal, RandomSource& rng, double* out) const {
+    for (int j = 0; j < cal.dimension; ++j) out[j] = sample(cal, rng);
+  }
 
   // The zCDP parameter rho of the calibrated noise where the mechanism is rho-zCDP, else NaN.
   virtual double zcdp_rho(const dpagg_calibration&) const;
 
   // Whether `auto` may choose this mechanism.
   virtual bool auto_candidate() const { return true; }
+
+  // The releases this mechanism serves.  Scalar releases by default (the scalar-only mechanisms:
+  // dimension 1); a mechanism serving vector releases names itself for them by vector_name() and
+  // says for which dimensions in serves().  calibrate() fills l1 = E ||X||_2 and l2 = E ||X||_2^2
+  // of the noise vector (at T = 1, E|X| and E[X^2]).
+  virtual const char* vector_name() const { return nullptr; }
+  virtual bool serves(const PrivacyRequest& req) const { return !req.vector && req.dimension == 1; }
+  // Whether `auto` considers this mechanism for this request (it must also serve it).
+  virtual bool auto_considers(const PrivacyRequest& req) const { return auto_candidate() && serves(req); }
 
   // A cheap estimate of the calibrated loss (l1 or l2), for mechanisms whose calibration is
   // expensive; NaN when there is none.  `auto` skips calibrating a candidate whose estimate cannot

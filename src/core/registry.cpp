@@ -8,9 +8,11 @@
 #include <limits>
 
 #include "errors.h"
+#include "release.h"
 #include "mechanisms/auto/auto.h"
 #include "mechanisms/gaussian_rules/gaussian_rules.h"
 #include "mechanisms/generalized_gaussian/generalized_gaussian.h"
+#include "mechanisms/l2/l2.h"
 #include "mechanisms/laplace/laplace.h"
 #include "mechanisms/multi_gaussian/multi_gaussian.h"
 #include "mechanisms/osgt/osgt.h"
@@ -35,6 +37,7 @@ const std::vector<const Mechanism*>& all_mechanisms() {
       &generalized_gaussian_mechanism(),
       &quasi_gaussian_mechanism(),
       &multi_gaussian_mechanism(),
+      &l2_mechanism(),
       &auto_mechanism(),
   };
   return list;
@@ -60,6 +63,16 @@ const Mechanism* find_mechanism(int32_t id) {
   return by_id[static_cast<size_t>(id)];
 }
 
+const std::vector<const Mechanism*>& listed_mechanisms() {
+  static const std::vector<const Mechanism*> list = [] {
+    std::vector<const Mechanism*> v;
+    for (const Mechanism* m : all_mechanisms())
+      if (m->serves(PrivacyRequest{1, 0, 1})) v.push_back(m);
+    return v;
+  }();
+  return list;
+}
+
 namespace {
 
 constexpr double kMaxEpsilon = 1e9;
@@ -68,6 +81,7 @@ constexpr double kMaxNoiseRatio = 1e150;  // sensitivity / epsilon
 constexpr double kMinDelta = 1e-290;
 constexpr double kMinSensitivity = 1e-150;
 constexpr double kMaxSensitivity = 1.01e150;  // 1e150 plus the release-grid allowance
+constexpr int kMaxDimension = 10000;
 
 std::string trim_lower(const std::string& s) {
   size_t b = 0, e = s.size();
@@ -78,18 +92,56 @@ std::string trim_lower(const std::string& s) {
   return out;
 }
 
-std::string names_list() {
+// The name a mechanism has in the family of `vector` releases, or nullptr if it serves none.
+const char* family_name(const Mechanism& m, bool vector) {
+  if (vector) return m.vector_name();
+  return m.serves(PrivacyRequest{1, 0, 1}) ? m.name() : nullptr;
+}
+
+std::string names_list(bool vector) {
   std::string out;
   for (const Mechanism* m : all_mechanisms()) {
+    const char* n = family_name(*m, vector);
+    if (n == nullptr) continue;
     if (!out.empty()) out += ", ";
-    out += m->name();
+    out += n;
   }
   return out;
 }
 
+std::string canonical_spec(const std::string& name, const Options& options, const std::string& raw) {
+  std::string out = name;
+  if (!options.empty()) {
+    out += "(";
+    bool first = true;
+    for (const auto& [k, v] : options) {
+      if (!first) out += ",";
+      out += k + "=" + v;
+      first = false;
+    }
+    out += ")";
+  }
+  if (out.size() >= DPAGG_MECH_SPEC_LEN)
+    invalid("mechanism spec " + quoted(raw) + " is too long",
+            "A mechanism spec has at most " + std::to_string(DPAGG_MECH_SPEC_LEN - 1) +
+                " characters.");
+  return out;
+}
+
+// A request's objective, for a mechanism with an objective option whose spec names none: it
+// becomes part of the spec (and so of the canonical spec recorded with the calibration).
+void apply_objective(ParsedSpec& ps, const PrivacyRequest& req, const std::string& raw) {
+  if (req.objective == Objective::kUnset || req.vector) return;
+  const auto opts = ps.mechanism->option_names();
+  if (std::find(opts.begin(), opts.end(), kObjectiveOption.key) == opts.end()) return;
+  if (ps.options.count(kObjectiveOption.key)) return;
+  ps.options[kObjectiveOption.key] = req.objective == Objective::kL1 ? "l1" : "l2";
+  ps.canonical = canonical_spec(family_name(*ps.mechanism, req.vector), ps.options, raw);
+}
+
 }  // namespace
 
-ParsedSpec parse_spec(const std::string& raw) {
+ParsedSpec parse_spec(const std::string& raw, bool vector) {
   std::string spec = trim_lower(raw);
   std::string name = spec, args;
   size_t open = spec.find('(');
@@ -101,11 +153,14 @@ ParsedSpec parse_spec(const std::string& raw) {
     args = spec.substr(open + 1, spec.size() - open - 2);
   }
   ParsedSpec out{nullptr, {}, {}};
-  for (const Mechanism* m : all_mechanisms())
-    if (name == m->name()) out.mechanism = m;
+  for (const Mechanism* m : all_mechanisms()) {
+    const char* n = family_name(*m, vector);
+    if (n != nullptr && name == n) out.mechanism = m;
+  }
   if (out.mechanism == nullptr)
     invalid("unknown mechanism " + quoted(raw),
-            "Valid mechanisms are: " + names_list() + " (see dp_mechanisms()).");
+            vector ? "Valid mechanisms for a vector release are: " + names_list(true) + "."
+                   : "Valid mechanisms are: " + names_list(false) + " (see dp_mechanisms()).");
   const std::vector<std::string> allowed = out.mechanism->option_names();
   size_t pos = 0;
   while (!trim_lower(args).empty() && pos <= args.size()) {
@@ -128,25 +183,17 @@ ParsedSpec parse_spec(const std::string& raw) {
     if (comma == std::string::npos) break;
     pos = comma + 1;
   }
-  out.canonical = name;
-  if (!out.options.empty()) {
-    out.canonical += "(";
-    bool first = true;
-    for (const auto& [k, v] : out.options) {
-      if (!first) out.canonical += ",";
-      out.canonical += k + "=" + v;
-      first = false;
-    }
-    out.canonical += ")";
-  }
-  if (out.canonical.size() >= DPAGG_MECH_SPEC_LEN)
-    invalid("mechanism spec " + quoted(raw) + " is too long",
-            "A mechanism spec has at most " + std::to_string(DPAGG_MECH_SPEC_LEN - 1) +
-                " characters.");
+  out.canonical = canonical_spec(name, out.options, raw);
   return out;
 }
 
 void validate_request(const Mechanism& m, const PrivacyRequest& req) {
+  if (req.dimension < 1 || req.dimension > kMaxDimension)
+    invalid("dimension must be between 1 and 10000", "Pass the length of the vectors.");
+  if (!req.vector && req.dimension != 1)
+    throw Error(DPAGG_INTERNAL, "a scalar release has dimension 1");
+  if (req.vector && req.integer_valued)
+    throw Error(DPAGG_INTERNAL, "a vector release is not integer-valued");
   if (!(std::isfinite(req.epsilon) && req.epsilon > 0))
     invalid("epsilon must be a finite number greater than 0",
             "Pass epsilon in [1e-10, 1e9], for example 1.0.");
@@ -159,8 +206,9 @@ void validate_request(const Mechanism& m, const PrivacyRequest& req) {
     invalid("delta must be 0 or at least 1e-290",
             "Pass delta = 0 (pure DP, laplace) or delta in [1e-290, 1).");
   if (req.delta == 0 && !m.accepts_zero_delta())
-    invalid(std::string("mechanism ") + m.name() + " needs delta > 0",
-            "Pass delta in (0, 1), or use the laplace mechanism for delta = 0.");
+    invalid(std::string("mechanism ") + family_name(m, req.vector) + " needs delta > 0",
+            std::string("Pass delta in (0, 1), or use the ") + (req.vector ? "l2" : "laplace") +
+                " mechanism for delta = 0.");
   if (!(std::isfinite(req.sensitivity) && req.sensitivity > 0))
     invalid("sensitivity must be a finite number greater than 0",
             "Pass the largest absolute value one row can contribute, in (0, infinity).");
@@ -181,13 +229,15 @@ void validate_request(const Mechanism& m, const PrivacyRequest& req) {
 }
 
 void check(const std::string& spec, const PrivacyRequest& req) {
-  ParsedSpec ps = parse_spec(spec);
+  ParsedSpec ps = parse_spec(spec, req.vector);
+  apply_objective(ps, req, spec);
   validate_request(*ps.mechanism, req);
   ps.mechanism->validate(req, ps.options);
 }
 
 dpagg_calibration calibrate(const std::string& spec, const PrivacyRequest& req) {
-  ParsedSpec ps = parse_spec(spec);
+  ParsedSpec ps = parse_spec(spec, req.vector);
+  apply_objective(ps, req, spec);
   validate_request(*ps.mechanism, req);
   ps.mechanism->validate(req, ps.options);
   dpagg_calibration cal;
@@ -199,12 +249,28 @@ dpagg_calibration calibrate(const std::string& spec, const PrivacyRequest& req) 
   cal.delta = req.delta;
   cal.sensitivity = req.sensitivity;
   cal.integer_valued = req.integer_valued ? 1 : 0;
+  cal.dimension = req.dimension;
+  cal.vector = req.vector ? 1 : 0;
   ps.mechanism->calibrate(req, ps.options, cal);
   if (!(std::isfinite(cal.scale) && cal.scale > 0 && cal.delta_bound >= 0 &&
         cal.delta_bound <= req.delta && std::isfinite(cal.l1) && std::isfinite(cal.l2)))
     throw Error(DPAGG_INTERNAL, std::string("calibration of ") + ps.mechanism->name() +
                                     " failed its certificate check");
   return cal;
+}
+
+PrivacyRequest for_release(PrivacyRequest req) {
+  // Integer-valued answers are never moved by the release grid: no allowance for them.
+  if (!req.integer_valued) req.sensitivity = release_sensitivity(req.sensitivity, req.dimension);
+  return req;
+}
+
+dpagg_calibration calibrate_for_release(const std::string& spec, const PrivacyRequest& req) {
+  return calibrate(spec, for_release(req));
+}
+
+void check_for_release(const std::string& spec, const PrivacyRequest& req) {
+  check(spec, for_release(req));
 }
 
 double Mechanism::zcdp_rho(const dpagg_calibration&) const {

@@ -18,6 +18,7 @@
 #include "release.h"
 
 #include <cmath>
+#include <vector>
 
 #include "errors.h"
 #include "registry.h"
@@ -39,7 +40,10 @@ __int128 round_half_even_div(__int128 n, __int128 d) {  // d > 0, a power of two
 }
 }  // namespace
 
-double release_sensitivity(double sensitivity) { return sensitivity * (1.0 + 0x1p-29); }
+double release_sensitivity(double sensitivity, int dimension) {
+  // sqrt(1) == 1 exactly: the scalar allowance is D (1 + 2^-29).
+  return sensitivity * (1.0 + std::sqrt(static_cast<double>(dimension)) * 0x1p-29);
+}
 
 double release_grid_for(double sensitivity, double scale) {
   double cap = pow2_floor(sensitivity * 0x1p-31);
@@ -93,6 +97,18 @@ double release(const dpagg_calibration& cal, __int128 quanta, double quantum, Ra
   const __int128 k = answer_in_grid_units(quanta, quantum, g);
   double x = m->sample(cal, rng);
   return snap_and_add(k, x, g);
+}
+
+void release_vector(const dpagg_calibration& cal, const __int128* quanta, double quantum,
+                    RandomSource& rng, double* out) {
+  const Mechanism* m = find_mechanism(cal.mechanism);
+  if (m == nullptr) throw Error(DPAGG_INTERNAL, "release: calibration names no known mechanism");
+  if (cal.dimension < 1) throw Error(DPAGG_INTERNAL, "release: a vector needs a dimension");
+  const double g = release_grid(cal);
+  std::vector<double> noise(static_cast<size_t>(cal.dimension));
+  m->sample_vector(cal, rng, noise.data());
+  for (int j = 0; j < cal.dimension; ++j)
+    out[j] = snap_and_add(answer_in_grid_units(quanta[j], quantum, g), noise[static_cast<size_t>(j)], g);
 }
 
 }  // namespace dpagg

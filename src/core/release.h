@@ -12,10 +12,19 @@ double release_grid(const dpagg_calibration& cal);
 // Release quanta*quantum + noise, both snapped to the release grid (see release.cpp).
 double release(const dpagg_calibration& cal, __int128 quanta, double quantum, RandomSource& rng);
 
-double release_sensitivity(double sensitivity);
+// The sensitivity to calibrate with so that snapping to the release grid stays private:
+// D (1 + sqrt(T) 2^-29) for a release of dimension T (D (1 + 2^-29) for a scalar), which covers
+// the snapping of each coordinate to the grid (and, for vectors, the rounding of each row's
+// clipped coordinates to the accumulation quantum).
+double release_sensitivity(double sensitivity, int dimension = 1);
 
-// The pieces of release(), for releases that are not one scalar mechanism (vector.cpp): the grid
-// for a given sensitivity and noise scale, the true answer in grid units, and answer + noise.
+// Release a vector: quanta[j] * quantum + noise_j, both snapped to the release grid, per
+// coordinate; cal.dimension coordinates.
+void release_vector(const dpagg_calibration& cal, const __int128* quanta, double quantum,
+                    RandomSource& rng, double* out);
+
+// The pieces of release(): the grid for a given sensitivity and noise scale, the true answer in
+// grid units, and answer + noise.
 double release_grid_for(double sensitivity, double scale);
 __int128 answer_in_grid_units(__int128 quanta, double quantum, double g);
 double snap_and_add(__int128 k, double noise, double g);

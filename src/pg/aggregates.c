@@ -197,16 +197,6 @@ bad_bounds(const char *msg, const char *hint)
 			 errhint("%s", hint)));
 }
 
-/*
- * The sensitivity a release is calibrated for.  Integer-valued answers are multiples of every
- * release grid (a power of two <= 1/2 here), so they need no grid allowance on the sensitivity.
- */
-static double
-release_sensitivity(double sensitivity, bool integer_valued)
-{
-	return integer_valued ? sensitivity : dpagg_release_sensitivity(sensitivity);
-}
-
 static void calibrate_site(ScalarParams *p);
 
 void *
@@ -310,18 +300,27 @@ dpagg_scalar_site_params(DpSite *site)
 static void
 calibrate_site(ScalarParams *p)
 {
+	dpagg_request req;
+
+	/* The core adds the release-grid allowance (not for integer-valued answers, which are
+	 * multiples of every release grid) and applies dpagg.objective. */
 	if (p->kind == DP_AVG)
 	{
-		dpagg_calibrate_cached(p->mechanism, p->epsilon / 2, p->delta / 2,
-							   release_sensitivity(p->bound, false), false, &p->cal[0]);
-		dpagg_calibrate_cached(p->mechanism, p->epsilon / 2, p->delta / 2, 1.0, true, &p->cal[1]);
+		req = dpagg_scalar_request(p->epsilon / 2, p->delta / 2, p->bound, false);
+		dpagg_calibrate_cached(p->mechanism, &req, &p->cal[0]);
+		req = dpagg_scalar_request(p->epsilon / 2, p->delta / 2, 1.0, true);
+		dpagg_calibrate_cached(p->mechanism, &req, &p->cal[1]);
 	}
 	else if (p->kind == DP_COUNT)
-		dpagg_calibrate_cached(p->mechanism, p->epsilon, p->delta, 1.0, true, &p->cal[0]);
+	{
+		req = dpagg_scalar_request(p->epsilon, p->delta, 1.0, true);
+		dpagg_calibrate_cached(p->mechanism, &req, &p->cal[0]);
+	}
 	else
-		dpagg_calibrate_cached(p->mechanism, p->epsilon, p->delta,
-							   release_sensitivity(p->bound, p->integer_sum), p->integer_sum,
-							   &p->cal[0]);
+	{
+		req = dpagg_scalar_request(p->epsilon, p->delta, p->bound, p->integer_sum);
+		dpagg_calibrate_cached(p->mechanism, &req, &p->cal[0]);
+	}
 }
 
 /* ------------------------------------------------------------------------------------------

@@ -1,8 +1,9 @@
 /*
  * calib_cache.c — calibrations shared by every backend of the cluster, and kept across restarts.
  *
- * A calibration (dpagg_calibrate_ex) is a pure, deterministic function of its inputs (mechanism
- * spec, epsilon, delta, sensitivity, integer_valued) and of the library's code: it reads no data
+ * A calibration (dpagg_calibrate_for_release) is a pure, deterministic function of its inputs (the
+ * mechanism spec and the dpagg_request: epsilon, delta, sensitivity, integer_valued, dimension,
+ * vector, objective; scalar and vector releases alike) and of the library's code: it reads no data
  * and no secret.  Sharing the result between backends, roles and databases therefore reveals
  * nothing that calling dp_calibrate() with the same public inputs would not, and a cached answer
  * is bit for bit what a fresh calibration would return.  Certified calibrations can take
@@ -40,17 +41,15 @@
 #define CACHE_FILE "pg_dpagg/calibrations"
 #define CACHE_FILE_TMP "pg_dpagg/calibrations.tmp"
 #define CACHE_FILE_MAGIC 0x44504343u	/* "DPCC" */
-#define CACHE_FILE_VERSION 2	/* 2: dpagg_calibration names its mechanism by a stable id */
+#define CACHE_FILE_VERSION 3	/* 2: dpagg_calibration names its mechanism by a stable id;
+								 * 3: keyed by the whole dpagg_request (dimension, objective), one
+								 * calibration struct for scalars and vectors */
 #define WAYS 4
 
 typedef struct CalibKey
 {
 	char		spec[DPAGG_MECH_SPEC_LEN];	/* zero-padded: compared bytewise */
-	double		epsilon;
-	double		delta;
-	double		sensitivity;
-	int32		integer_valued;
-	int32		pad;
+	dpagg_request req;			/* plain data without padding */
 } CalibKey;
 
 typedef struct CalibSlot
@@ -104,15 +103,11 @@ shared_size(void)
 }
 
 static void
-make_key(CalibKey *k, const char *spec, double epsilon, double delta, double sensitivity,
-		 bool integer_valued)
+make_key(CalibKey *k, const char *spec, const dpagg_request *req)
 {
 	memset(k, 0, sizeof(*k));
 	strlcpy(k->spec, spec, sizeof(k->spec));
-	k->epsilon = epsilon;
-	k->delta = delta;
-	k->sensitivity = sensitivity;
-	k->integer_valued = integer_valued ? 1 : 0;
+	k->req = *req;
 }
 
 static uint32
@@ -128,8 +123,7 @@ key_set(const CalibKey *k)
 
 /* Copy a cached calibration out, if present. */
 bool
-dpagg_shared_calibration_get(const char *spec, double epsilon, double delta, double sensitivity,
-							 bool integer_valued, dpagg_calibration *out)
+dpagg_shared_calibration_get(const char *spec, const dpagg_request *req, dpagg_calibration *out)
 {
 	CalibKey	k;
 	CalibSlot  *set;
@@ -138,7 +132,7 @@ dpagg_shared_calibration_get(const char *spec, double epsilon, double delta, dou
 
 	if (shared == NULL)
 		return false;
-	make_key(&k, spec, epsilon, delta, sensitivity, integer_valued);
+	make_key(&k, spec, req);
 	set = &slots[key_set(&k) * WAYS];
 	LWLockAcquire(shared->lock, LW_SHARED);
 	for (w = 0; w < WAYS; w++)
@@ -175,14 +169,14 @@ put_locked(const CalibKey *k, const dpagg_calibration *cal)
 }
 
 void
-dpagg_shared_calibration_put(const char *spec, double epsilon, double delta, double sensitivity,
-							 bool integer_valued, const dpagg_calibration *cal)
+dpagg_shared_calibration_put(const char *spec, const dpagg_request *req,
+							 const dpagg_calibration *cal)
 {
 	CalibKey	k;
 
 	if (shared == NULL)
 		return;
-	make_key(&k, spec, epsilon, delta, sensitivity, integer_valued);
+	make_key(&k, spec, req);
 	LWLockAcquire(shared->lock, LW_EXCLUSIVE);
 	put_locked(&k, cal);
 	LWLockRelease(shared->lock);

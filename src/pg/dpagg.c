@@ -18,7 +18,7 @@
 PG_MODULE_MAGIC;
 
 char	   *dpagg_default_mechanism = NULL;
-int			dpagg_objective = DPAGG_OBJECTIVE_L2;
+int			dpagg_objective_setting = DPAGG_OBJECTIVE_L2;
 
 static const struct config_enum_entry objective_options[] = {
 	{"l2", DPAGG_OBJECTIVE_L2, false},
@@ -71,7 +71,7 @@ _PG_init(void)
 	DefineCustomEnumVariable("dpagg.objective",
 							 "Expected loss that the auto mechanism minimises.",
 							 "l2: expected squared error (default); l1: expected absolute error.",
-							 &dpagg_objective,
+							 &dpagg_objective_setting,
 							 DPAGG_OBJECTIVE_L2,
 							 objective_options,
 							 PGC_USERSET,
@@ -128,18 +128,11 @@ dpagg_quote_input(const char *s)
 	return psprintf("\"%.*s%s\"", cut, s, cut < len ? "..." : "");
 }
 
-static bool last_spec_valid = false;
-static bool last_spec_takes_objective = false;
-static char last_spec[DPAGG_MECH_SPEC_LEN];
-static char last_canonical[DPAGG_MECH_SPEC_LEN];
-
 void
 dpagg_mechanism_spec(text *arg, char *buf, size_t buflen)
 {
 	const char *src = dpagg_default_mechanism ? dpagg_default_mechanism : "auto";
 	char	   *tmp = NULL;
-	char		canonical[DPAGG_MECH_SPEC_LEN];
-	dpagg_error err;
 
 	if (arg != NULL)
 		src = tmp = text_to_cstring(arg);
@@ -152,21 +145,34 @@ dpagg_mechanism_spec(text *arg, char *buf, size_t buflen)
 	strlcpy(buf, src, buflen);
 	if (tmp)
 		pfree(tmp);
-	/* auto without an objective takes it from dpagg.objective (fixed for the whole group).  The
-	 * answer for the last spec seen is remembered (parsing it is most of a repeated call). */
-	if (!last_spec_valid || strcmp(buf, last_spec) != 0)
-	{
-		last_spec_takes_objective =
-			dpagg_validate_spec(buf, canonical, sizeof(canonical), &err) == DPAGG_OK &&
-			(strcmp(canonical, "auto") == 0 || strcmp(canonical, "multi_gaussian") == 0);
-		if (last_spec_takes_objective)
-			strlcpy(last_canonical, canonical, sizeof(last_canonical));
-		strlcpy(last_spec, buf, sizeof(last_spec));
-		last_spec_valid = true;
-	}
-	if (last_spec_takes_objective)
-		snprintf(buf, buflen, "%s(objective=%s)", last_canonical,
-				 dpagg_objective == DPAGG_OBJECTIVE_L1 ? "l1" : "l2");
+}
+
+dpagg_request
+dpagg_scalar_request(double epsilon, double delta, double sensitivity, bool integer_valued)
+{
+	dpagg_request r;
+
+	memset(&r, 0, sizeof(r));	/* a cache key, compared bytewise */
+	r.epsilon = epsilon;
+	r.delta = delta;
+	r.sensitivity = sensitivity;
+	r.integer_valued = integer_valued ? 1 : 0;
+	r.dimension = 1;
+	r.vector = 0;
+	/* auto (and multi_gaussian) without an objective in the spec minimise dpagg.objective's. */
+	r.objective = dpagg_objective_setting == DPAGG_OBJECTIVE_L1 ? DPAGG_OBJECTIVE_L1 : DPAGG_OBJECTIVE_L2;
+	return r;
+}
+
+dpagg_request
+dpagg_vector_request(double epsilon, double delta, double l2_bound, int dimension)
+{
+	dpagg_request r = dpagg_scalar_request(epsilon, delta, l2_bound, false);
+
+	r.dimension = dimension;
+	r.vector = 1;
+	r.objective = DPAGG_OBJECTIVE_L2;	/* a vector release minimises E ||X||^2 */
+	return r;
 }
 
 /*
@@ -178,55 +184,45 @@ typedef struct CacheEntry
 {
 	bool		valid;
 	char		spec[DPAGG_MECH_SPEC_LEN];
-	double		epsilon,
-				delta,
-				sensitivity;
-	bool		integer_valued;
+	dpagg_request req;
 	dpagg_calibration cal;
 } CacheEntry;
 static CacheEntry cache[CACHE_SLOTS];
 
 static uint32
-cache_slot(const char *spec, double e, double d, double s)
+cache_slot(const char *spec, const dpagg_request *req)
 {
 	uint32		h = 2166136261u;
 	const unsigned char *p;
-	double		v[3] = {e, d, s};
 
 	for (p = (const unsigned char *) spec; *p; p++)
 		h = (h ^ *p) * 16777619u;
-	for (p = (const unsigned char *) v; p < (const unsigned char *) (v + 3); p++)
+	for (p = (const unsigned char *) req; p < (const unsigned char *) (req + 1); p++)
 		h = (h ^ *p) * 16777619u;
 	return h % CACHE_SLOTS;
 }
 
 void
-dpagg_calibrate_cached(const char *spec, double epsilon, double delta, double sensitivity,
-					   bool integer_valued, dpagg_calibration *out)
+dpagg_calibrate_cached(const char *spec, const dpagg_request *req, dpagg_calibration *out)
 {
-	uint32		slot = (cache_slot(spec, epsilon, delta, sensitivity) + (integer_valued ? 1 : 0)) % CACHE_SLOTS;
-	CacheEntry *e = &cache[slot];
+	CacheEntry *e = &cache[cache_slot(spec, req)];
 	dpagg_error err;
 
-	if (e->valid && strcmp(e->spec, spec) == 0 && e->epsilon == epsilon &&
-		e->delta == delta && e->sensitivity == sensitivity && e->integer_valued == integer_valued)
+	if (e->valid && strcmp(e->spec, spec) == 0 && memcmp(&e->req, req, sizeof(*req)) == 0)
 	{
 		*out = e->cal;
 		return;
 	}
 	/* Then the cluster's shared cache (calib_cache.c), then a fresh calibration. */
-	if (!dpagg_shared_calibration_get(spec, epsilon, delta, sensitivity, integer_valued, out))
+	if (!dpagg_shared_calibration_get(spec, req, out))
 	{
-		if (dpagg_calibrate_ex(spec, epsilon, delta, sensitivity, integer_valued ? 1 : 0, out, &err) != DPAGG_OK)
+		if (dpagg_calibrate_for_release(spec, req, out, &err) != DPAGG_OK)
 			dpagg_report(&err);
-		dpagg_shared_calibration_put(spec, epsilon, delta, sensitivity, integer_valued, out);
+		dpagg_shared_calibration_put(spec, req, out);
 	}
 	e->valid = true;
-	e->integer_valued = integer_valued;
 	strlcpy(e->spec, spec, sizeof(e->spec));
-	e->epsilon = epsilon;
-	e->delta = delta;
-	e->sensitivity = sensitivity;
+	e->req = *req;
 	e->cal = *out;
 }
 
@@ -327,6 +323,7 @@ dpagg_calibrate_sql(PG_FUNCTION_ARGS)
 	double		sensitivity = arg_float8(fcinfo, 3, "sensitivity");
 	bool		integer_valued = PG_ARGISNULL(4) ? false : PG_GETARG_BOOL(4);
 	dpagg_calibration cal;
+	dpagg_request req;
 	TupleDesc	tupdesc;
 	Datum		values[6];
 	bool		nulls[6] = {false, false, false, false, false, false};
@@ -338,10 +335,8 @@ dpagg_calibrate_sql(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("sensitivity must be a finite number greater than 0"),
 				 errhint("Pass the largest absolute value one row can contribute, in (0, infinity).")));
-	/* Integer-valued answers are never moved by the release grid: no grid allowance then. */
-	dpagg_calibrate_cached(spec, epsilon, delta,
-						   integer_valued ? sensitivity : dpagg_release_sensitivity(sensitivity),
-						   integer_valued, &cal);
+	req = dpagg_scalar_request(epsilon, delta, sensitivity, integer_valued);
+	dpagg_calibrate_cached(spec, &req, &cal);
 	tupdesc = calibrate_tupdesc(fcinfo);
 	values[0] = CStringGetTextDatum(cal.spec);
 	values[1] = Float8GetDatum(cal.scale);

@@ -14,20 +14,27 @@
 /* GUC dpagg.default_mechanism */
 extern char *dpagg_default_mechanism;
 
-/* GUC dpagg.objective: what auto minimises */
-#define DPAGG_OBJECTIVE_L2 0
-#define DPAGG_OBJECTIVE_L1 1
-extern int	dpagg_objective;
+/* GUC dpagg.objective: what auto minimises, a dpagg_objective (passed to the core typed, in the
+ * dpagg_request of a release) */
+extern int	dpagg_objective_setting;
 
 /* ereport(ERROR) for a core error; never returns. */
 extern void dpagg_report(const dpagg_error *err) pg_attribute_noreturn();
 
+/* The request of a scalar release (dimension 1) or of a vector release of dimension T, with the
+ * objective of dpagg.objective. */
+extern dpagg_request dpagg_scalar_request(double epsilon, double delta, double sensitivity,
+										  bool integer_valued);
+extern dpagg_request dpagg_vector_request(double epsilon, double delta, double l2_bound,
+										  int dimension);
+
 /*
- * Calibrate through a small per-backend cache, then the cluster's shared one (calib_cache.c; the
- * calibration is a pure function of its inputs).  Errors are reported with ereport.
+ * Calibrate for a release (dpagg_calibrate_for_release: the core adds the release-grid allowance
+ * and applies the objective) through a small per-backend cache, then the cluster's shared one
+ * (calib_cache.c; the calibration is a pure function of its inputs).  Errors are reported with
+ * ereport.
  */
-extern void dpagg_calibrate_cached(const char *spec, double epsilon, double delta,
-								   double sensitivity, bool integer_valued,
+extern void dpagg_calibrate_cached(const char *spec, const dpagg_request *req,
 								   dpagg_calibration *out);
 
 /* User input quoted for an error message, cut to a sensible length (dpagg.c). */
@@ -35,11 +42,9 @@ extern char *dpagg_quote_input(const char *s);
 
 /* The calibrations shared by the cluster's backends (calib_cache.c). */
 extern void dpagg_calib_cache_init(void);
-extern bool dpagg_shared_calibration_get(const char *spec, double epsilon, double delta,
-										 double sensitivity, bool integer_valued,
+extern bool dpagg_shared_calibration_get(const char *spec, const dpagg_request *req,
 										 dpagg_calibration *out);
-extern void dpagg_shared_calibration_put(const char *spec, double epsilon, double delta,
-										 double sensitivity, bool integer_valued,
+extern void dpagg_shared_calibration_put(const char *spec, const dpagg_request *req,
 										 const dpagg_calibration *cal);
 
 /* The text of a mechanism argument, or the GUC default when absent. */

@@ -1,5 +1,5 @@
 /*
- * vector.c — dp_sum_vector: T sums over the same rows, released together (src/core/vector.h).
+ * vector.c — dp_sum_vector: T sums over the same rows, released together (src/core/mechanisms/l2/l2.h).
  *
  * dp_sum_vector(value double precision[], dimension integer, epsilon, delta, l2_bound
  *               [, mechanism text])  ->  double precision[]
@@ -63,7 +63,7 @@ typedef struct VParams
 	double		inv_quantum;
 	char		mechanism[DPAGG_MECH_SPEC_LEN];
 	double	   *scratch;		/* one row, `dimension` doubles */
-	dpagg_vector_calibration cal;	/* calibrated when the site is prepared */
+	dpagg_calibration cal;		/* calibrated when the site is prepared */
 } VParams;
 
 static inline __int128
@@ -109,8 +109,16 @@ mechanism_text(Datum d, char *buf, size_t buflen)
 	strlcpy(buf, m, buflen);
 }
 
-static void vcalibrate(const char *mech, int dimension, double epsilon, double delta, double bound,
-					   dpagg_vector_calibration *cal);
+/* A vector release is a request of dimension T to the same core and the same caches as a scalar
+ * one (dpagg_calibrate_cached: validation, auto, release-grid allowance, shared cache). */
+static void
+vcalibrate(const char *mech, int dimension, double epsilon, double delta, double bound,
+		   dpagg_calibration *cal)
+{
+	dpagg_request req = dpagg_vector_request(epsilon, delta, bound, dimension);
+
+	dpagg_calibrate_cached(mech, &req, cal);
+}
 
 /* Read and validate the parameters of a call site (site.c calls this once per query). */
 void *
@@ -122,7 +130,6 @@ dpagg_vector_site_params(DpSite *site)
 	int			i;
 	VParams    *p;
 	char		mech[DPAGG_MECH_SPEC_LEN] = "auto";
-	dpagg_error err;
 	int			dimension;
 
 	if (nargs < 5 || nargs > 6)
@@ -139,21 +146,19 @@ dpagg_vector_site_params(DpSite *site)
 			mechanism_text(v[5], mech, sizeof(mech));
 	}
 	dimension = DatumGetInt32(v[1]);
-	if (dpagg_vector_check(mech, dimension, DatumGetFloat8(v[2]), DatumGetFloat8(v[3]),
-						   DatumGetFloat8(v[4]), &err) != DPAGG_OK)
-		vreport(&err);
 	p = MemoryContextAllocZero(site->cxt, sizeof(VParams));
 	p->dimension = dimension;
 	p->epsilon = DatumGetFloat8(v[2]);
 	p->delta = DatumGetFloat8(v[3]);
 	p->bound = DatumGetFloat8(v[4]);
-	p->inv_quantum = 1.0 / dpagg_quantum_for_bound(p->bound);
 	strlcpy(p->mechanism, mech, sizeof(p->mechanism));
-	p->scratch = MemoryContextAlloc(site->cxt, sizeof(double) * dimension);
-	/* Calibrated before any row is read: a refusal must not depend on the data (aggregates.c). */
+	/* Calibrated (which validates) before any row is read: a refusal must not depend on the data
+	 * (aggregates.c). */
 	vcalibrate(p->mechanism, p->dimension, p->epsilon, p->delta, p->bound, &p->cal);
+	p->inv_quantum = 1.0 / dpagg_quantum_for_bound(p->bound);
+	p->scratch = MemoryContextAlloc(site->cxt, sizeof(double) * dimension);
 	{
-		DpChargePart part = {p->cal.spec, p->epsilon, p->delta, dpagg_vector_rho(&p->cal)};
+		DpChargePart part = {p->cal.spec, p->epsilon, p->delta, dpagg_zcdp_rho(&p->cal)};
 
 		dpagg_site_set_charge(site, p->epsilon, p->delta, &part, 1);
 	}
@@ -343,78 +348,6 @@ dpagg_vsum_deserialize(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(st);
 }
 
-/* A few calibrations per backend in front of the shared cache: the l2 mechanism's takes tens of
- * milliseconds. */
-#define VCACHE 8
-typedef struct VCacheEntry
-{
-	bool		valid;
-	char		mech[DPAGG_MECH_SPEC_LEN];
-	int			dimension;
-	double		epsilon,
-				delta,
-				bound;
-	dpagg_vector_calibration cal;
-} VCacheEntry;
-static VCacheEntry vcache[VCACHE];
-static int	vcache_next = 0;
-
-static void
-vcalibrate(const char *mech, int dimension, double epsilon, double delta, double bound,
-		   dpagg_vector_calibration *cal)
-{
-	dpagg_error err;
-	int			i;
-
-	for (i = 0; i < VCACHE; i++)
-	{
-		VCacheEntry *e = &vcache[i];
-
-		if (e->valid && e->dimension == dimension && e->epsilon == epsilon && e->delta == delta &&
-			e->bound == bound && strcmp(e->mech, mech) == 0)
-		{
-			*cal = e->cal;
-			return;
-		}
-	}
-	/*
-	 * Then the cluster's shared cache (calib_cache.c), under a key of its own ("vector:<mechanism>:
-	 * <dimension>"; the slot's calibration bytes carry the vector calibration).  Like a scalar
-	 * one, a vector calibration is a pure function of public inputs.
-	 */
-	{
-		char		key[DPAGG_MECH_SPEC_LEN];
-		dpagg_calibration box;
-		bool		shareable = strlen(mech) < 32;
-
-		StaticAssertStmt(sizeof(dpagg_vector_calibration) <= sizeof(dpagg_calibration),
-						 "a vector calibration fits a shared cache slot");
-		snprintf(key, sizeof(key), "vector:%s:%d", mech, dimension);
-		if (shareable && dpagg_shared_calibration_get(key, epsilon, delta, bound, false, &box))
-			memcpy(cal, &box, sizeof(*cal));
-		else
-		{
-			if (dpagg_vector_calibrate(mech, dimension, epsilon, delta, bound, cal, &err) != DPAGG_OK)
-				vreport(&err);
-			if (shareable)
-			{
-				memset(&box, 0, sizeof(box));
-				memcpy(&box, cal, sizeof(*cal));
-				dpagg_shared_calibration_put(key, epsilon, delta, bound, false, &box);
-			}
-		}
-	}
-	i = vcache_next;
-	vcache_next = (vcache_next + 1) % VCACHE;
-	vcache[i].valid = true;
-	strlcpy(vcache[i].mech, mech, sizeof(vcache[i].mech));
-	vcache[i].dimension = dimension;
-	vcache[i].epsilon = epsilon;
-	vcache[i].delta = delta;
-	vcache[i].bound = bound;
-	vcache[i].cal = *cal;
-}
-
 PG_FUNCTION_INFO_V1(dpagg_vsum_final);
 Datum
 dpagg_vsum_final(PG_FUNCTION_ARGS)
@@ -441,7 +374,7 @@ dpagg_vsum_final(PG_FUNCTION_ARGS)
 	out = palloc(sizeof(double) * p->dimension);
 	for (j = 0; j < p->dimension; j++)
 		quanta[j] = vsum_get(&st->sums[j]);
-	if (dpagg_vector_release(&p->cal, quanta, 1.0 / p->inv_quantum, out, &err) != DPAGG_OK)
+	if (dpagg_release_vector(&p->cal, quanta, 1.0 / p->inv_quantum, out, &err) != DPAGG_OK)
 		vreport(&err);
 	elems = palloc(sizeof(Datum) * p->dimension);
 	for (j = 0; j < p->dimension; j++)
@@ -468,7 +401,7 @@ Datum
 dpagg_calibrate_vector_sql(PG_FUNCTION_ARGS)
 {
 	char		mech[DPAGG_MECH_SPEC_LEN] = "auto";
-	dpagg_vector_calibration cal;
+	dpagg_calibration cal;
 	TupleDesc	tupdesc;
 	Datum		values[6];
 	bool		nulls[6] = {false, false, false, false, false, false};
@@ -490,9 +423,9 @@ dpagg_calibrate_vector_sql(PG_FUNCTION_ARGS)
 	tupdesc = BlessTupleDesc(tupdesc);
 	values[0] = CStringGetTextDatum(cal.spec);
 	values[1] = Float8GetDatum(cal.scale);
-	values[2] = Float8GetDatum(cal.mse);
-	values[3] = Float8GetDatum(cal.mse / cal.dimension);
-	rho = dpagg_vector_rho(&cal);
+	values[2] = Float8GetDatum(cal.l2);	/* E ||X||_2^2 */
+	values[3] = Float8GetDatum(cal.l2 / cal.dimension);
+	rho = dpagg_zcdp_rho(&cal);
 	values[4] = Float8GetDatum(rho);
 	nulls[4] = isnan(rho);
 	values[5] = Float8GetDatum(cal.delta_bound);

@@ -204,14 +204,15 @@ std::vector<std::string> mechanism_names() {
 // aggregates do), release.  Returns DPAGG_OK or the first refusal; fails the test on anything else.
 int run_scalar(const Case& c) {
   dpagg_error err;
-  double s = c.integer ? std::floor(c.sens) : dpagg_release_sensitivity(c.sens);
-  int st = dpagg_check(c.mech.c_str(), c.eps, c.delta, s, c.integer ? 1 : 0, &err);
+  double s = c.integer ? std::floor(c.sens) : c.sens;
+  dpagg_request req{c.eps, c.delta, s, c.integer ? 1 : 0, 1, 0, DPAGG_OBJECTIVE_L2};
+  int st = dpagg_check_for_release(c.mech.c_str(), &req, &err);
   if (st != DPAGG_OK) {
     EXPECT_EQ(st, DPAGG_INVALID_PARAMETER) << describe(c) << ": " << err.message;
     return st;
   }
   dpagg_calibration cal;
-  st = dpagg_calibrate_ex(c.mech.c_str(), c.eps, c.delta, s, c.integer ? 1 : 0, &cal, &err);
+  st = dpagg_calibrate_for_release(c.mech.c_str(), &req, &cal, &err);
   if (st != DPAGG_OK) {
     // A request that passed the check must calibrate, or be refused as out of range.
     EXPECT_EQ(st, DPAGG_INVALID_PARAMETER) << describe(c) << ": " << err.message;
@@ -283,13 +284,14 @@ TEST(InputRanges, VectorSweepHasNoInternalErrors) {
     double d = (g() % 3) == 0 ? 0.0 : log_uniform(g, 1e-290, 0.5);
     double b = log_uniform(g, 1e-150, 1e150);
     dpagg_error err;
-    int st = dpagg_vector_check(m, dim, e, d, b, &err);
+    dpagg_request req{e, d, b, 0, dim, 1, DPAGG_OBJECTIVE_L2};
+    int st = dpagg_check_for_release(m, &req, &err);
     if (st != DPAGG_OK) {
       EXPECT_EQ(st, DPAGG_INVALID_PARAMETER) << m << " " << e << " " << d << " " << b << ": " << err.message;
       continue;
     }
-    dpagg_vector_calibration cal;
-    st = dpagg_vector_calibrate(m, dim, e, d, b, &cal, &err);
+    dpagg_calibration cal;
+    st = dpagg_calibrate_for_release(m, &req, &cal, &err);
     if (st != DPAGG_OK) {
       EXPECT_EQ(st, DPAGG_INVALID_PARAMETER) << m << " " << e << " " << d << " " << b << ": " << err.message;
       continue;
@@ -297,7 +299,7 @@ TEST(InputRanges, VectorSweepHasNoInternalErrors) {
     std::vector<__int128> quanta(dim, 7);
     std::vector<double> out(dim);
     double quantum = std::ldexp(1.0, std::ilogb(b) - 52);
-    st = dpagg_vector_release(&cal, quanta.data(), quantum, out.data(), &err);
+    st = dpagg_release_vector(&cal, quanta.data(), quantum, out.data(), &err);
     EXPECT_EQ(st, DPAGG_OK) << m << " dim=" << dim << " eps=" << e << " delta=" << d << " bound=" << b
                             << ": " << err.message;
     for (double v : out) EXPECT_TRUE(std::isfinite(v));

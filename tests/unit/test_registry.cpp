@@ -63,7 +63,7 @@ const std::vector<Bad> kBad = {
 TEST(Registry, ListsTheMechanisms) {
   // Other mechanisms may be registered too; these three are the core's own.
   const int n = dpagg_mechanism_count();
-  ASSERT_EQ(static_cast<size_t>(n), dpagg::all_mechanisms().size());
+  ASSERT_EQ(static_cast<size_t>(n), dpagg::listed_mechanisms().size());
   std::vector<std::string> names;
   for (int i = 0; i < n; ++i) {
     dpagg_mechanism_info info;
@@ -79,7 +79,7 @@ TEST(Registry, ListsTheMechanisms) {
       EXPECT_EQ(info.accepts_zero_delta, 0);
     }
     names.push_back(name);
-    EXPECT_EQ(dpagg::parse_spec(name).mechanism, dpagg::all_mechanisms().at(static_cast<size_t>(i)));
+    EXPECT_EQ(dpagg::parse_spec(name).mechanism, dpagg::listed_mechanisms().at(static_cast<size_t>(i)));
   }
   for (const char* want : {"analytic_gaussian", "classic_gaussian", "laplace"})
     EXPECT_NE(std::find(names.begin(), names.end(), want), names.end()) << want;
@@ -178,13 +178,17 @@ TEST(Registry, MechanismIdsAreFixedPerNameAndDistinct) {
       {"osgt", DPAGG_MECH_OSGT}, {"generalized_gaussian", DPAGG_MECH_GENERALIZED_GAUSSIAN},
       {"quasi_gaussian", DPAGG_MECH_QUASI_GAUSSIAN}, {"multi_gaussian", DPAGG_MECH_MULTI_GAUSSIAN},
       {"auto", DPAGG_MECH_AUTO}};
-  ASSERT_EQ(fixed.size(), dpagg::all_mechanisms().size());
+  ASSERT_EQ(fixed.size(), dpagg::listed_mechanisms().size());
+  // The l2 mechanism serves vector releases only, under its vector name.
+  ASSERT_EQ(fixed.size() + 1, dpagg::all_mechanisms().size());
+  EXPECT_EQ(dpagg::parse_spec("l2", true).mechanism->id(), DPAGG_MECH_L2);
+  EXPECT_EQ(dpagg::find_mechanism(DPAGG_MECH_L2), dpagg::parse_spec("l2", true).mechanism);
   for (const auto& [name, id] : fixed) {
     const dpagg::Mechanism* m = dpagg::parse_spec(name).mechanism;
     EXPECT_EQ(m->id(), id) << name;
     EXPECT_EQ(dpagg::find_mechanism(id), m) << name;
   }
-  for (int32_t none : {0, -1, 16, 99, INT32_MAX, INT32_MIN}) EXPECT_EQ(dpagg::find_mechanism(none), nullptr) << none;
+  for (int32_t none : {0, -1, 17, 99, INT32_MAX, INT32_MIN}) EXPECT_EQ(dpagg::find_mechanism(none), nullptr) << none;
   // A calibration carries the id of the mechanism in its spec; auto's, that of the one it chose.
   for (const char* spec : {"laplace", "osgt", "multi_gaussian(k=2)", "auto"}) {
     const dpagg_calibration cal = dpagg_test::calibrate(spec, 1.0, 1e-6, 1.0);

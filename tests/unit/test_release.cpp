@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "dpagg_accum.h"
+#include "registry.h"
 #include "release.h"
 #include "test_support.h"
 
@@ -70,7 +71,8 @@ TEST(ReleaseGrid, PowerOfTwoBelowSensitivityAndCovered) {
         EXPECT_GE(dr, d + g);
         // The grid is fine relative to the noise: at most 2^-39 of the scale (or the cap).
         EXPECT_LE(g, cal.scale * 0x1p-39);
-        EXPECT_EQ(dpagg_release_sensitivity(d), dr);
+        // The calibration a release uses (the one entry point of the glue) applies it.
+        EXPECT_EQ(dpagg::for_release(dpagg::PrivacyRequest{e, 1e-5, d}).sensitivity, dr);
       }
 }
 

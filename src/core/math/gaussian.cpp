@@ -1,8 +1,6 @@
 #include "math/gaussian.h"
 
 #include <boost/math/special_functions/erf.hpp>
-#include <boost/math/tools/roots.hpp>
-#include <boost/math/tools/toms748_solve.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -10,6 +8,7 @@
 #include <limits>
 
 #include "errors.h"
+#include "math/scale_search.h"
 
 namespace dpagg {
 
@@ -60,35 +59,10 @@ ProfileBound gaussian_profile(double sigma, double epsilon, double sensitivity) 
 }
 
 double analytic_gaussian_sigma(double epsilon, double delta, double sensitivity) {
-  auto excess = [&](double log_sigma) {
-    return gaussian_profile(std::exp(log_sigma), epsilon, sensitivity).upper - delta;
-  };
-  const double step = std::log(2.0);
-  // Bracket in log sigma: excess(hi) <= 0 (feasible), excess(lo) > 0 (infeasible).
-  double hi = std::log(sensitivity);
-  for (int i = 0; excess(hi) > 0; ++i) {
-    if (i > 2000) throw Error(DPAGG_INTERNAL, "analytic_gaussian: no feasible sigma found");
-    hi += step;
-  }
-  double lo = hi - step;
-  for (int i = 0; excess(lo) <= 0; ++i) {
-    if (i > 2000) throw Error(DPAGG_INTERNAL, "analytic_gaussian: no infeasible sigma found");
-    hi = lo;
-    lo -= step;
-  }
-  boost::uintmax_t max_iter = 200;
-  // Stop when the bracket is 1e-12 wide in log sigma, i.e. sigma known to 1e-12 relative.
-  auto tol = [](double x, double y) { return std::fabs(x - y) <= 1e-12; };
-  std::pair<double, double> r = boost::math::tools::toms748_solve(
-      excess, lo, hi, excess(lo), excess(hi), tol, max_iter);
-  // toms748 keeps a sign-changing bracket; take its feasible end.
-  double sigma = std::exp(excess(r.first) <= 0 ? r.first : r.second);
-  // exp() rounds: step up until the certified check holds at the very double we return.
-  for (int i = 0; gaussian_profile(sigma, epsilon, sensitivity).upper > delta; ++i) {
-    if (i > 64) throw Error(DPAGG_INTERNAL, "analytic_gaussian: certificate check failed");
-    sigma *= 1.0 + 1e-15;
-  }
-  return sigma;
+  // The calibration contract of scale_search.h, applied to the certified Gaussian profile.
+  return smallest_feasible_scale(
+      [&](double sigma) { return gaussian_profile(sigma, epsilon, sensitivity).upper; }, delta,
+      sensitivity, "analytic_gaussian");
 }
 
 }  // namespace dpagg

@@ -23,7 +23,8 @@ struct ProfileBound {
 ProfileBound gaussian_profile(double sigma, double epsilon, double sensitivity);
 
 // The analytic (exact) calibration: the smallest sigma (to a relative 1e-12) whose certified
-// profile bound is <= delta.  Returns the feasible side of the final bracket.
+// profile bound is <= delta: smallest_feasible_scale (scale_search.h) on gaussian_profile().upper,
+// started at sigma = sensitivity.
 double analytic_gaussian_sigma(double epsilon, double delta, double sensitivity);
 
 }  // namespace dpagg

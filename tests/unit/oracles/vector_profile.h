@@ -1,5 +1,5 @@
 // vector_profile — the privacy profile of the l2 mechanism (vector releases) evaluated two ways
-// that share no code with src/core/vector.cpp, whose certified bound bins the radius of (S1)
+// that share no code with src/core/mechanisms/l2/l2.cpp, whose certified bound bins the radius of (S1)
 // (docs/generalized_gaussian.md §2.1):
 //   * brute_force_l2_T2: for T = 2, the hockey-stick integral over the plane by the midpoint rule in
 //     polar coordinates, straight from the density (no (S1) at all);

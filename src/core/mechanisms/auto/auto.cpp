@@ -12,7 +12,8 @@
 
 namespace dpagg {
 
-std::string candidate_spec(const Mechanism& m, bool l1) {
+std::string candidate_spec(const Mechanism& m, const PrivacyRequest& req, bool l1) {
+  if (req.vector) return m.vector_name();  // vector releases: no objective option, always l2
   const auto opts = m.option_names();
   const bool has_objective = std::find(opts.begin(), opts.end(), kObjectiveOption.key) != opts.end();
   return std::string(m.name()) + (has_objective ? (l1 ? "(objective=l1)" : "(objective=l2)") : "");
@@ -23,10 +24,10 @@ std::vector<dpagg_calibration> auto_candidates(const PrivacyRequest& req, bool l
   const auto& list = all_mechanisms();
   for (size_t i = 0; i < list.size(); ++i) {
     const Mechanism* m = list[i];
-    if (!m->auto_candidate()) continue;
+    if (!m->auto_considers(req)) continue;
     if (req.delta == 0 && !m->accepts_zero_delta()) continue;
     try {
-      out.push_back(calibrate(candidate_spec(*m, l1), req));
+      out.push_back(calibrate(candidate_spec(*m, req, l1), req));
     } catch (const Error& e) {
       if (e.status() == DPAGG_CANCELED) throw;  // otherwise the candidate is just not listed
     }
@@ -49,13 +50,19 @@ class Auto final : public Mechanism {
   bool auto_candidate() const override { return false; }
   std::vector<std::string> option_names() const override { return {kObjectiveOption.key}; }
   std::vector<std::string> param_names() const override { return {}; }
+  // Among the mechanisms that serve the request, whatever its dimension.
+  const char* vector_name() const override { return "auto"; }
+  bool serves(const PrivacyRequest&) const override { return true; }
 
-  void validate(const PrivacyRequest&, const Options& options) const override {
-    objective_is_l1(options, "auto");
+  void validate(const PrivacyRequest& req, const Options& options) const override {
+    if (objective_is_l1(options, "auto") && req.vector)
+      invalid("a vector release minimises the expected squared error",
+              "Write auto: for vectors the objective is E ||X||^2.");
   }
   void calibrate(const PrivacyRequest& req, const Options& options,
                  dpagg_calibration& cal) const override {
-    const bool l1 = objective_is_l1(options, "auto");
+    // For vectors the loss is E ||X||_2^2 (cal.l2).
+    const bool l1 = !req.vector && objective_is_l1(options, "auto");
     auto loss = [&](const dpagg_calibration& c) { return l1 ? c.l1 : c.l2; };
     // Mechanisms are tried in registry order (the cheap ones first); one that offers a cheap
     // estimate of its loss is calibrated only if that estimate beats the best so far.  The
@@ -64,14 +71,14 @@ class Auto final : public Mechanism {
     dpagg_calibration best_cal;
     bool have = false;
     for (const Mechanism* m : all_mechanisms()) {
-      if (!m->auto_candidate() || (req.delta == 0 && !m->accepts_zero_delta())) continue;
+      if (!m->auto_considers(req) || (req.delta == 0 && !m->accepts_zero_delta())) continue;
       if (have) {
         double est = m->estimate_loss(req, Options{}, l1);
         if (!std::isnan(est) && est >= loss(best_cal)) continue;
       }
       dpagg_calibration c;
       try {
-        c = dpagg::calibrate(candidate_spec(*m, l1), req);
+        c = dpagg::calibrate(candidate_spec(*m, req, l1), req);
       } catch (const Error& e) {
         // A candidate that refuses (or fails on) this request is skipped: the others are still
         // valid choices.  A cancel is not a failure of the candidate.

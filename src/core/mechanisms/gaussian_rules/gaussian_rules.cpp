@@ -34,8 +34,15 @@ class GaussianRule : public Mechanism {
     cal.scale = sigma;
     cal.nparams = 1;
     cal.params[0] = sigma;
-    cal.l1 = sigma * 0.79788456080286535588;  // sqrt(2/pi)
-    cal.l2 = sigma * sigma;
+    if (req.dimension == 1) {
+      cal.l1 = sigma * 0.79788456080286535588;  // sqrt(2/pi)
+      cal.l2 = sigma * sigma;
+    } else {
+      // N(0, sigma^2 I_T): ||X|| is sigma times a chi with T degrees of freedom.
+      const double T = req.dimension;
+      cal.l1 = sigma * std::sqrt(2.0) * std::exp(std::lgamma((T + 1) / 2) - std::lgamma(T / 2));
+      cal.l2 = T * sigma * sigma;
+    }
     cal.delta_bound = gaussian_profile(sigma, req.epsilon, req.sensitivity).upper;
   }
 };
@@ -48,6 +55,10 @@ class AnalyticGaussian final : public GaussianRule {
     return "Gaussian noise with the exact (Balle-Wang) calibration: the least sigma that is "
            "(epsilon, delta)-DP, for any epsilon > 0";
   }
+  // Spherical N(0, sigma^2 I_T) noise: its profile depends only on ||shift|| / sigma, so the same
+  // sigma is exact for vector releases of every dimension (l2.h), named "gaussian" there.
+  const char* vector_name() const override { return "gaussian"; }
+  bool serves(const PrivacyRequest& req) const override { return req.vector || req.dimension == 1; }
   void calibrate(const PrivacyRequest& req, const Options&, dpagg_calibration& cal) const override {
     finish(analytic_gaussian_sigma(req.epsilon, req.delta, req.sensitivity), req, cal);
   }

@@ -1,4 +1,4 @@
-// vector.cpp — vector releases: the Gaussian and the l2 mechanism in R^T (see vector.h).
+// l2.cpp — the l2 mechanism in R^T (see l2.h).
 //
 // Privacy of the l2 mechanism with delta > 0 (Wei, Bienstock & Polychroniadou 2026, Lemma 4.1, at
 // alpha = T - 1; docs/generalized_gaussian.md §2-3): with X = R U, R ~ GGamma(alpha = T - 1, beta,
@@ -19,7 +19,7 @@
 // quantity (ibeta, gamma_p/q: a few ulps in Boost) with a relative 1e-13 margin.  The worst
 // shift has norm D (Lemma 4.2), and delta is non-increasing in theta = 1/beta (Prop. C.1), so a
 // theta whose certified bound is <= delta is private; the search returns such a theta.
-#include "vector.h"
+#include "mechanisms/l2/l2.h"
 
 #include <boost/math/special_functions/beta.hpp>
 #include <boost/math/special_functions/gamma.hpp>
@@ -33,9 +33,7 @@
 
 #include "errors.h"
 #include "interrupt.h"
-#include "math/gaussian.h"
 #include "mechanism.h"
-#include "release.h"
 
 namespace dpagg {
 
@@ -196,7 +194,7 @@ double l2_mechanism_theta(int T, double epsilon, double delta, double D, double*
   // The (eps, delta) calibration is attempted where it is tractable: 2 <= T <= 256, e^eps finite.
   if (delta <= 0 || T < 2 || T > 256 || epsilon > 700) return pure;
   // 1. Search (not a proof): the theta where the estimated profile is a fraction of delta.
-  // 2. Certify it once with the rigorous bound (vector.cpp, top); on failure aim lower; if no
+  // 2. Certify it once with the rigorous bound (l2.cpp, top); on failure aim lower; if no
   //    attempt can be certified within the work limit, the pure-DP theta D / epsilon.
   // The monotone-bin bound converges like 1/bins, so very small deltas are out of reach: the
   // certificate's slack (tolerance) is a fraction of delta, and the work limit caps the bins.
@@ -234,110 +232,71 @@ double l2_mechanism_theta(int T, double epsilon, double delta, double D, double*
   return pure;
 }
 
-void vector_validate(const std::string& m, int dimension, double epsilon, double delta, double l2_bound) {
-  if (m != "gaussian" && m != "l2" && m != "auto")
-    invalid("unknown vector mechanism " + quoted(m), "Use 'gaussian', 'l2' or 'auto'.");
-  if (!(std::isfinite(epsilon) && epsilon > 0 && epsilon <= 1e9))
-    invalid("epsilon must be a finite number greater than 0", "Pass epsilon in [1e-10, 1e9], for example 1.0.");
-  if (!(std::isfinite(delta) && delta >= 0 && delta < 1))
-    invalid("delta must be in [0, 1)", "Pass a small delta such as 1e-6 (or 0 with the l2 mechanism).");
-  if (!(delta == 0 || delta >= 1e-290))
-    invalid("delta must be 0 or at least 1e-290", "Pass a delta such as 1e-6.");
-  if (!(std::isfinite(l2_bound) && l2_bound >= 1e-150 && l2_bound <= 1e150))
-    invalid("l2_bound must be a finite number in [1e-150, 1e150]",
-                   "Pass the largest l2 norm one row's vector may have; longer vectors are scaled down to it.");
-  if (dimension < 1 || dimension > 10000)
-    invalid("dimension must be between 1 and 10000", "Pass the length of the vectors.");
-  if (epsilon < 1e-10)
-    invalid("epsilon must be at least 1e-10",
-            "Pass epsilon in [1e-10, 1e9]; below that the noise is more than ten billion times the l2 bound.");
-  if (l2_bound / epsilon > 1e150)
-    invalid("l2_bound / epsilon must be at most 1e150",
-            "Rescale the values (e.g. to other units) or raise epsilon: the noise would not be representable.");
-  if (m == "gaussian" && delta == 0)
-    invalid("the Gaussian vector release needs delta > 0", "Pass a delta such as 1e-6, or use mechanism 'l2' for pure DP.");
-}
-double vector_release_sensitivity(double D, int dimension) {
-  return D * (1.0 + std::sqrt(static_cast<double>(dimension)) * 0x1p-29);
-}
+namespace {
 
-std::string vector_mechanism_name(const char* mechanism) {
-  std::string s = mechanism ? mechanism : "auto";
-  for (char& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  size_t b = s.find_first_not_of(" \t"), e = s.find_last_not_of(" \t");
-  return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
-}
+class L2Mechanism final : public Mechanism {
+ public:
+  // Not a scalar mechanism name: at T = 1 it is the laplace mechanism, listed under that name.
+  const char* name() const override { return "l2"; }
+  dpagg_mechanism_id id() const override { return DPAGG_MECH_L2; }
+  const char* summary() const override {
+    return "the l2 mechanism for vector releases: density proportional to exp(-||x||_2 / theta); "
+           "epsilon-DP at theta = l2_bound / epsilon, (epsilon, delta)-DP below it where certified";
+  }
+  const char* guarantee() const override { return "epsilon-DP, or (epsilon, delta)-DP if delta > 0"; }
+  bool accepts_zero_delta() const override { return true; }
+  std::vector<std::string> param_names() const override { return {"theta"}; }
+  const char* vector_name() const override { return "l2"; }
+  bool serves(const PrivacyRequest& req) const override { return req.vector; }
+  // Beyond T = 256 its (eps, delta) calibration is not attempted (l2_mechanism_theta) and, when
+  // delta > 0, `auto` keeps the Gaussian, whose E||X||^2 grows like T against T^2 (Wei, Bienstock
+  // & Polychroniadou, Theorem 3.1).  This affects only which mechanism is used, never privacy.
+  bool auto_considers(const PrivacyRequest& req) const override {
+    return serves(req) && (req.dimension <= 256 || req.delta == 0);
+  }
 
-VectorCalibration vector_calibrate(const char* mechanism, int dimension, double epsilon,
-                                   double delta, double D) {
-  const std::string m = vector_mechanism_name(mechanism);
-  vector_validate(m, dimension, epsilon, delta, D);
-  const double T = dimension;
-  VectorCalibration g{VectorKind::kGaussian, dimension, epsilon, delta, D, 0, 0, 0};
-  VectorCalibration l{VectorKind::kL2, dimension, epsilon, delta, D, 0, 0, 0};
-  auto gaussian = [&]() {
-    if (delta <= 0)
-      invalid("the Gaussian vector release needs delta > 0",
-              "Pass a delta such as 1e-6, or use mechanism 'l2' for pure DP.");
-    g.scale = analytic_gaussian_sigma(epsilon, delta, D);
-    g.mse = T * g.scale * g.scale;
-    g.delta_bound = gaussian_profile(g.scale, epsilon, D).upper;
-    return g;
-  };
-  auto l2 = [&]() {
+  void calibrate(const PrivacyRequest& req, const Options&, dpagg_calibration& cal) const override {
+    const double T = req.dimension;
     double db = 0;
-    l.scale = l2_mechanism_theta(dimension, epsilon, delta, D, &db);
-    l.mse = T * (T + 1) * l.scale * l.scale;
-    l.delta_bound = db;
-    return l;
-  };
-  if (m == "gaussian") return gaussian();
-  if (m == "l2") return l2();
-  if (m == "auto") {
-    if (delta <= 0) return l2();
-    VectorCalibration a = gaussian();
-    // The l2 mechanism's mse grows like T^2, the Gaussian's like T, and no additive noise beats
-    // the Gaussian as T grows (Wei, Bienstock & Polychroniadou, Theorem 3.1).
-    // Beyond T = 256 its (eps, delta) calibration is not attempted (l2_mechanism_theta), and at
-    // the pure theta D / eps it cannot win there; up to 256 both are calibrated and compared.
-    // This affects only which mechanism is used, never privacy.
-    if (dimension > 256) return a;
-    VectorCalibration b = l2();
-    return b.mse < a.mse ? b : a;
+    const double theta = l2_mechanism_theta(req.dimension, req.epsilon, req.delta, req.sensitivity, &db);
+    cal.scale = theta;
+    cal.nparams = 1;
+    cal.params[0] = theta;
+    cal.l1 = T * theta;                    // the radius is Gamma(T, theta)
+    cal.l2 = T * (T + 1) * theta * theta;  // E R^2
+    cal.delta_bound = db;
   }
-  invalid("unknown vector mechanism " + quoted(m), "Use 'gaussian', 'l2' or 'auto'.");
-}
 
-void vector_sample(const VectorCalibration& cal, RandomSource& rng, double* out) {
-  const int T = cal.dimension;
-  if (cal.kind == VectorKind::kGaussian) {
-    for (int j = 0; j < T; ++j) out[j] = cal.scale * sample_standard_normal(rng);
-    return;
+  double sample(const dpagg_calibration& cal, RandomSource& rng) const override {
+    if (cal.dimension != 1) throw Error(DPAGG_INTERNAL, "l2: a vector needs sample_vector");
+    return sample_laplace(cal.scale, rng);
   }
-  if (T == 1) {
-    out[0] = sample_laplace(cal.scale, rng);
-    return;
-  }
-  // Radius ~ Gamma(T, theta): a sum of T exponentials; direction: a normalised Gaussian vector.
-  double r = 0;
-  for (int j = 0; j < T; ++j) r += -std::log(rng.uniform_open01());
-  r *= cal.scale;
-  double norm2 = 0;
-  for (int j = 0; j < T; ++j) {
-    out[j] = sample_standard_normal(rng);
-    norm2 += out[j] * out[j];
-  }
-  double f = r / std::sqrt(norm2);
-  for (int j = 0; j < T; ++j) out[j] *= f;
-}
 
-void vector_release(const VectorCalibration& cal, const __int128* quanta, double quantum,
-                    RandomSource& rng, double* out) {
-  const double g = release_grid_for(cal.sensitivity, cal.scale);
-  std::vector<double> noise(static_cast<size_t>(cal.dimension));
-  vector_sample(cal, rng, noise.data());
-  for (int j = 0; j < cal.dimension; ++j)
-    out[j] = snap_and_add(answer_in_grid_units(quanta[j], quantum, g), noise[static_cast<size_t>(j)], g);
+  void sample_vector(const dpagg_calibration& cal, RandomSource& rng, double* out) const override {
+    const int T = cal.dimension;
+    if (T == 1) {
+      out[0] = sample_laplace(cal.scale, rng);
+      return;
+    }
+    // Radius ~ Gamma(T, theta): a sum of T exponentials; direction: a normalised Gaussian vector.
+    double r = 0;
+    for (int j = 0; j < T; ++j) r += -std::log(rng.uniform_open01());
+    r *= cal.scale;
+    double norm2 = 0;
+    for (int j = 0; j < T; ++j) {
+      out[j] = sample_standard_normal(rng);
+      norm2 += out[j] * out[j];
+    }
+    double f = r / std::sqrt(norm2);
+    for (int j = 0; j < T; ++j) out[j] *= f;
+  }
+};
+
+}  // namespace
+
+const Mechanism& l2_mechanism() {
+  static const L2Mechanism m;
+  return m;
 }
 
 }  // namespace dpagg
