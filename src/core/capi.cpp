@@ -11,6 +11,7 @@
 
 #include "dpagg_core.h"
 #include "errors.h"
+#include "guarded.h"
 #include "mechanisms/auto/auto.h"
 #include "registry.h"
 #include "release.h"
@@ -28,31 +29,8 @@ void check_interrupt() {
 
 namespace {
 
-void set_error(dpagg_error* err, int status, const char* message, const char* hint) {
-  if (err == nullptr) return;
-  err->status = status;
-  std::snprintf(err->message, sizeof(err->message), "%s", message);
-  std::snprintf(err->hint, sizeof(err->hint), "%s", hint);
-}
-
-template <typename F>
-int guarded(dpagg_error* err, F&& body) {
-  try {
-    body();
-    if (err) err->status = DPAGG_OK;
-    return DPAGG_OK;
-  } catch (const dpagg::Error& e) {
-    set_error(err, e.status(), e.what(), e.hint().c_str());
-    return e.status();
-  } catch (const std::bad_alloc&) {
-    set_error(err, DPAGG_INTERNAL, "dpagg: out of memory", "");
-  } catch (const std::exception& e) {
-    set_error(err, DPAGG_INTERNAL, (std::string("dpagg internal error: ") + e.what()).c_str(), "");
-  } catch (...) {
-    set_error(err, DPAGG_INTERNAL, "dpagg internal error: unknown exception", "");
-  }
-  return DPAGG_INTERNAL;
-}
+using dpagg::guarded;
+using dpagg::set_error;
 
 std::string json_number(double v) {
   if (!std::isfinite(v)) return "null";

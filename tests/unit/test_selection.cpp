@@ -23,6 +23,8 @@
 #include <vector>
 
 #include "errors.h"
+#include "oracles/gaussian_mp.h"
+#include "test_support.h"
 #include "random.h"
 #include "selection/dpagg_selection.h"
 #include "selection/partition_selection.h"
@@ -36,34 +38,7 @@ using dpagg::selection::Strategy;
 using LD = long double;
 
 // Deterministic generator for the statistical tests only (production draws from SecureRandom).
-class TestRandom final : public dpagg::RandomSource {
- public:
-  explicit TestRandom(uint64_t seed) : gen_(seed) {}
-  uint64_t next_u64() override { return gen_(); }
 
- private:
-  std::mt19937_64 gen_;
-};
-
-std::string data_file(const std::string& name) {
-  std::vector<std::string> candidates;
-  std::string here = __FILE__;
-  size_t slash = here.find_last_of('/');
-  candidates.push_back((slash == std::string::npos ? std::string(".") : here.substr(0, slash)) +
-                       "/../data/" + name);
-  char exe[4096];
-  ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-  if (n > 0) {
-    exe[n] = '\0';
-    std::string e(exe);
-    size_t s = e.find_last_of('/');
-    if (s != std::string::npos) candidates.push_back(e.substr(0, s) + "/../tests/data/" + name);
-  }
-  candidates.push_back("tests/data/" + name);
-  for (const auto& c : candidates)
-    if (std::ifstream(c).good()) return c;
-  return candidates.front();
-}
 
 std::unique_ptr<PartitionSelection> make(Strategy s, double eps, double delta, int64_t L,
                                          double slack = dpagg::selection::kDefaultSlack) {
@@ -395,7 +370,7 @@ TEST(Selection, OptimalMatchesAnIndependentRecurrence) {
 // Against reference values computed with 120 significant digits (Python decimal).
 
 TEST(Selection, MatchesHighPrecisionReferenceValues) {
-  std::ifstream in(data_file("partition_selection_reference.csv"));
+  std::ifstream in(dpagg_test::data_path("partition_selection_reference.csv"));
   ASSERT_TRUE(in.good()) << "tests/data/partition_selection_reference.csv not found";
   std::string line;
   int rows = 0, metas = 0;
@@ -481,13 +456,12 @@ TEST(Selection, ProbabilitiesAreMonotoneAndStartAtDelta) {
 
 // ------------------------------------------------------------------------------------------------
 // The Gaussian: joint (eps, delta/2) over the L groups of a unit (l2 sensitivity sqrt L), the
-// threshold's delta/2 split over L groups, evaluated here with erfc in long double.
+// threshold's delta/2 split over L groups, evaluated by the 50-digit oracle (oracles/gaussian_mp).
 
 LD gaussian_profile(LD sigma, LD eps, LD sens) {
-  // delta(eps) = Phi(-eps sigma/sens + sens/(2 sigma)) - e^eps Phi(-eps sigma/sens - sens/(2 sigma))
-  auto Phi = [](LD x) { return 0.5L * std::erfc(-x / std::sqrt(2.0L)); };
-  LD a = eps * sigma / sens, b = sens / (2 * sigma);
-  return Phi(-a + b) - std::exp(eps) * Phi(-a - b);
+  return static_cast<LD>(dpagg_oracle::gaussian_delta_mp(static_cast<double>(sigma),
+                                                         static_cast<double>(eps),
+                                                         static_cast<double>(sens)));
 }
 
 TEST(Selection, GaussianJointGuarantee) {
@@ -527,7 +501,7 @@ TEST(Selection, GaussianJointGuarantee) {
 // The decision keeps groups at the stated rate (thousands of draws, bounds in standard errors).
 
 TEST(Selection, DecisionsKeepAtTheStatedRate) {
-  TestRandom rng(20240611);
+  dpagg_test::SeededRandom rng(20240611);
   const int kDraws = 20000;
   int tests = 0;
   for (Strategy s : kAll)
