@@ -62,6 +62,19 @@ SELECT expect_error($$SELECT dp_unprotect('visits')$$) AS error;
 RESET ROLE;
 REVOKE EXECUTE ON FUNCTION dp_protect(regclass, text, integer, integer) FROM dp_protect_owner;
 
+-- The unit column cannot be dropped or renamed while the label names it; other columns can.
+SELECT q, expect_error(q) AS error
+FROM (VALUES
+  ($$ALTER TABLE visits DROP COLUMN user_id$$),
+  ($$ALTER TABLE visits RENAME COLUMN user_id TO uid$$),
+  ($$ALTER TABLE visits RENAME user_id TO uid$$),
+  ($$ALTER TABLE visits ADD COLUMN spare integer$$),
+  ($$ALTER TABLE visits RENAME COLUMN spare TO spare2$$),
+  ($$ALTER TABLE visits DROP COLUMN spare2$$),
+  ($$ALTER TABLE visits ALTER COLUMN user_id SET NOT NULL$$)
+) AS v(q);
+ALTER TABLE visits ALTER COLUMN user_id DROP NOT NULL;
+
 -- Until per-unit bounding exists, dpagg aggregates over a private relation are refused before
 -- anything is charged, however the relation is reached.
 SELECT count(*) AS releases_before FROM dp_ledger \gset

@@ -26,6 +26,8 @@
 
 #include "access/htup_details.h"
 #include "access/table.h"
+#include "catalog/namespace.h"
+#include "catalog/objectaccess.h"
 #include "catalog/partition.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_inherits.h"
@@ -38,6 +40,7 @@
 #include "nodes/parsenodes.h"
 #include "nodes/plannodes.h"
 #include "parser/scansup.h"
+#include "tcop/utility.h"
 #include "utils/builtins.h"
 #include "utils/hsearch.h"
 #include "utils/inval.h"
@@ -685,8 +688,73 @@ dpagg_protection_fields(PG_FUNCTION_ARGS)
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(desc), values, nulls)));
 }
 
+/* ---- the unit column stays what the label names ------------------------------------------ */
+
+/*
+ * The label names its unit column.  Dropping that column, or renaming it (after which another
+ * column could take the name), would change what the protection means without a word from the
+ * label's owner, a superuser: both are refused while the label is there.
+ */
+static object_access_hook_type prev_object_access = NULL;
+static ProcessUtility_hook_type prev_utility = NULL;
+
+static void
+unit_column_changed(Oid relid, const char *column, const char *what)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_DEPENDENT_OBJECTS_STILL_EXIST),
+			 errmsg("cannot %s column \"%s\" of \"%s\": it is the relation's privacy unit",
+					what, column, get_rel_name(relid)),
+			 errhint("Remove the protection first (dp_unprotect), or declare another unit column with dp_protect.")));
+}
+
+static void
+unit_column_drop_guard(ObjectAccessType access, Oid classId, Oid objectId, int subId, void *arg)
+{
+	if (prev_object_access)
+		prev_object_access(access, classId, objectId, subId, arg);
+	if (access == OAT_DROP && classId == RelationRelationId && subId > 0)
+	{
+		DpProtection p;
+		char	   *name;
+
+		if (!label_of(objectId, &p))
+			return;
+		name = get_attname(objectId, (AttrNumber) subId, true);
+		if (name != NULL && strcmp(name, p.unit) == 0)
+			unit_column_changed(objectId, name, "drop");
+	}
+}
+
+static void
+unit_column_rename_guard(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
+						 ProcessUtilityContext context, ParamListInfo params,
+						 QueryEnvironment *queryEnv, DestReceiver *dest, QueryCompletion *qc)
+{
+	Node	   *node = pstmt->utilityStmt;
+
+	if (IsA(node, RenameStmt) && ((RenameStmt *) node)->renameType == OBJECT_COLUMN &&
+		((RenameStmt *) node)->relation != NULL)
+	{
+		RenameStmt *stmt = (RenameStmt *) node;
+		Oid			relid = RangeVarGetRelid(stmt->relation, NoLock, true);
+		DpProtection p;
+
+		if (OidIsValid(relid) && label_of(relid, &p) && strcmp(stmt->subname, p.unit) == 0)
+			unit_column_changed(relid, stmt->subname, "rename");
+	}
+	if (prev_utility)
+		prev_utility(pstmt, queryString, readOnlyTree, context, params, queryEnv, dest, qc);
+	else
+		standard_ProcessUtility(pstmt, queryString, readOnlyTree, context, params, queryEnv, dest, qc);
+}
+
 void
 dpagg_protect_init(void)
 {
 	register_label_provider(PROVIDER, relabel);
+	prev_object_access = object_access_hook;
+	object_access_hook = unit_column_drop_guard;
+	prev_utility = ProcessUtility_hook;
+	ProcessUtility_hook = unit_column_rename_guard;
 }
