@@ -160,7 +160,37 @@ VECTOR.add("dp_sum_vector", VARGS + MECH, "dpagg_vsum_trans_m", "dpagg_vsum_tran
            "differentially private sums of vectors clipped to an l2 norm bound; "
            "mechanism gaussian, l2 or auto", named_sfunc_args=False)
 
-KINDS = [SUM, AVG, COUNT, VECTOR]
+# The per-unit aggregates over private relations (src/pg/bound.c).  Nobody writes them: the planner
+# hook rewrites dp_sum, dp_avg and dp_count over a private relation into them, over one row per
+# privacy unit and group (at most L groups per unit), and refuses them anywhere else.  Their value
+# is the unit's contribution to the group; the parameters are the call's, plus L (and the row cap
+# of counts).  Each group is calibrated at (epsilon / L, delta / L).
+UNIT_SUM = Kind("DP_SITE_UNIT_SUM", "dpagg_unit_sum: a unit's sum in a group, clamped to [lower, upper] (per unit).",
+                "dpagg_state", combine,
+                Function("dpagg_unit_sum_final", [("", "dpagg_state")], F8, "VOLATILE", strict=False))
+UNIT_AVG = Kind("DP_SITE_UNIT_AVG", "dpagg_unit_avg: the average of per-unit averages clamped to [lower, upper].",
+                "dpagg_state", combine,
+                Function("dpagg_unit_avg_final", [("", "dpagg_state")], F8, "VOLATILE", strict=False))
+UNIT_COUNT = Kind("DP_SITE_UNIT_COUNT", "dpagg_unit_count: units, or a unit's rows capped at max_rows_per_group.",
+                  "dpagg_state", combine,
+                  Function("dpagg_unit_count_final", [("", "dpagg_state")], "bigint", "VOLATILE", strict=False))
+SELECT = Kind("DP_SITE_SELECT", "dpagg_unit_select: private group selection on the number of units (HAVING).",
+              "dpagg_state", combine,
+              Function("dpagg_unit_select_final", [("", "dpagg_state")], "boolean", "VOLATILE", strict=False))
+UNIT_BOUNDS = EPS_DELTA + [("lower", F8), ("upper", F8)] + MECH + [("max_groups", "integer")]
+for sqlt, short in [(F8, "float8"), ("numeric", "numeric")]:
+    UNIT_SUM.add("dpagg_unit_sum", [("value", sqlt)] + UNIT_BOUNDS, f"dpagg_unit_sum_trans_{short}",
+                 f"dpagg_unit_sum_trans_{short}", "internal: dp_sum over a private relation, per unit")
+    UNIT_AVG.add("dpagg_unit_avg", [("value", sqlt)] + UNIT_BOUNDS, f"dpagg_unit_avg_trans_{short}",
+                 f"dpagg_unit_avg_trans_{short}", "internal: dp_avg over a private relation, per unit")
+UNIT_COUNT.add("dpagg_unit_count", [("value", "bigint")] + EPS_DELTA + MECH +
+               [("max_groups", "integer"), ("max_rows", "integer")], "dpagg_unit_count_trans",
+               "dpagg_unit_count_trans", "internal: dp_count over a private relation, per unit")
+SELECT.add("dpagg_unit_select", EPS_DELTA + [("max_groups", "integer"), ("strategy", "text")],
+           "dpagg_unit_select_trans", "dpagg_unit_select_trans",
+           "internal: private group selection over a private relation")
+
+KINDS = [SUM, AVG, COUNT, VECTOR, UNIT_SUM, UNIT_AVG, UNIT_COUNT, SELECT]
 
 # ---- The extension script -------------------------------------------------------------------
 

@@ -72,19 +72,6 @@ typedef enum ValueType
 	VT_NONE, VT_INT2, VT_INT4, VT_INT8, VT_FLOAT4, VT_FLOAT8, VT_NUMERIC, VT_ANY
 } ValueType;
 
-typedef struct Layout
-{
-	int			nargs;
-	int			value;			/* -1 for dp_count(epsilon, delta) */
-	int			epsilon;
-	int			delta;
-	int			sensitivity;	/* -1 unless the sensitivity form */
-	int			lower;			/* -1 unless the bounds form */
-	int			upper;
-	int			mechanism;		/* -1 when absent (GUC default) */
-	ValueType	vtype;
-} Layout;
-
 static ValueType
 value_type_of(Oid t)
 {
@@ -107,8 +94,26 @@ value_type_of(Oid t)
 	}
 }
 
-static void
-layout_from_aggref(Aggref *aggref, int kind, Layout *lo)
+/* The kind of the plain aggregate a per-unit kind bounds (the same state, rows and release). */
+static int
+base_kind(int kind)
+{
+	switch (kind)
+	{
+		case DP_SITE_UNIT_SUM:
+			return DP_SUM;
+		case DP_SITE_UNIT_AVG:
+			return DP_AVG;
+		case DP_SITE_UNIT_COUNT:
+		case DP_SITE_SELECT:
+			return DP_COUNT;
+		default:
+			return kind;
+	}
+}
+
+void
+dpagg_arg_layout(Aggref *aggref, int kind, DpArgLayout *lo)
 {
 	int			n = list_length(aggref->aggargtypes);
 	Oid			last = n > 0 ? llast_oid(aggref->aggargtypes) : InvalidOid;
@@ -121,34 +126,52 @@ layout_from_aggref(Aggref *aggref, int kind, Layout *lo)
 				 errmsg("dpagg support functions can only be used by dpagg's own aggregates")));
 	memset(lo, -1, sizeof(*lo));
 	lo->nargs = n;
-	lo->vtype = VT_NONE;
-	if (dpagg_value_position(aggref, kind) == 0)
+	if (DPAGG_KIND_IS_UNIT(kind))
 	{
-		/* dp_count(value, ...) counts values of any type; dp_count(eps, delta [, mech]) has none */
-		lo->value = p++;
-		lo->vtype = kind == DP_COUNT ? VT_ANY : value_type_of(linitial_oid(aggref->aggargtypes));
-	}
-	lo->epsilon = p++;
-	lo->delta = p++;
-	if (kind == DP_SUM)
-	{
-		int			rest = n - p - (has_mech ? 1 : 0);
-
-		if (rest == 1)
-			lo->sensitivity = p++;
-		else
+		/* Fixed by scripts/generate_sql.py: (value,) epsilon, delta, ... */
+		if (kind != DP_SITE_SELECT)
+			lo->value = p++;
+		lo->epsilon = p++;
+		lo->delta = p++;
+		if (kind == DP_SITE_UNIT_SUM || kind == DP_SITE_UNIT_AVG)
 		{
 			lo->lower = p++;
 			lo->upper = p++;
 		}
+		if (kind != DP_SITE_SELECT)
+			lo->mechanism = p++;
+		lo->max_groups = p++;
+		if (kind == DP_SITE_UNIT_COUNT)
+			lo->max_rows = p++;
+		if (kind == DP_SITE_SELECT)
+			lo->strategy = p++;
 	}
-	else if (kind == DP_AVG)
+	else
 	{
-		lo->lower = p++;
-		lo->upper = p++;
+		if (dpagg_value_position(aggref, kind) == 0)
+			lo->value = p++;
+		lo->epsilon = p++;
+		lo->delta = p++;
+		if (kind == DP_SUM)
+		{
+			int			rest = n - p - (has_mech ? 1 : 0);
+
+			if (rest == 1)
+				lo->sensitivity = p++;
+			else
+			{
+				lo->lower = p++;
+				lo->upper = p++;
+			}
+		}
+		else if (kind == DP_AVG)
+		{
+			lo->lower = p++;
+			lo->upper = p++;
+		}
+		if (has_mech)
+			lo->mechanism = p++;
 	}
-	if (has_mech)
-		lo->mechanism = p++;
 	if (p != n)
 		elog(ERROR, "dpagg: unexpected argument list for %s", dpagg_kind_name(kind));
 }
@@ -170,6 +193,10 @@ typedef struct ScalarParams
 	bool		integer_sum;	/* dp_sum of an integer type with whole-number bounds */
 	bool		int_path;		/* integer values: quantize with iq (the same quanta) */
 	dpagg_int_quantizer iq;
+	/* Per-unit kinds (bound.c): each unit contributes to at most max_groups groups, and a count
+	 * takes at most max_rows of its rows per group (0: counts the unit once). */
+	int			max_groups;
+	int			max_rows;
 	char		mechanism[DPAGG_MECH_SPEC_LEN];
 	dpagg_calibration cal[2];	/* calibrated when the site is prepared */
 } ScalarParams;
@@ -202,13 +229,34 @@ static void calibrate_site(ScalarParams *p);
 void *
 dpagg_scalar_site_params(DpSite *site)
 {
-	int			kind = site->kind;
-	Layout		lo;
+	int			site_kind = site->kind;
+	int			kind = base_kind(site_kind);
+	DpArgLayout lo;
+	ValueType	vtype = VT_NONE;
 	ScalarParams *p = MemoryContextAllocZero(site->cxt, sizeof(ScalarParams));
 	text	   *mech = NULL;
 
-	layout_from_aggref(site->argref, kind, &lo);
+	dpagg_arg_layout(site->argref, site_kind, &lo);
+	if (lo.value >= 0)
+		vtype = kind == DP_COUNT ? VT_ANY : value_type_of(linitial_oid(site->argref->aggargtypes));
 	p->kind = kind;
+	p->max_groups = 1;
+	if (lo.max_groups >= 0)
+	{
+		bool		isnull;
+		Datum		d = dpagg_site_param(site, lo.max_groups, &isnull);
+
+		p->max_groups = isnull ? 0 : DatumGetInt32(d);
+		if (p->max_groups < 1)
+			elog(ERROR, "dpagg: a per-unit aggregate without max_groups");
+	}
+	if (lo.max_rows >= 0)
+	{
+		bool		isnull;
+		Datum		d = dpagg_site_param(site, lo.max_rows, &isnull);
+
+		p->max_rows = isnull ? 0 : DatumGetInt32(d);
+	}
 	p->epsilon = param_float8(site, lo.epsilon, "epsilon", kind);
 	p->delta = param_float8(site, lo.delta, "delta", kind);
 	if (lo.sensitivity >= 0)
@@ -238,7 +286,7 @@ dpagg_scalar_site_params(DpSite *site)
 	else
 	{
 		p->lower = 0;
-		p->upper = 1;			/* dp_count: each row adds 1 */
+		p->upper = p->max_rows > 0 ? p->max_rows : 1;	/* dp_count: each row (unit) adds 1 */
 	}
 	p->bound = kind == DP_AVG ? (p->upper - p->lower) / 2.0 : fmax(fabs(p->lower), fabs(p->upper));
 	if (!(p->bound > 0))
@@ -250,23 +298,24 @@ dpagg_scalar_site_params(DpSite *site)
 		bool		isnull;
 		Datum		d = dpagg_site_param(site, lo.mechanism, &isnull);
 
-		if (isnull)
+		/* Per-unit kinds: NULL is the analyst's omitted mechanism (dpagg.default_mechanism). */
+		if (isnull && !DPAGG_KIND_IS_UNIT(site_kind))
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("mechanism of %s must not be NULL", dpagg_kind_name(kind)),
 					 errhint("Name a mechanism listed by dp_mechanisms(), or omit the argument to use dpagg.default_mechanism.")));
-		mech = DatumGetTextPP(d);
+		mech = isnull ? NULL : DatumGetTextPP(d);
 	}
 	dpagg_mechanism_spec(mech, p->mechanism, sizeof(p->mechanism));
 	p->quantum = dpagg_quantum_for_bound(p->bound);
 	p->inv_quantum = 1.0 / p->quantum;
 	p->int_path = (kind != DP_COUNT &&
-				   (lo.vtype == VT_INT2 || lo.vtype == VT_INT4 || lo.vtype == VT_INT8) &&
+				   (vtype == VT_INT2 || vtype == VT_INT4 || vtype == VT_INT8) &&
 				   dpagg_int_quantizer_init(&p->iq, p->lower, p->upper, kind == DP_AVG));
 	/* A sum of integers clamped to whole-number bounds changes by a whole number 0..D between
 	 * neighbours: mechanisms may calibrate for those shifts only (see dp_calibrate). */
 	p->integer_sum = (kind == DP_SUM &&
-					  (lo.vtype == VT_INT2 || lo.vtype == VT_INT4 || lo.vtype == VT_INT8) &&
+					  (vtype == VT_INT2 || vtype == VT_INT4 || vtype == VT_INT8) &&
 					  p->lower == floor(p->lower) && p->upper == floor(p->upper) &&
 					  p->bound <= 1e9);
 
@@ -284,16 +333,53 @@ dpagg_scalar_site_params(DpSite *site)
 		int			n = kind == DP_AVG ? 2 : 1;
 		int			i;
 
+		/*
+		 * Per unit, each of a unit's (at most) L groups is calibrated at epsilon / L, delta / L
+		 * (calibrate_site): L of them compose to the call's (epsilon, delta), which is what is
+		 * charged, and under zCDP to L times each group's rho.
+		 */
+		double		L = p->max_groups;
+
 		for (i = 0; i < n; i++)
 		{
-			parts[i].spec = p->cal[i].spec;
-			parts[i].epsilon = p->cal[i].epsilon;
-			parts[i].delta = p->cal[i].delta;
-			parts[i].rho = dpagg_zcdp_rho(&p->cal[i]);
+			double		rho = dpagg_zcdp_rho(&p->cal[i]);
+
+			if (!DPAGG_KIND_IS_UNIT(site_kind))
+			{
+				parts[i].spec = p->cal[i].spec;
+				parts[i].epsilon = p->cal[i].epsilon;
+				parts[i].delta = p->cal[i].delta;
+				parts[i].rho = rho;
+				continue;
+			}
+			parts[i].spec = MemoryContextStrdup(site->cxt,
+												psprintf("%s per unit, L=%d", p->cal[i].spec,
+														 p->max_groups));
+			parts[i].epsilon = kind == DP_AVG ? p->epsilon / 2 : p->epsilon;
+			parts[i].delta = kind == DP_AVG ? p->delta / 2 : p->delta;
+			parts[i].rho = isnan(rho) ? rho : rho * L;
 		}
 		dpagg_site_set_charge(site, p->epsilon, p->delta, parts, n);
 	}
 	return p;
+}
+
+/*
+ * x / L, rounded down where the division rounded up, so that L shares never add up to more than
+ * x: each group of a per-unit aggregate is calibrated for a share of the call's epsilon and delta,
+ * and the charge is the whole (conservative in both directions of rounding).
+ */
+static double
+share(double x, int L)
+{
+	double		s;
+
+	if (L <= 1)
+		return x;
+	s = x / L;
+	while (s > 0 && s * L > x)
+		s = nextafter(s, 0);
+	return s;
 }
 
 /* The site's calibrations, once, for every group of every execution. */
@@ -301,24 +387,27 @@ static void
 calibrate_site(ScalarParams *p)
 {
 	dpagg_request req;
+	int			L = p->max_groups;
 
 	/* The core adds the release-grid allowance (not for integer-valued answers, which are
 	 * multiples of every release grid) and applies dpagg.objective. */
 	if (p->kind == DP_AVG)
 	{
-		req = dpagg_scalar_request(p->epsilon / 2, p->delta / 2, p->bound, false);
+		req = dpagg_scalar_request(share(p->epsilon / 2, L), share(p->delta / 2, L), p->bound, false);
 		dpagg_calibrate_cached(p->mechanism, &req, &p->cal[0]);
-		req = dpagg_scalar_request(p->epsilon / 2, p->delta / 2, 1.0, true);
+		req = dpagg_scalar_request(share(p->epsilon / 2, L), share(p->delta / 2, L), 1.0, true);
 		dpagg_calibrate_cached(p->mechanism, &req, &p->cal[1]);
 	}
 	else if (p->kind == DP_COUNT)
 	{
-		req = dpagg_scalar_request(p->epsilon, p->delta, 1.0, true);
+		/* Sensitivity 1 (a row, or a unit), or the row cap C of a per-unit count. */
+		req = dpagg_scalar_request(share(p->epsilon, L), share(p->delta, L), p->upper, true);
 		dpagg_calibrate_cached(p->mechanism, &req, &p->cal[0]);
 	}
 	else
 	{
-		req = dpagg_scalar_request(p->epsilon, p->delta, p->bound, p->integer_sum);
+		req = dpagg_scalar_request(share(p->epsilon, L), share(p->delta, L), p->bound,
+								   p->integer_sum);
 		dpagg_calibrate_cached(p->mechanism, &req, &p->cal[0]);
 	}
 }
@@ -530,6 +619,61 @@ DPAGG_TRANS(dpagg_avg_trans_numeric, avg_row, DP_AVG, VT_NUMERIC)
 DPAGG_TRANS(dpagg_count_trans, count_row, DP_COUNT, VT_ANY)
 DPAGG_TRANS(dpagg_count_rows_trans, count_row, DP_COUNT, VT_NONE)
 
+/*
+ * The per-unit kinds (bound.c): one row per unit and group, whose value is the unit's
+ * contribution — its sum or average in the group (clamped here, like any value), or its number
+ * of rows (or of non-NULL values) in the group: a unit counts once, or with at most max_rows of
+ * its rows.  The selection counts the rows, i.e. the units.
+ */
+static pg_attribute_always_inline Datum
+unit_count_row(FunctionCallInfo fcinfo, DpState *st, const ScalarParams *p, ValueType vt)
+{
+	if (!PG_ARGISNULL(1))
+	{
+		int64		n = PG_GETARG_INT64(1);
+
+		if (n > 0)
+			st->count += p->max_rows > 0 ? Min(n, (int64) p->max_rows) : 1;
+	}
+	PG_RETURN_POINTER(st);
+}
+
+static pg_attribute_always_inline Datum
+select_row(FunctionCallInfo fcinfo, DpState *st, const void *p, ValueType vt)
+{
+	st->count++;
+	PG_RETURN_POINTER(st);
+}
+
+#define DPAGG_UNIT_TRANS(name, row, kind, vt, ptype) \
+	static pg_noinline Datum \
+	name##_first(FunctionCallInfo fcinfo) \
+	{ \
+		DpState    *st = transition_state_slow(fcinfo, kind); \
+		return row(fcinfo, st, (const ptype *) ((DpSite *) fcinfo->flinfo->fn_extra)->params, vt); \
+	} \
+	PG_FUNCTION_INFO_V1(name); \
+	Datum \
+	name(PG_FUNCTION_ARGS) \
+	{ \
+		DpSite	   *site = (DpSite *) fcinfo->flinfo->fn_extra; \
+		if (unlikely(site == NULL || PG_ARGISNULL(0))) \
+			return name##_first(fcinfo); \
+		return row(fcinfo, (DpState *) PG_GETARG_POINTER(0), (const ptype *) site->params, vt); \
+	}
+DPAGG_UNIT_TRANS(dpagg_unit_sum_trans_float8, sum_row, DP_SITE_UNIT_SUM, VT_FLOAT8, ScalarParams)
+DPAGG_UNIT_TRANS(dpagg_unit_sum_trans_numeric, sum_row, DP_SITE_UNIT_SUM, VT_NUMERIC, ScalarParams)
+DPAGG_UNIT_TRANS(dpagg_unit_avg_trans_float8, avg_row, DP_SITE_UNIT_AVG, VT_FLOAT8, ScalarParams)
+DPAGG_UNIT_TRANS(dpagg_unit_avg_trans_numeric, avg_row, DP_SITE_UNIT_AVG, VT_NUMERIC, ScalarParams)
+DPAGG_UNIT_TRANS(dpagg_unit_count_trans, unit_count_row, DP_SITE_UNIT_COUNT, VT_INT8, ScalarParams)
+DPAGG_UNIT_TRANS(dpagg_unit_select_trans, select_row, DP_SITE_SELECT, VT_NONE, void)
+
+static inline bool
+state_kind_valid(int kind)
+{
+	return (kind >= DP_SUM && kind <= DP_AVG) || DPAGG_KIND_IS_UNIT(kind);
+}
+
 static void
 check_state_kind(const DpState *st, int kind)
 {
@@ -617,13 +761,12 @@ released_value(const DpState *st)
  * Nothing random happens before the charge is taken.  The parameters charged and the parameters
  * released under are the same object: the call site's.
  */
-PG_FUNCTION_INFO_V1(dpagg_sum_final);
-Datum
-dpagg_sum_final(PG_FUNCTION_ARGS)
+static Datum
+sum_final(FunctionCallInfo fcinfo, int kind)
 {
 	DpState		empty;
 	DpSite	   *site;
-	DpState    *st = final_state(fcinfo, DP_SUM, &empty, &site);
+	DpState    *st = final_state(fcinfo, kind, &empty, &site);
 	ScalarParams *p = (ScalarParams *) site->params;
 	const dpagg_calibration *cal;
 	double		v;
@@ -636,6 +779,20 @@ dpagg_sum_final(PG_FUNCTION_ARGS)
 	PG_RETURN_FLOAT8(v);
 }
 
+PG_FUNCTION_INFO_V1(dpagg_sum_final);
+Datum
+dpagg_sum_final(PG_FUNCTION_ARGS)
+{
+	return sum_final(fcinfo, DP_SUM);
+}
+
+PG_FUNCTION_INFO_V1(dpagg_unit_sum_final);
+Datum
+dpagg_unit_sum_final(PG_FUNCTION_ARGS)
+{
+	return sum_final(fcinfo, DP_SITE_UNIT_SUM);
+}
+
 /* A noisy count, rounded and never negative (post-processing). */
 static double
 noisy_count(const DpState *st, const dpagg_calibration *cal)
@@ -645,13 +802,12 @@ noisy_count(const DpState *st, const dpagg_calibration *cal)
 	return c < 0 ? 0 : c;
 }
 
-PG_FUNCTION_INFO_V1(dpagg_count_final);
-Datum
-dpagg_count_final(PG_FUNCTION_ARGS)
+static Datum
+count_final(FunctionCallInfo fcinfo, int kind)
 {
 	DpState		empty;
 	DpSite	   *site;
-	DpState    *st = final_state(fcinfo, DP_COUNT, &empty, &site);
+	DpState    *st = final_state(fcinfo, kind, &empty, &site);
 	ScalarParams *p = (ScalarParams *) site->params;
 	const dpagg_calibration *cal;
 	double		c;
@@ -667,19 +823,32 @@ dpagg_count_final(PG_FUNCTION_ARGS)
 	PG_RETURN_INT64((int64) c);
 }
 
+PG_FUNCTION_INFO_V1(dpagg_count_final);
+Datum
+dpagg_count_final(PG_FUNCTION_ARGS)
+{
+	return count_final(fcinfo, DP_COUNT);
+}
+
+PG_FUNCTION_INFO_V1(dpagg_unit_count_final);
+Datum
+dpagg_unit_count_final(PG_FUNCTION_ARGS)
+{
+	return count_final(fcinfo, DP_SITE_UNIT_COUNT);
+}
+
 /*
  * dp_avg: half of epsilon and of delta for the sum of the centred values, half for the count
  * (basic composition: the two releases together are (epsilon, delta)-DP, and are charged as one
  * release of (epsilon, delta)).  The answer is m + S / max(C, 1), clamped to [lower, upper]; all
  * of it is post-processing.
  */
-PG_FUNCTION_INFO_V1(dpagg_avg_final);
-Datum
-dpagg_avg_final(PG_FUNCTION_ARGS)
+static Datum
+avg_final(FunctionCallInfo fcinfo, int kind)
 {
 	DpState		empty;
 	DpSite	   *site;
-	DpState    *st = final_state(fcinfo, DP_AVG, &empty, &site);
+	DpState    *st = final_state(fcinfo, kind, &empty, &site);
 	ScalarParams *p = (ScalarParams *) site->params;
 	const dpagg_calibration *cal;
 	double		s,
@@ -694,6 +863,41 @@ dpagg_avg_final(PG_FUNCTION_ARGS)
 	avg = fmin(p->upper, fmax(p->lower, p->mid + s / (c < 1 ? 1 : c)));
 	REMEMBER_RELEASE(st, avg);
 	PG_RETURN_FLOAT8(avg);
+}
+
+PG_FUNCTION_INFO_V1(dpagg_avg_final);
+Datum
+dpagg_avg_final(PG_FUNCTION_ARGS)
+{
+	return avg_final(fcinfo, DP_AVG);
+}
+
+PG_FUNCTION_INFO_V1(dpagg_unit_avg_final);
+Datum
+dpagg_unit_avg_final(PG_FUNCTION_ARGS)
+{
+	return avg_final(fcinfo, DP_SITE_UNIT_AVG);
+}
+
+/*
+ * Group selection (selection.c prepares the plan): keep the group or not, from its number of
+ * units, with a fresh draw after the charge.  Like a value, a decision is made once per state.
+ */
+PG_FUNCTION_INFO_V1(dpagg_unit_select_final);
+Datum
+dpagg_unit_select_final(PG_FUNCTION_ARGS)
+{
+	DpState		empty;
+	DpSite	   *site;
+	DpState    *st = final_state(fcinfo, DP_SITE_SELECT, &empty, &site);
+	bool		keep;
+
+	if (st->released)
+		PG_RETURN_BOOL(released_value(st) != 0);
+	dpagg_site_charge(site);	/* normally charged already, before the first row */
+	keep = dpagg_select_keep(site, st->count);
+	REMEMBER_RELEASE(st, keep ? 1.0 : 0.0);
+	PG_RETURN_BOOL(keep);
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -714,8 +918,7 @@ dpagg_state_out(PG_FUNCTION_ARGS)
 static void
 check_state(DpState *st)
 {
-	if (st->version != DPAGG_STATE_VERSION || st->kind < DP_SUM || st->kind > DP_AVG ||
-		st->count < 0)
+	if (st->version != DPAGG_STATE_VERSION || !state_kind_valid(st->kind) || st->count < 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
 				 errmsg("invalid dpagg_state")));

@@ -83,6 +83,7 @@ _PG_init(void)
 	dpagg_calib_cache_init();
 	dpagg_hooks_init();
 	dpagg_protect_init();
+	dpagg_bound_init();
 	MarkGUCPrefixReserved("dpagg");
 	dpagg_set_interrupt_check(should_stop);
 }

@@ -98,31 +98,53 @@ dpagg_executor_finish(QueryDesc *qd)
 static bool
 own_aggref_walker(Node *node, void *context)
 {
+	int		   *found = (int *) context;
+
 	if (node == NULL)
 		return false;
-	if (IsA(node, Aggref) && dpagg_is_own_aggregate(((Aggref *) node)->aggfnoid))
-		return true;
+	if (IsA(node, Aggref))
+	{
+		int			kind = dpagg_aggregate_kind(((Aggref *) node)->aggfnoid);
+
+		if (DPAGG_KIND_IS_UNIT(kind))
+		{
+			/* Only bound.c's rewrite may use them (a SQL function's inlined body could not). */
+			if (!dpagg_unit_aggref_is_ours((Aggref *) node))
+				ereport(ERROR,
+						(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+						 errmsg("dpagg's per-unit aggregates cannot be called directly"),
+						 errhint("Use dp_sum, dp_avg and dp_count: over a private relation they are bounded per privacy unit.")));
+			*found |= DPAGG_RUNS_UNIT;
+		}
+		else if (kind != 0)
+			*found |= DPAGG_RUNS_PLAIN;
+	}
 	return expression_tree_walker(node, own_aggref_walker, context);
 }
 
 static void
 own_aggregate_visit(Plan *plan, void *context)
 {
-	bool	   *found = (bool *) context;
+	if (IsA(plan, Agg))
+	{
+		(void) own_aggref_walker((Node *) plan->targetlist, context);
+		(void) own_aggref_walker((Node *) plan->qual, context);
+	}
+}
 
-	if (!*found && IsA(plan, Agg) &&
-		(own_aggref_walker((Node *) plan->targetlist, NULL) ||
-		 own_aggref_walker((Node *) plan->qual, NULL)))
-		*found = true;
+int
+dpagg_statement_aggregates(PlannedStmt *stmt)
+{
+	int			found = 0;
+
+	dpagg_walk_statement(stmt, own_aggregate_visit, &found);
+	return found;
 }
 
 bool
 dpagg_statement_has_own_aggregate(PlannedStmt *stmt)
 {
-	bool		found = false;
-
-	dpagg_walk_statement(stmt, own_aggregate_visit, &found);
-	return found;
+	return dpagg_statement_aggregates(stmt) != 0;
 }
 
 static PlannedStmt *
@@ -151,6 +173,10 @@ dpagg_planner(Query *parse, const char *query_string, int options, ParamListInfo
 	Query	   *copy = NULL;
 	PlannedStmt *stmt;
 
+	/* Per-unit bounding over private relations (bound.c): the analyst's query may not name the
+	 * per-unit aggregates; dpagg's aggregates over private relations are rewritten into them. */
+	dpagg_refuse_unit_aggregates(parse);
+	dpagg_bound_query(parse);
 	if (at_entry)
 		copy = copyObject(parse);	/* the planner scribbles on its input */
 	stmt = plan_once(parse, query_string, options, params);

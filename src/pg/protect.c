@@ -503,11 +503,14 @@ dpagg_protect_check_start(QueryDesc *qd)
 {
 	PlannedStmt *stmt = qd->plannedstmt;
 	Oid			private_rel = first_private_relation(stmt);
-	bool		has_dpagg = dpagg_statement_has_own_aggregate(stmt);
-	const char *detail = "The relation is protected per privacy unit, and this version of dpagg bounds contributions per row only.";
+	int			runs = dpagg_statement_aggregates(stmt);
+	bool		has_dpagg = runs != 0;
+	const char *detail = "The relation is protected per privacy unit, and dpagg could not bound this statement's aggregates per unit.";
 
-	if (has_dpagg && OidIsValid(private_rel))
-		refuse("dpagg aggregates over the private relation \"%s\" are not available yet",
+	/* bound.c rewrote every dpagg aggregate over a private relation that it could bound into
+	 * the per-unit ones; a plain one left in such a statement was not bounded. */
+	if ((runs & DPAGG_RUNS_PLAIN) && OidIsValid(private_rel))
+		refuse("dpagg aggregates over the private relation \"%s\" must be bounded per privacy unit",
 			   get_rel_name(private_rel), detail);
 	if (has_dpagg && private_depth > 0)
 		refuse("dpagg aggregates are not available inside a statement that reads a private relation%s",

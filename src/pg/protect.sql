@@ -31,3 +31,21 @@ CREATE VIEW dp_protected AS
 COMMENT ON VIEW dp_protected IS
   'the relations declared private in this database, with their privacy unit and contribution bounds (partitions of a private table are private too)';
 GRANT SELECT ON dp_protected TO PUBLIC;
+
+-- The order in which each privacy unit keeps at most max_groups_contributed of its groups: a
+-- uniform number in [0, 1) from dpagg's secure generator, drawn afresh on every call (setseed
+-- does not reach it).  Queries over private relations are rewritten to use it (src/pg/bound.c).
+CREATE FUNCTION dpagg_random() RETURNS double precision
+  AS 'MODULE_PATHNAME', 'dpagg_random' LANGUAGE C VOLATILE PARALLEL SAFE;
+COMMENT ON FUNCTION dpagg_random() IS
+  'a uniform number in [0, 1) from the secure generator (used to choose the groups a privacy unit keeps)';
+
+-- How private group selection behaves for given parameters; releases nothing (src/pg/selection.c).
+CREATE FUNCTION dp_group_selection(epsilon double precision, delta double precision,
+    max_groups_contributed integer DEFAULT 1, strategy text DEFAULT 'auto',
+    OUT strategy_used text, OUT keep_one_unit double precision,
+    OUT units_for_half bigint, OUT units_for_99 bigint, OUT details jsonb)
+  RETURNS record
+  AS 'MODULE_PATHNAME', 'dpagg_group_selection_sql' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION dp_group_selection(double precision, double precision, integer, text) IS
+  'private group selection for (epsilon, delta, L): the strategy, the chance a group of one unit is released, the units needed for a 50 % and a 99 % chance; releases nothing';

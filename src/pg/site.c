@@ -168,6 +168,12 @@ dpagg_is_own_aggregate(Oid aggfnoid)
 	return aggregate_kind(aggfnoid) != 0;
 }
 
+int
+dpagg_aggregate_kind(Oid aggfnoid)
+{
+	return aggregate_kind(aggfnoid);
+}
+
 static void
 not_own_aggregate(void)
 {
@@ -330,6 +336,15 @@ dpagg_kind_name(int kind)
 			return "dp_count";
 		case DP_SITE_AVG:
 			return "dp_avg";
+		/* The per-unit kinds are what the analyst wrote, bounded per unit (bound.c). */
+		case DP_SITE_UNIT_SUM:
+			return "dp_sum";
+		case DP_SITE_UNIT_AVG:
+			return "dp_avg";
+		case DP_SITE_UNIT_COUNT:
+			return "dp_count";
+		case DP_SITE_SELECT:
+			return "group selection";
 		default:
 			return "dp_sum_vector";
 	}
@@ -343,6 +358,8 @@ dpagg_value_position(Aggref *aggref, int kind)
 
 	if (kind == DP_SITE_COUNT)
 		return n > (has_mech ? 3 : 2) ? 0 : -1;
+	if (kind == DP_SITE_SELECT)
+		return -1;
 	return 0;
 }
 
@@ -513,6 +530,7 @@ site_prepare(AggState *as, AggStatePerTrans pt, int expected_kind)
 	 * wherever it runs, it is checked and charged. */
 	site->releases = !DO_AGGSPLIT_SKIPFINAL(aggref->aggsplit);
 	site->params = kind == DP_SITE_VECTOR ? dpagg_vector_site_params(site)
+		: kind == DP_SITE_SELECT ? dpagg_select_site_params(site)
 		: dpagg_scalar_site_params(site);
 	/* Published only once complete: a failed preparation leaves no half-made site behind. */
 	pt->transfn.fn_extra = site;

@@ -19,6 +19,7 @@
 #include "dpagg_pg.h"
 
 #include "nodes/execnodes.h"
+#include "nodes/parsenodes.h"
 #include "nodes/plannodes.h"
 #include "nodes/primnodes.h"
 
@@ -29,8 +30,16 @@ typedef enum DpSiteKind
 	DP_SITE_SUM = 1,
 	DP_SITE_COUNT = 2,
 	DP_SITE_AVG = 3,
-	DP_SITE_VECTOR = 4
+	DP_SITE_VECTOR = 4,
+	/* The per-unit aggregates that bound.c rewrites dp_sum, dp_avg and dp_count into over a
+	 * private relation, and its group selection; nobody else may call them. */
+	DP_SITE_UNIT_SUM = 5,
+	DP_SITE_UNIT_AVG = 6,
+	DP_SITE_UNIT_COUNT = 7,
+	DP_SITE_SELECT = 8
 } DpSiteKind;
+
+#define DPAGG_KIND_IS_UNIT(k) ((k) >= DP_SITE_UNIT_SUM && (k) <= DP_SITE_SELECT)
 
 typedef struct DpSite
 {
@@ -96,6 +105,31 @@ extern void dpagg_sites_prepare_tree(PlanState *ps, const char *query_text);
 /* Does the expression tree contain a call of one of dpagg's aggregates? (hooks.c) */
 extern bool dpagg_is_own_aggregate(Oid aggfnoid);
 
+/* The DpSiteKind of one of dpagg's own aggregates, or 0 (site.c). */
+extern int	dpagg_aggregate_kind(Oid aggfnoid);
+
+/* Where the arguments of dp_sum, dp_avg and dp_count are (0-based; -1 when absent), from the
+ * Aggref's argument types (aggregates.c). */
+typedef struct DpArgLayout
+{
+	int			nargs;
+	int			value;
+	int			epsilon;
+	int			delta;
+	int			sensitivity;
+	int			lower;
+	int			upper;
+	int			mechanism;
+	int			max_groups;		/* per-unit kinds: L */
+	int			max_rows;		/* dpagg_unit_count: the row cap C */
+	int			strategy;		/* dpagg_unit_select */
+} DpArgLayout;
+extern void dpagg_arg_layout(Aggref *aggref, int kind, DpArgLayout *out);
+
+/* The site params of a group selection, and its decision for a group of n units (selection.c). */
+extern void *dpagg_select_site_params(DpSite *site);
+extern bool dpagg_select_keep(DpSite *site, int64 n_units);
+
 /* The kinds' site builders (aggregates.c, vector.c): read and validate the parameters, return
  * the payload for site->params (allocated in site->cxt). */
 extern void *dpagg_scalar_site_params(DpSite *site);
@@ -103,6 +137,21 @@ extern void *dpagg_vector_site_params(DpSite *site);
 
 /* Does a finished plan aggregate with one of dpagg's aggregates? (hooks.c) */
 extern bool dpagg_statement_has_own_aggregate(PlannedStmt *stmt);
+
+/* Which of dpagg's aggregates a finished plan runs: DPAGG_RUNS_PLAIN (dp_sum, dp_avg, dp_count,
+ * dp_sum_vector as written) and/or DPAGG_RUNS_UNIT (the per-unit aggregates of bound.c). */
+#define DPAGG_RUNS_PLAIN 1
+#define DPAGG_RUNS_UNIT 2
+extern int	dpagg_statement_aggregates(PlannedStmt *stmt);
+
+/* Per-unit bounding of dpagg aggregates over private relations (bound.c): called by the planner
+ * hook on every query before it is planned; rewrites it in place, or refuses it. */
+extern void dpagg_bound_query(Query *parse);
+/* Refuse a query that calls the per-unit aggregates itself (post-parse-analysis and planner). */
+extern void dpagg_refuse_unit_aggregates(Query *parse);
+/* Did bound.c make this per-unit Aggref (it carries bound.c's mark)? */
+extern bool dpagg_unit_aggref_is_ours(Aggref *aggref);
+extern void dpagg_bound_init(void);
 
 extern void dpagg_hooks_init(void);
 

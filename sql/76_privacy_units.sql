@@ -1,0 +1,96 @@
+-- People, not rows (issue 10): what dpagg's aggregates answer over a private relation.  Noisy
+-- answers are checked against known answers: with an epsilon so large that the noise is far below
+-- the rounding, in multiples of the noise scale, or as frequencies over many executions within
+-- sampling error.  No random number is printed.
+SET dpagg.default_mechanism = 'laplace';
+
+-- 1. A unit with 10 000 rows in one group moves dp_sum by at most its bound; rows whose unit is
+--    NULL are not released.
+CREATE TABLE pay (uid integer, dept text, amount double precision);
+INSERT INTO pay SELECT g, 'sales', 1 FROM generate_series(1, 100) g;     -- 100 units, one row each
+INSERT INTO pay SELECT 0, 'sales', 1 FROM generate_series(1, 10000);     -- one unit, 10 000 rows
+INSERT INTO pay SELECT NULL, 'sales', 1000 FROM generate_series(1, 50);  -- rows of nobody
+-- Not private yet: per row.
+SELECT round(dp_sum(amount, 1e6, 0, 0, 5)) AS per_row_sum, round(dp_count(1e6, 0)) AS rows FROM pay;
+SELECT dp_protect('pay', 'uid');
+-- Private: 100 units add 1 each, the big one at most upper = 5; 101 units; every unit's average is 1.
+SELECT round(dp_sum(amount, 1e6, 0, 0, 5)) AS bounded_sum,
+       round(dp_count(1e6, 0)) AS units,
+       round(dp_count(amount, 1e6, 0)) AS units_with_amount,
+       round(dp_avg(amount, 1e6, 0, 0, 10)::numeric, 3) AS avg_of_unit_avgs
+  FROM pay;
+-- With a row cap, a count takes at most max_rows_per_group rows of each unit: 100 + 3.
+SELECT dp_protect('pay', 'uid', 1, 3);
+SELECT round(dp_count(1e6, 0)) AS capped_rows FROM pay;
+-- The sensitivity form clamps each unit's sum to [-s, s].
+SELECT round(dp_sum(amount, 1e6, 0, 2)) AS bounded_sum FROM pay;
+
+-- 2. A unit present in 50 groups appears in at most L = 3 of them, a fresh random three in each
+--    execution; every other unit is in one group.
+CREATE TABLE shop (uid integer, item integer);
+INSERT INTO shop SELECT 0, g FROM generate_series(1, 50) g;
+INSERT INTO shop SELECT 1000 * i + g, g FROM generate_series(1, 50) g, generate_series(1, 200) i;
+SELECT dp_protect('shop', 'uid', 3);
+CREATE TEMP TABLE kept (run integer, item integer, c bigint);
+DO $$ BEGIN FOR r IN 1..20 LOOP
+  INSERT INTO kept SELECT r, item, c FROM (SELECT item, dp_count(1e6, 1e-3) AS c FROM shop GROUP BY item) s;
+END LOOP; END $$;
+SELECT count(*) AS groups_released FROM kept;                         -- 20 runs x 50 groups
+SELECT DISTINCT c FROM kept ORDER BY c;                                 -- 200 units, or 201 with unit 0
+SELECT DISTINCT count(*) FILTER (WHERE c = 201) AS groups_of_unit_0 FROM kept GROUP BY run;
+SELECT count(DISTINCT item) FILTER (WHERE c = 201) > 3 AS the_three_change FROM kept;
+-- Counts of units at epsilon 1: each group within 14 noise scales (Laplace at epsilon 1/3 per group).
+SELECT bool_and(abs(c - 200) <= 1 + 14 * (SELECT scale FROM dp_calibrate('laplace', 1.0 / 3, 0, 1, true)))
+       AS within_noise
+  FROM (SELECT item, dp_count(1, 1e-3) AS c FROM shop GROUP BY item) s;
+-- What one execution was charged: one entry per aggregate, one for the group selection; each
+-- group was calibrated at epsilon / L.
+SELECT aggregate, mechanism, epsilon, delta FROM dp_ledger ORDER BY seq DESC LIMIT 2;
+
+-- 3. A group of one unit (with many rows) is released with the probability of the selection,
+--    whatever the outer query does with the result (here only its rows are counted, so the
+--    dp_count itself is never computed; the selection still is, and is charged).
+CREATE TABLE lonely (uid integer, g text);
+INSERT INTO lonely SELECT 1, 'only' FROM generate_series(1, 50);
+SELECT dp_protect('lonely', 'uid');
+CREATE TEMP TABLE trials (strategy text, released integer);
+DO $$ BEGIN
+  FOR r IN 1..1500 LOOP
+    INSERT INTO trials SELECT 'auto', count(*) FROM (SELECT g, dp_count(1, 0.05) FROM lonely GROUP BY g) s;
+  END LOOP;
+  SET LOCAL dpagg.selection_strategy = 'gaussian';
+  SET LOCAL dpagg.selection_delta = 0.2;
+  FOR r IN 1..1000 LOOP
+    INSERT INTO trials SELECT 'gaussian', count(*) FROM (SELECT g, dp_count(1, 0.05) FROM lonely GROUP BY g) s;
+  END LOOP;
+  SET LOCAL dpagg.selection_strategy = 'laplace';
+  FOR r IN 1..1000 LOOP
+    INSERT INTO trials SELECT 'laplace', count(*) FROM (SELECT g, dp_count(1, 0.05) FROM lonely GROUP BY g) s;
+  END LOOP;
+END $$;
+SELECT t.strategy, s.strategy_used, round(s.keep_one_unit::numeric, 4) AS p,
+       abs(avg(released) - s.keep_one_unit) <= 4.5 * sqrt(s.keep_one_unit * (1 - s.keep_one_unit) / count(*))
+         AS rate_within_sampling_error
+  FROM trials t
+  CROSS JOIN LATERAL dp_group_selection(1, CASE t.strategy WHEN 'auto' THEN 0.05 ELSE 0.2 END, 1, t.strategy) s
+ GROUP BY t.strategy, s.strategy_used, s.keep_one_unit ORDER BY 1;
+SELECT strategy_used, units_for_half, units_for_99 FROM dp_group_selection(1, 1e-6, 3);
+SELECT expect_error($$SELECT * FROM dp_group_selection(1, 0, 3)$$) AS error;
+SELECT expect_error($$SELECT * FROM dp_group_selection(1, 1e-6, 0)$$) AS error;
+SELECT expect_error($$SELECT * FROM dp_group_selection(1, 1e-6, 1, 'best')$$) AS error;
+
+-- 4. Joins with public relations, and a private view that holds a join.
+CREATE TABLE depts (dept text PRIMARY KEY, region text);
+INSERT INTO depts VALUES ('sales', 'north');
+SELECT d.region, round(dp_sum(p.amount, 1e6, 1e-3, 0, 5)) AS bounded_sum
+  FROM pay p JOIN depts d USING (dept) GROUP BY d.region;
+CREATE VIEW pay_regions AS SELECT p.uid, d.region, p.amount FROM pay p JOIN depts d USING (dept);
+SELECT dp_protect('pay_regions', 'uid');
+SELECT region, round(dp_count(1e6, 1e-3)) AS units FROM pay_regions GROUP BY region;
+-- A plain view over a private table that passes the unit column through is bounded too.
+CREATE VIEW pay_plain AS SELECT uid, amount FROM pay WHERE amount > 0;
+SELECT round(dp_sum(amount, 1e6, 0, 0, 5)) AS bounded_sum FROM pay_plain;
+
+DROP VIEW pay_regions, pay_plain;
+DROP TABLE pay, shop, lonely, depts;
+RESET dpagg.default_mechanism;

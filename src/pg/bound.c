@@ -1,0 +1,952 @@
+/*
+ * bound.c — dpagg aggregates over private relations, bounded per privacy unit (README, "Privacy
+ * units"; design notes in docs/privacy_units.md).
+ *
+ * The planner hook hands every query to dpagg_bound_query before it is planned (views are
+ * expanded by then, so what is planned is what runs).  A query level whose dpagg aggregates read
+ * a private relation is rewritten, in place, from
+ *
+ *     SELECT g, dp_sum(v, eps, delta, lo, hi) FROM r ... WHERE w GROUP BY g HAVING h
+ *
+ * into
+ *
+ *     SELECT g, dpagg_unit_sum(s, eps, delta, lo, hi, mech, L)
+ *       FROM (SELECT g, u, sum(v) AS s,                               -- one row per unit and group
+ *                    row_number() OVER (PARTITION BY u ORDER BY dpagg_random()) AS k
+ *               FROM r ... WHERE w AND u IS NOT NULL GROUP BY g, u) dpagg_per_unit
+ *      WHERE k <= L                                                    -- at most L groups per unit
+ *      GROUP BY g
+ *     HAVING h AND dpagg_unit_select(eps_s, delta_s, L, strategy)      -- private group selection
+ *
+ * where u is the relation's privacy-unit column and L its max_groups_contributed.  Each unit's
+ * contribution to a group is aggregated first (its sum, its average, its rows) and bounded by the
+ * outer aggregate (clamped to [lo, hi]; a count takes 1 per unit, or at most max_rows_per_group
+ * rows); each unit keeps a uniformly random set of at most L of its groups, drawn afresh from the
+ * secure generator for every execution; each group is calibrated at (eps / L, delta / L), so the
+ * L groups a unit can change compose to the (eps, delta) that is charged; and a group whose keys
+ * come from the data is released only if a DP test on its number of units passes
+ * (selection.c), charged as one more release.  A query without GROUP BY has one group: no
+ * selection, no sampling, L = 1.
+ *
+ * What cannot be bounded is refused with 0A000 before anything runs: the private relation read
+ * more than once (a self-join, a subquery on it in WHERE), reached through something other than
+ * the FROM clause or a plain subquery or view that passes the unit column through, grouping
+ * sets, sublinks among the outputs, other aggregates beside dpagg's, dp_sum_vector.
+ *
+ * The per-unit aggregates (dpagg_unit_sum, ...) mean "this row is one unit's contribution"; only
+ * this rewrite may use them.  Each Aggref it makes carries a mark in its location field, which the
+ * parser never produces (it writes a position >= 0, or -1) and stored node trees cannot carry
+ * (locations are read back as -1); the ExecutorStart check (protect.c) refuses a plan with a
+ * per-unit aggregate that lacks it, e.g. one inlined from a SQL function's body.  Queries that
+ * name them are also refused when they are parsed and when they are planned.
+ */
+#include "site.h"
+#include "protect.h"
+
+#include <math.h>
+
+#include "catalog/pg_aggregate.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_collation.h"
+#include "catalog/pg_type.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/optimizer.h"
+#include "parser/analyze.h"
+#include "parser/parse_coerce.h"
+#include "parser/parse_func.h"
+#include "parser/parse_oper.h"
+#include "parser/parsetree.h"
+#include "rewrite/rewriteManip.h"
+#include "utils/builtins.h"
+#include "utils/fmgroids.h"
+#include "utils/guc.h"
+#include "utils/lsyscache.h"
+
+#include "../core/dpagg_core.h"
+
+/* GUCs: the (epsilon, delta) and strategy of group selection; 0 = as the first aggregate. */
+static double selection_epsilon = 0;
+static double selection_delta = 0;
+static char *selection_strategy = NULL;
+
+static post_parse_analyze_hook_type prev_post_parse_analyze = NULL;
+
+static void
+unsupported(const char *msg, const char *detail, const char *hint)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("%s", msg),
+			 detail ? errdetail("%s", detail) : 0,
+			 errhint("%s", hint)));
+}
+
+/* ---- is this range-table entry a private source? ----------------------------------------- */
+
+/* The view an RTE_SUBQUERY was expanded from (PostgreSQL 15 keeps the view's own entry, OLD, first
+ * in the expanded query's range table, for its permission check), or InvalidOid. */
+static Oid
+expanded_view(RangeTblEntry *rte)
+{
+	RangeTblEntry *old;
+
+	if (rte->rtekind != RTE_SUBQUERY || rte->subquery == NULL || rte->subquery->rtable == NIL)
+		return InvalidOid;
+	old = linitial_node(RangeTblEntry, rte->subquery->rtable);
+	if (old->rtekind == RTE_RELATION && old->relkind == RELKIND_VIEW && !old->inFromCl)
+		return old->relid;
+	return InvalidOid;
+}
+
+/* A private relation read by this entry itself: a private table (or a partition of one), or a
+ * private view.  Fills *prot and *rel (the relation as named in the query). */
+static bool
+rte_private(RangeTblEntry *rte, DpProtection *prot, Oid *rel)
+{
+	Oid			relid = InvalidOid;
+
+	if (rte->rtekind == RTE_RELATION && rte->relkind != RELKIND_VIEW)
+		relid = rte->relid;
+	else if (rte->rtekind == RTE_SUBQUERY)
+		relid = expanded_view(rte);
+	if (!OidIsValid(relid) || !dpagg_relation_protection(relid, prot, NULL))
+		return false;
+	*rel = relid;
+	return true;
+}
+
+static bool
+is_unit_aggref(Node *node)
+{
+	return IsA(node, Aggref) && DPAGG_KIND_IS_UNIT(dpagg_aggregate_kind(((Aggref *) node)->aggfnoid));
+}
+
+static bool
+has_unit_aggregate_walker(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (is_unit_aggref(node))
+		return true;
+	if (IsA(node, Query))
+		return false;			/* only this level */
+	return expression_tree_walker(node, has_unit_aggregate_walker, context);
+}
+
+/* A level this file has bounded already (its private reads are its own business). */
+static bool
+level_is_bounded(Query *q)
+{
+	return q->hasAggs && (has_unit_aggregate_walker((Node *) q->targetList, NULL) ||
+						  has_unit_aggregate_walker(q->havingQual, NULL));
+}
+
+/* ---- counting the private reads of a query level --------------------------------------------- */
+
+typedef struct CountContext
+{
+	int			n;
+	Oid			rel;
+} CountContext;
+
+static bool count_walker(Node *node, CountContext *c);
+
+static bool
+count_query(Query *q, CountContext *c)
+{
+	ListCell   *lc;
+
+	if (level_is_bounded(q))
+		return false;
+	foreach(lc, q->rtable)
+	{
+		RangeTblEntry *rte = lfirst_node(RangeTblEntry, lc);
+		DpProtection p;
+		Oid			rel;
+
+		if (rte_private(rte, &p, &rel))
+		{
+			c->n++;
+			c->rel = rel;
+			continue;			/* a private view's body is the view's */
+		}
+		(void) range_table_entry_walker(rte, count_walker, c, 0);
+	}
+	return query_tree_walker(q, count_walker, c, QTW_IGNORE_RANGE_TABLE);
+}
+
+static bool
+count_walker(Node *node, CountContext *c)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Query))
+		return count_query((Query *) node, c);
+	return expression_tree_walker(node, count_walker, c);
+}
+
+static int
+private_reads(Node *node, Oid *rel)
+{
+	CountContext c = {0, InvalidOid};
+
+	(void) count_walker(node, &c);
+	if (rel)
+		*rel = c.rel;
+	return c.n;
+}
+
+/* ---- where is the unit column? ------------------------------------------------------------ */
+
+typedef struct Source
+{
+	int			rtindex;		/* the entry of the level's range table that brings it */
+	AttrNumber	attno;			/* the unit column in that entry's output */
+	Oid			type;
+	int32		typmod;
+	Oid			collation;
+	DpProtection prot;
+	Oid			rel;			/* the private relation, for messages */
+} Source;
+
+static const char *no_unit_hint =
+"Aggregate the private relation in the FROM clause of the query with the dpagg aggregates, directly or through views and subqueries that keep its rows as they are and output its privacy-unit column.";
+
+/*
+ * The output column of a subquery that carries the unit column of the one private relation it
+ * reads.  The subquery must keep that relation's rows as they are (each output row comes from one
+ * of its rows, maybe joined with other data): no aggregation, window, DISTINCT, set operation,
+ * LIMIT or set-returning function, which could mix units or choose rows by other units' data.
+ */
+static bool find_in_level(Query *q, Source *src, bool top);
+
+static AttrNumber
+passed_through(Query *sq, Source *src)
+{
+	Source		inner;
+	ListCell   *lc;
+
+	if (sq->commandType != CMD_SELECT || sq->hasAggs || sq->hasWindowFuncs ||
+		sq->groupClause != NIL || sq->groupingSets != NIL || sq->havingQual != NULL ||
+		sq->distinctClause != NIL || sq->setOperations != NULL || sq->limitCount != NULL ||
+		sq->limitOffset != NULL || sq->hasTargetSRFs || sq->hasModifyingCTE)
+		unsupported("dpagg cannot bound a private relation read through this subquery or view",
+					"Between the private relation and the dpagg aggregates, rows must stay one per row of the relation: no aggregation, window function, DISTINCT, UNION, LIMIT or set-returning function.",
+					no_unit_hint);
+	if (!find_in_level(sq, &inner, false))
+		unsupported("dpagg cannot find the private relation in this subquery or view",
+					NULL, no_unit_hint);
+	*src = inner;
+	foreach(lc, sq->targetList)
+	{
+		TargetEntry *tle = lfirst_node(TargetEntry, lc);
+		Node	   *e = flatten_join_alias_vars(sq, (Node *) tle->expr);
+
+		while (e && IsA(e, RelabelType))
+			e = (Node *) ((RelabelType *) e)->arg;
+		if (!tle->resjunk && e && IsA(e, Var) && ((Var *) e)->varlevelsup == 0 &&
+			((Var *) e)->varno == inner.rtindex && ((Var *) e)->varattno == inner.attno)
+			return tle->resno;
+	}
+	unsupported(psprintf("the privacy unit column \"%s\" of \"%s\" is not an output of the subquery or view that reads it",
+						 inner.prot.unit, get_rel_name(inner.rel)),
+				NULL, no_unit_hint);
+	return 0;					/* not reached */
+}
+
+/* Find the range-table entry of q that brings its one private read; false if none does. */
+static bool
+find_in_level(Query *q, Source *src, bool top)
+{
+	int			i = 0;
+	ListCell   *lc;
+
+	foreach(lc, q->rtable)
+	{
+		RangeTblEntry *rte = lfirst_node(RangeTblEntry, lc);
+		DpProtection p;
+		Oid			rel;
+
+		i++;
+		if (rte_private(rte, &p, &rel))
+		{
+			memset(src, 0, sizeof(*src));
+			src->rtindex = i;
+			src->prot = p;
+			src->rel = rel;
+			if (rte->rtekind == RTE_RELATION)
+			{
+				src->attno = get_attnum(rte->relid, p.unit);
+				if (src->attno == InvalidAttrNumber)
+					unsupported(psprintf("the privacy unit column \"%s\" of \"%s\" does not exist",
+										 p.unit, get_rel_name(rte->relid)),
+								NULL, "Declare the relation's protection again with dp_protect.");
+				get_atttypetypmodcoll(rte->relid, src->attno, &src->type, &src->typmod,
+									  &src->collation);
+			}
+			else
+			{
+				TargetEntry *tle;
+
+				src->attno = get_attnum(rel, p.unit);
+				if (src->attno == InvalidAttrNumber ||
+					src->attno > list_length(rte->subquery->targetList))
+					unsupported(psprintf("the privacy unit column \"%s\" of \"%s\" does not exist",
+										 p.unit, get_rel_name(rel)),
+								NULL, "Declare the view's protection again with dp_protect.");
+				tle = list_nth_node(TargetEntry, rte->subquery->targetList, src->attno - 1);
+				src->type = exprType((Node *) tle->expr);
+				src->typmod = exprTypmod((Node *) tle->expr);
+				src->collation = exprCollation((Node *) tle->expr);
+			}
+			return true;
+		}
+		if (rte->rtekind == RTE_SUBQUERY && private_reads((Node *) rte->subquery, NULL) > 0)
+		{
+			AttrNumber	at = passed_through(rte->subquery, src);
+			TargetEntry *tle = list_nth_node(TargetEntry, rte->subquery->targetList, at - 1);
+
+			src->rtindex = i;
+			src->attno = at;
+			src->type = exprType((Node *) tle->expr);
+			src->typmod = exprTypmod((Node *) tle->expr);
+			src->collation = exprCollation((Node *) tle->expr);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* ---- building blocks ------------------------------------------------------------------------ */
+
+static Oid
+function_oid(const char *schema, const char *name, int nargs, const Oid *argtypes)
+{
+	return LookupFuncName(list_make2(makeString(pstrdup(schema)), makeString(pstrdup(name))),
+						  nargs, argtypes, false);
+}
+
+/* An Aggref of `fnoid` over `args` (expressions), as the parser would make it. */
+static Aggref *
+make_aggref(Oid fnoid, List *args, bool star, Expr *filter, int location)
+{
+	Aggref	   *a = makeNode(Aggref);
+	ListCell   *lc;
+	int			i = 0;
+
+	a->aggfnoid = fnoid;
+	a->aggtype = get_func_rettype(fnoid);
+	a->aggcollid = InvalidOid;
+	a->inputcollid = InvalidOid;
+	a->aggtranstype = InvalidOid;
+	foreach(lc, args)
+	{
+		Expr	   *e = (Expr *) lfirst(lc);
+
+		a->aggargtypes = lappend_oid(a->aggargtypes, exprType((Node *) e));
+		a->args = lappend(a->args, makeTargetEntry(e, ++i, NULL, false));
+		if (i == 1 && OidIsValid(exprCollation((Node *) e)))
+			a->inputcollid = exprCollation((Node *) e);
+	}
+	a->aggstar = star;
+	a->aggfilter = filter;
+	a->aggkind = AGGKIND_NORMAL;
+	a->agglevelsup = 0;
+	a->aggsplit = AGGSPLIT_SIMPLE;
+	a->aggno = -1;
+	a->aggtransno = -1;
+	a->location = location;
+	return a;
+}
+
+/* The mark of the per-unit Aggrefs this file makes (see the top of the file). */
+#define BOUND_MARK (-0x4450)
+
+static SortGroupClause *
+sort_group_clause(Oid type, Index ref, bool need_sort, const char *what)
+{
+	SortGroupClause *sgc = makeNode(SortGroupClause);
+	Oid			lt,
+				eq;
+	bool		hashable;
+
+	get_sort_group_operators(type, need_sort, true, false, &lt, &eq, NULL, &hashable);
+	if (need_sort && !OidIsValid(lt))
+		unsupported(psprintf("the %s has no ordering", what), NULL,
+					"Use a privacy unit column of a type with a btree operator class (integers, text, uuid, ...).");
+	sgc->tleSortGroupRef = ref;
+	sgc->eqop = eq;
+	sgc->sortop = lt;
+	sgc->nulls_first = false;
+	sgc->hashable = hashable;
+	return sgc;
+}
+
+static Expr *
+cast_to_float8(Expr *e)
+{
+	Oid			t = exprType((Node *) e);
+	Node	   *c;
+
+	if (t == FLOAT8OID || t == NUMERICOID)
+		return e;
+	c = coerce_to_target_type(NULL, (Node *) e, t, FLOAT8OID, -1, COERCION_EXPLICIT,
+							  COERCE_IMPLICIT_CAST, -1);
+	if (c == NULL)
+		elog(ERROR, "dpagg: cannot cast %s to double precision", format_type_be(t));
+	return (Expr *) c;
+}
+
+/* ---- the rewrite of one level ----------------------------------------------------------------- */
+
+typedef struct DpCall
+{
+	Aggref	   *orig;			/* as written */
+	int			kind;
+	DpArgLayout lo;
+	int			column;			/* its per-unit column in the inner query (1-based) */
+} DpCall;
+
+typedef struct LevelContext
+{
+	Query	   *q;
+	List	   *calls;			/* DpCall * */
+	List	   *gexprs;			/* the grouping expressions, as written */
+	const char *schema;			/* dpagg's */
+	int			L;
+	int			C;
+	int			ngroup;
+	int			unit_column;
+} LevelContext;
+
+static bool
+collect_walker(Node *node, LevelContext *lc)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Aggref))
+	{
+		Aggref	   *a = (Aggref *) node;
+		int			kind;
+		ListCell   *c;
+		DpCall	   *call;
+
+		if (a->agglevelsup != 0)
+			return false;
+		kind = dpagg_aggregate_kind(a->aggfnoid);
+		if (kind == 0)
+			unsupported("dpagg aggregates over a private relation cannot be combined with other aggregates in the same query level",
+						"Only dpagg's aggregates are bounded per privacy unit.",
+						"Compute the other aggregates in a separate query.");
+		if (kind == DP_SITE_VECTOR)
+			unsupported("dp_sum_vector is not available over private relations yet",
+						NULL, "Use dp_sum for each coordinate, or query a relation that is not private.");
+		if (a->aggorder != NIL || a->aggdistinct != NIL)
+			unsupported("dpagg aggregates over a private relation take no ORDER BY or DISTINCT",
+						NULL, "Remove it: each privacy unit's contribution is aggregated first.");
+		foreach(c, lc->calls)
+			if (equal(((DpCall *) lfirst(c))->orig, a))
+				return false;
+		call = palloc0(sizeof(DpCall));
+		call->orig = a;
+		call->kind = kind;
+		dpagg_arg_layout(a, kind, &call->lo);
+		lc->calls = lappend(lc->calls, call);
+		return false;			/* aggregates do not nest */
+	}
+	if (IsA(node, SubLink) || IsA(node, Query))
+		unsupported("subqueries among the outputs or in HAVING of a dpagg query over a private relation are not supported",
+					NULL, "Move the subquery into an outer query that reads the dpagg query's results.");
+	if (IsA(node, GroupingFunc))
+		unsupported("GROUPING() is not available over private relations", NULL,
+					"Group by one set of columns.");
+	return expression_tree_walker(node, collect_walker, lc);
+}
+
+/* The per-unit expression of one call: its contribution in the inner query. */
+static Expr *
+per_unit_expr(DpCall *call)
+{
+	Aggref	   *a = call->orig;
+	Expr	   *value = call->lo.value >= 0 ?
+		(Expr *) copyObject(list_nth_node(TargetEntry, a->args, call->lo.value)->expr) : NULL;
+	Expr	   *filter = (Expr *) copyObject(a->aggfilter);
+	Oid			t;
+
+	switch (call->kind)
+	{
+		case DP_SITE_SUM:
+		case DP_SITE_AVG:
+			{
+				const char *name = call->kind == DP_SITE_SUM ? "sum" : "avg";
+				Oid			f;
+
+				t = exprType((Node *) value);
+				f = function_oid("pg_catalog", name, 1, &t);
+				return cast_to_float8((Expr *) make_aggref(f, list_make1(value), false, filter, -1));
+			}
+		case DP_SITE_COUNT:
+			if (value != NULL)
+			{
+				t = ANYOID;
+				return (Expr *) make_aggref(function_oid("pg_catalog", "count", 1, &t),
+											list_make1(value), false, filter, -1);
+			}
+			return (Expr *) make_aggref(function_oid("pg_catalog", "count", 0, NULL), NIL, true,
+										filter, -1);
+		default:
+			elog(ERROR, "dpagg: unexpected aggregate kind %d", call->kind);
+	}
+	return NULL;
+}
+
+static Expr *
+arg_of(Aggref *a, int i)
+{
+	return (Expr *) copyObject(list_nth_node(TargetEntry, a->args, i)->expr);
+}
+
+static Expr *
+int4_const(int v)
+{
+	return (Expr *) makeConst(INT4OID, -1, InvalidOid, 4, Int32GetDatum(v), false, true);
+}
+
+/* The outer, per-unit aggregate that replaces one call. */
+static Aggref *
+bounded_call(DpCall *call, LevelContext *lc, Expr *value)
+{
+	Aggref	   *a = call->orig;
+	DpArgLayout *lo = &call->lo;
+	Expr	   *mech = lo->mechanism >= 0 ? arg_of(a, lo->mechanism)
+		: (Expr *) makeNullConst(TEXTOID, -1, DEFAULT_COLLATION_OID);
+	List	   *args;
+	const char *name;
+	Oid			types[8];
+	ListCell   *c;
+	int			n = 0;
+
+	if (call->kind == DP_SITE_COUNT)
+	{
+		name = "dpagg_unit_count";
+		args = list_make5(value, arg_of(a, lo->epsilon), arg_of(a, lo->delta), mech,
+						  int4_const(lc->L));
+		args = lappend(args, int4_const(lc->C));
+	}
+	else
+	{
+		Expr	   *lower,
+				   *upper;
+
+		name = call->kind == DP_SITE_SUM ? "dpagg_unit_sum" : "dpagg_unit_avg";
+		if (lo->sensitivity >= 0)
+		{
+			upper = arg_of(a, lo->sensitivity);
+			lower = (Expr *) makeFuncExpr(F_FLOAT8UM, FLOAT8OID, list_make1(copyObject(upper)),
+										  InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL);
+		}
+		else
+		{
+			lower = arg_of(a, lo->lower);
+			upper = arg_of(a, lo->upper);
+		}
+		args = list_make5(value, arg_of(a, lo->epsilon), arg_of(a, lo->delta), lower, upper);
+		args = lappend(args, mech);
+		args = lappend(args, int4_const(lc->L));
+	}
+	foreach(c, args)
+		types[n++] = exprType((Node *) lfirst(c));
+	return make_aggref(function_oid(lc->schema, name, n, types), args, false, NULL, BOUND_MARK);
+}
+
+typedef struct OuterContext
+{
+	LevelContext *lc;
+	List	   *inner_tlist;
+} OuterContext;
+
+static Var *
+inner_var(OuterContext *oc, int column)
+{
+	TargetEntry *tle = list_nth_node(TargetEntry, oc->inner_tlist, column - 1);
+
+	return makeVar(1, column, exprType((Node *) tle->expr), exprTypmod((Node *) tle->expr),
+				   exprCollation((Node *) tle->expr), 0);
+}
+
+/* The outer query's expressions: grouping expressions become the inner query's columns, dpagg
+ * calls the per-unit aggregates over them. */
+static Node *
+outer_mutator(Node *node, OuterContext *oc)
+{
+	ListCell   *c;
+	int			i;
+
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, Aggref) && ((Aggref *) node)->agglevelsup == 0)
+	{
+		foreach(c, oc->lc->calls)
+		{
+			DpCall	   *call = (DpCall *) lfirst(c);
+
+			if (equal(call->orig, node))
+				return (Node *) bounded_call(call, oc->lc, (Expr *) inner_var(oc, call->column));
+		}
+		elog(ERROR, "dpagg: an aggregate was not collected");
+	}
+	i = 0;
+	foreach(c, oc->lc->gexprs)
+	{
+		i++;
+		if (equal(lfirst(c), node))
+			return (Node *) inner_var(oc, i);
+	}
+	if (IsA(node, Var) && ((Var *) node)->varlevelsup == 0)
+		unsupported("a column of a private relation's query is used outside GROUP BY and the dpagg aggregates",
+					"Over a private relation, each output must be a grouping expression, a dpagg aggregate, or an expression of those.",
+					"Add the column to GROUP BY.");
+	return expression_tree_mutator(node, outer_mutator, oc);
+}
+
+static void
+rewrite_level(Query *q, Source *src)
+{
+	LevelContext lc;
+	OuterContext oc;
+	Query	   *inner;
+	List	   *tlist = NIL;
+	List	   *inner_group = NIL;
+	List	   *colnames = NIL;
+	ListCell   *c;
+	int			resno = 0;
+	Var		   *unit;
+	NullTest   *nt;
+	RangeTblEntry *rte;
+	Node	   *quals = NULL;
+	Node	   *having;
+	bool		grouped = q->groupClause != NIL;
+
+	if (q->commandType != CMD_SELECT)
+		unsupported("dpagg aggregates over a private relation must be in a SELECT", NULL,
+					"Write the dpagg query as a SELECT (it may be a subquery).");
+	if (q->groupingSets != NIL)
+		unsupported("GROUPING SETS, ROLLUP and CUBE are not available over private relations yet",
+					NULL, "Run one query per grouping.");
+	if (q->rowMarks != NIL)
+		unsupported("FOR UPDATE and FOR SHARE are not available with dpagg aggregates", NULL,
+					"Remove the locking clause.");
+	if (q->hasModifyingCTE)
+		unsupported("data-modifying WITH queries are not available with dpagg aggregates over private relations",
+					NULL, "Run the modification separately.");
+
+	memset(&lc, 0, sizeof(lc));
+	lc.q = q;
+	lc.L = grouped ? src->prot.max_groups : 1;
+	lc.C = src->prot.max_rows_per_group;
+	(void) collect_walker((Node *) q->targetList, &lc);
+	(void) collect_walker(q->havingQual, &lc);
+	if (lc.calls == NIL)
+		return;
+	lc.schema = get_namespace_name(get_func_namespace(((DpCall *) linitial(lc.calls))->orig->aggfnoid));
+
+	/* The inner query: one row per group and unit. */
+	inner = makeNode(Query);
+	inner->commandType = CMD_SELECT;
+	inner->querySource = QSRC_ORIGINAL;
+	inner->canSetTag = true;
+	inner->rtable = q->rtable;
+	inner->cteList = q->cteList;
+	inner->hasRecursive = q->hasRecursive;
+	inner->hasSubLinks = q->hasSubLinks;
+	inner->hasAggs = true;
+	foreach(c, q->groupClause)
+	{
+		SortGroupClause *sgc = lfirst_node(SortGroupClause, c);
+		TargetEntry *tle = get_sortgroupclause_tle(sgc, q->targetList);
+		TargetEntry *ntle;
+		SortGroupClause *nsgc = copyObject(sgc);
+
+		lc.gexprs = lappend(lc.gexprs, copyObject(tle->expr));
+		resno++;
+		ntle = makeTargetEntry(copyObject(tle->expr), resno, psprintf("dpagg_g%d", resno), false);
+		ntle->ressortgroupref = resno;
+		nsgc->tleSortGroupRef = resno;
+		tlist = lappend(tlist, ntle);
+		inner_group = lappend(inner_group, nsgc);
+	}
+	lc.ngroup = resno;
+	unit = makeVar(src->rtindex, src->attno, src->type, src->typmod, src->collation, 0);
+	{
+		TargetEntry *ntle = makeTargetEntry((Expr *) copyObject(unit), ++resno,
+											pstrdup("dpagg_unit"), false);
+
+		ntle->ressortgroupref = resno;
+		tlist = lappend(tlist, ntle);
+		inner_group = lappend(inner_group,
+							  sort_group_clause(src->type, resno, grouped, "privacy unit column"));
+		lc.unit_column = resno;
+	}
+	foreach(c, lc.calls)
+	{
+		DpCall	   *call = (DpCall *) lfirst(c);
+
+		call->column = ++resno;
+		tlist = lappend(tlist, makeTargetEntry(per_unit_expr(call), call->column,
+											   psprintf("dpagg_c%d", resno), false));
+	}
+	if (grouped)
+	{
+		/* row_number() OVER (PARTITION BY unit ORDER BY dpagg_random()): the rank of each of a
+		 * unit's groups in a fresh random order; the outer query keeps ranks 1..L. */
+		WindowFunc *wf = makeNode(WindowFunc);
+		WindowClause *wc = makeNode(WindowClause);
+		TargetEntry *order;
+		Oid			random_fn = function_oid(lc.schema, "dpagg_random", 0, NULL);
+		int			rank_column = ++resno;
+
+		wf->winfnoid = F_ROW_NUMBER;
+		wf->wintype = INT8OID;
+		wf->winref = 1;
+		wf->location = -1;
+		tlist = lappend(tlist, makeTargetEntry((Expr *) wf, rank_column, pstrdup("dpagg_rank"), false));
+		resno++;
+		order = makeTargetEntry((Expr *) makeFuncExpr(random_fn, FLOAT8OID, NIL, InvalidOid,
+													  InvalidOid, COERCE_EXPLICIT_CALL),
+								resno, pstrdup("dpagg_order"), true);
+		order->ressortgroupref = resno;
+		tlist = lappend(tlist, order);
+		wc->partitionClause = list_make1(sort_group_clause(src->type, lc.unit_column, true,
+														   "privacy unit column"));
+		wc->orderClause = list_make1(sort_group_clause(FLOAT8OID, resno, true, "order"));
+		wc->frameOptions = FRAMEOPTION_DEFAULTS;
+		wc->winref = 1;
+		inner->windowClause = list_make1(wc);
+		inner->hasWindowFuncs = true;
+		/* The outer query keeps each unit's first L groups. */
+		quals = (Node *) make_opclause(LookupOperName(NULL, list_make2(makeString("pg_catalog"),
+																	   makeString("<=")),
+													  INT8OID, INT8OID, false, -1),
+									   BOOLOID, false,
+									   (Expr *) makeVar(1, rank_column, INT8OID, -1, InvalidOid, 0),
+									   (Expr *) makeConst(INT8OID, -1, InvalidOid, 8,
+														  Int64GetDatum(lc.L), false,
+														  FLOAT8PASSBYVAL),
+									   InvalidOid, InvalidOid);
+	}
+	inner->targetList = tlist;
+	inner->groupClause = inner_group;
+	/* Rows without a unit belong to nobody the query could protect: they are not released. */
+	nt = makeNode(NullTest);
+	nt->arg = (Expr *) unit;
+	nt->nulltesttype = IS_NOT_NULL;
+	nt->argisrow = false;
+	nt->location = -1;
+	inner->jointree = q->jointree;
+	inner->jointree->quals = make_and_qual(inner->jointree->quals, (Node *) nt);
+	/* The inner query sits one level deeper than q did: outer references reach one level more. */
+	IncrementVarSublevelsUp((Node *) inner, 1, 1);
+
+	/* The outer query reads the inner one. */
+	foreach(c, tlist)
+	{
+		TargetEntry *tle = lfirst_node(TargetEntry, c);
+
+		if (!tle->resjunk)
+			colnames = lappend(colnames, makeString(pstrdup(tle->resname)));
+	}
+	rte = makeNode(RangeTblEntry);
+	rte->rtekind = RTE_SUBQUERY;
+	rte->subquery = inner;
+	rte->alias = makeAlias("dpagg_per_unit", NIL);
+	rte->eref = makeAlias("dpagg_per_unit", colnames);
+	rte->inFromCl = true;
+	rte->lateral = false;
+
+	oc.lc = &lc;
+	oc.inner_tlist = tlist;
+	{
+		List	   *outer_tlist = NIL;
+
+		foreach(c, q->targetList)
+		{
+			TargetEntry *tle = flatCopyTargetEntry(lfirst_node(TargetEntry, c));
+
+			tle->expr = (Expr *) outer_mutator((Node *) tle->expr, &oc);
+			tle->resorigtbl = InvalidOid;
+			tle->resorigcol = 0;
+			outer_tlist = lappend(outer_tlist, tle);
+		}
+		q->targetList = outer_tlist;
+	}
+	having = outer_mutator(q->havingQual, &oc);
+	if (grouped)
+	{
+		/* Private group selection: a group is released only if a DP test on its units passes. */
+		DpCall	   *first = (DpCall *) linitial(lc.calls);
+		Expr	   *eps = selection_epsilon > 0 ?
+			(Expr *) makeConst(FLOAT8OID, -1, InvalidOid, 8, Float8GetDatum(selection_epsilon),
+							   false, FLOAT8PASSBYVAL)
+			: arg_of(first->orig, first->lo.epsilon);
+		Expr	   *del = selection_delta > 0 ?
+			(Expr *) makeConst(FLOAT8OID, -1, InvalidOid, 8, Float8GetDatum(selection_delta),
+							   false, FLOAT8PASSBYVAL)
+			: arg_of(first->orig, first->lo.delta);
+		Expr	   *strategy = (Expr *) makeConst(TEXTOID, -1, DEFAULT_COLLATION_OID, -1,
+												  CStringGetTextDatum(selection_strategy ? selection_strategy : "auto"),
+												  false, false);
+		List	   *args = list_make4(eps, del, int4_const(lc.L), strategy);
+		Oid			types[4] = {FLOAT8OID, FLOAT8OID, INT4OID, TEXTOID};
+		Aggref	   *sel = make_aggref(function_oid(lc.schema, "dpagg_unit_select", 4, types),
+									  args, false, NULL, BOUND_MARK);
+
+		having = make_and_qual(having, (Node *) sel);
+	}
+	q->havingQual = having;
+	q->rtable = list_make1(rte);
+	q->jointree = makeFromExpr(list_make1(makeNode(RangeTblRef)), quals);
+	((RangeTblRef *) linitial(q->jointree->fromlist))->rtindex = 1;
+	q->cteList = NIL;
+	q->hasRecursive = false;
+	q->hasSubLinks = false;
+	q->hasAggs = true;
+}
+
+/* ---- the walk over a query ------------------------------------------------------------------ */
+
+static bool
+has_dpagg_walker(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Aggref) && ((Aggref *) node)->agglevelsup == 0 &&
+		dpagg_is_own_aggregate(((Aggref *) node)->aggfnoid))
+		return true;
+	if (IsA(node, Query))
+		return false;
+	return expression_tree_walker(node, has_dpagg_walker, context);
+}
+
+static void bound_level(Query *q);
+
+static bool
+bound_walker(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Query))
+	{
+		Query	   *q = (Query *) node;
+
+		(void) query_tree_walker(q, bound_walker, context, 0);
+		bound_level(q);
+		return false;
+	}
+	return expression_tree_walker(node, bound_walker, context);
+}
+
+static void
+bound_level(Query *q)
+{
+	Oid			rel;
+	int			n;
+	Source		src;
+
+	if (!q->hasAggs || level_is_bounded(q))
+		return;
+	if (!has_dpagg_walker((Node *) q->targetList, NULL) && !has_dpagg_walker(q->havingQual, NULL))
+		return;
+	n = private_reads((Node *) q, &rel);
+	if (n == 0)
+		return;
+	if (n > 1)
+		unsupported("dpagg cannot bound a query that reads private relations more than once",
+					"Each privacy unit's rows must reach the dpagg aggregates once, through one reading of one private relation.",
+					"Read the private relation once, joined only with relations that are not private (a private view can hold a join).");
+	if (!find_in_level(q, &src, true))
+		unsupported(psprintf("dpagg cannot bound the private relation \"%s\" where this query reads it",
+							 get_rel_name(rel)),
+					"A private relation read in a WHERE subquery, a WITH query or a function cannot be bounded per unit.",
+					no_unit_hint);
+	rewrite_level(q, &src);
+}
+
+void
+dpagg_bound_query(Query *parse)
+{
+	(void) bound_walker((Node *) parse, NULL);
+}
+
+/* ---- refusing the per-unit aggregates where the analyst wrote them ------------------------- */
+
+static bool
+refuse_walker(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (is_unit_aggref(node) ||
+		(IsA(node, WindowFunc) &&
+		 DPAGG_KIND_IS_UNIT(dpagg_aggregate_kind(((WindowFunc *) node)->winfnoid))))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("dpagg's per-unit aggregates cannot be called directly"),
+				 errhint("Use dp_sum, dp_avg and dp_count: over a private relation they are bounded per privacy unit.")));
+	if (IsA(node, Query))
+		return query_tree_walker((Query *) node, refuse_walker, context, 0);
+	return expression_tree_walker(node, refuse_walker, context);
+}
+
+void
+dpagg_refuse_unit_aggregates(Query *parse)
+{
+	(void) refuse_walker((Node *) parse, NULL);
+}
+
+static void
+post_parse_analyze(ParseState *pstate, Query *query, JumbleState *jstate)
+{
+	if (prev_post_parse_analyze)
+		prev_post_parse_analyze(pstate, query, jstate);
+	dpagg_refuse_unit_aggregates(query);
+}
+
+/* ---- the ExecutorStart check ----------------------------------------------------------------- */
+
+bool
+dpagg_unit_aggref_is_ours(Aggref *aggref)
+{
+	return aggref->location == BOUND_MARK;
+}
+
+void
+dpagg_bound_init(void)
+{
+	DefineCustomRealVariable("dpagg.selection_epsilon",
+							 "Epsilon of private group selection (0: that of the query's first dpagg aggregate).",
+							 "A query over a private relation whose groups come from the data releases a group only if a DP test on its number of privacy units passes; the test is charged as one more release.",
+							 &selection_epsilon, 0, 0, 1e9, PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomRealVariable("dpagg.selection_delta",
+							 "Delta of private group selection (0: that of the query's first dpagg aggregate).",
+							 NULL, &selection_delta, 0, 0, 0.999, PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomStringVariable("dpagg.selection_strategy",
+							   "Private group selection: auto, optimal, laplace or gaussian.",
+							   "auto picks the strategy that needs the fewest privacy units for an even chance of releasing a group.",
+							   &selection_strategy, "auto", PGC_USERSET, 0, NULL, NULL, NULL);
+	prev_post_parse_analyze = post_parse_analyze_hook;
+	post_parse_analyze_hook = post_parse_analyze;
+}
+
+/* dpagg_random(): uniform on [0, 1) with 53 bits from the secure generator (the order in which a
+ * unit keeps its groups; setseed() does not reach it). */
+PG_FUNCTION_INFO_V1(dpagg_random);
+Datum
+dpagg_random(PG_FUNCTION_ARGS)
+{
+	uint64		bits;
+	dpagg_error err;
+
+	if (dpagg_secure_bytes(&bits, sizeof(bits), &err) != DPAGG_OK)
+		dpagg_report(&err);
+	PG_RETURN_FLOAT8((double) (bits >> 11) * (1.0 / 9007199254740992.0));
+}
