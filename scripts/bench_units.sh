@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
-# Per-unit bounding (issue 10): one run on ROWS rows of UNITS privacy units in GROUPS groups, with
+# Per-unit bounding (issue 10): one run on ROWS rows of UNITS privacy units in NGROUP groups, with
 # max_groups_contributed = 3.  Times, in medians of RUNS alternating runs (EXPLAIN ANALYZE, TIMING
 # OFF, serial plans):
 #   dp      SELECT g, dp_sum(x, ...) FROM private_t GROUP BY g        (dpagg's rewrite)
 #   hand    the same bounding written by hand in plain SQL: per-unit GROUP BY, row_number() OVER
 #           (PARTITION BY unit ORDER BY random()), keep 3, outer sum (no noise, no selection)
 #   native  SELECT g, sum(x) FROM t GROUP BY g                          (no bounding at all)
-# and prints the ratios dp/hand and dp/native.  Usage: scripts/bench_units.sh [RUNS] [ROWS] [UNITS] [GROUPS]
+# and prints the ratios dp/hand and dp/native.  Usage: scripts/bench_units.sh [RUNS] [ROWS] [UNITS] [NGROUP]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-RUNS=${1:-7}; ROWS=${2:-5000000}; UNITS=${3:-200000}; GROUPS=${4:-1000}
+RUNS=${1:-7}; ROWS=${2:-5000000}; UNITS=${3:-200000}; NGROUP=${4:-1000}
 if [ -z "${DPAGG_BENCH_INSIDE:-}" ]; then
   export DPAGG_BENCH_INSIDE=1
   exec timeout 3000 pg_virtualenv -t -v 15 -o shared_preload_libraries=dpagg -o work_mem=256MB "$0" "$@"
@@ -18,7 +18,7 @@ PSQL=(psql -X -q -At -v ON_ERROR_STOP=1)
 "${PSQL[@]}" -c "CREATE EXTENSION dpagg" >/dev/null
 "${PSQL[@]}" -c "SELECT dp_set_budget(current_user::regrole, 1e12, 0.9)" >/dev/null
 "${PSQL[@]}" -c "CREATE TABLE t AS SELECT (hashint4(g) & 2147483647) % $UNITS AS uid,
-                   (hashint4(g + 7) & 2147483647) % $GROUPS AS g, (g % 97)::float8 AS x
+                   (hashint4(g + 7) & 2147483647) % $NGROUP AS g, (g % 97)::float8 AS x
                    FROM generate_series(1, $ROWS) g" >/dev/null
 "${PSQL[@]}" -c "CREATE VIEW private_t AS SELECT * FROM t" >/dev/null
 "${PSQL[@]}" -c "SELECT dp_protect('private_t', 'uid', 3)" >/dev/null
@@ -40,7 +40,7 @@ declare -A T
 for _ in $(seq 1 "$RUNS"); do
   for k in native hand dp; do T[$k]+="$(ms "${Q[$k]}") "; done
 done
-echo "$ROWS rows, $UNITS units, $GROUPS groups, L = 3; serial plans, work_mem 256MB, medians of $RUNS alternating runs"
+echo "$ROWS rows, $UNITS units, $NGROUP groups, L = 3; serial plans, work_mem 256MB, medians of $RUNS alternating runs"
 for k in native hand dp; do
   printf '%-7s %10.1f ms\n' "$k" "$(printf '%s\n' ${T[$k]} | median)"
 done

@@ -91,6 +91,39 @@ SELECT region, round(dp_count(1e6, 1e-3)) AS units FROM pay_regions GROUP BY reg
 CREATE VIEW pay_plain AS SELECT uid, amount FROM pay WHERE amount > 0;
 SELECT round(dp_sum(amount, 1e6, 0, 0, 5)) AS bounded_sum FROM pay_plain;
 
+-- 5. Public groups: the keys come from a relation that is not private and every one of its rows is
+--    kept (LEFT JOIN from it, WHERE only on it): every key is released, an empty one with the
+--    noisy answer of no units, a group of one unit too, and no selection is charged.
+CREATE TABLE regions (region text PRIMARY KEY, big boolean);
+INSERT INTO regions VALUES ('north', true), ('south', true), ('empty', false), ('lonely', false);
+CREATE TABLE trips (uid integer, region text, km double precision);
+INSERT INTO trips SELECT g, CASE WHEN g % 2 = 0 THEN 'north' ELSE 'south' END, 10
+  FROM generate_series(1, 400) g, generate_series(1, 3);
+INSERT INTO trips VALUES (9999, 'lonely', 10);
+SELECT dp_protect('trips', 'uid', 2);
+SELECT r.region, round(dp_count(1e6, 0)) AS units, round(dp_sum(km, 1e6, 0, 0, 100)) AS km
+  FROM regions r LEFT JOIN trips t USING (region) GROUP BY r.region ORDER BY 1;
+SELECT aggregate FROM dp_ledger ORDER BY seq DESC LIMIT 2;
+SELECT upper(r.region) AS region, round(dp_count(1e6, 0)) AS units
+  FROM regions r LEFT JOIN trips t ON t.region = r.region AND t.km > 5
+ WHERE r.big GROUP BY upper(r.region) ORDER BY 1;
+-- At epsilon 1, over 50 executions, all four keys are released every time.
+CREATE TEMP TABLE public_runs (n bigint);
+DO $$ BEGIN FOR r IN 1..50 LOOP
+  INSERT INTO public_runs SELECT count(*) FROM
+    (SELECT r.region, dp_count(1, 0) FROM regions r LEFT JOIN trips t USING (region) GROUP BY r.region) s;
+END LOOP; END $$;
+SELECT min(n), max(n) FROM public_runs;
+-- Keys from the private side, or an inner join: selected as any other grouping (the empty and the
+-- lonely regions do not appear; a group of one unit would with probability about 1e-12).
+SET dpagg.selection_delta = 1e-12;
+SELECT t.region, round(dp_count(1e6, 1e-3)) AS units
+  FROM regions r LEFT JOIN trips t USING (region) GROUP BY t.region ORDER BY 1;
+SELECT r.region, round(dp_count(1e6, 1e-3)) AS units
+  FROM regions r JOIN trips t USING (region) GROUP BY r.region ORDER BY 1;
+RESET dpagg.selection_delta;
+
+DROP TABLE regions, trips;
 DROP VIEW pay_regions, pay_plain;
 DROP TABLE pay, shop, lonely, depts;
 RESET dpagg.default_mechanism;

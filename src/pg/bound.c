@@ -398,6 +398,149 @@ cast_to_float8(Expr *e)
 	return (Expr *) c;
 }
 
+/* ---- public groups ---------------------------------------------------------------------------- */
+
+typedef struct OnlyContext
+{
+	int			varno;
+	bool		ok;
+} OnlyContext;
+
+static bool
+only_walker(Node *node, OnlyContext *oc)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Var) && ((Var *) node)->varlevelsup == 0 && ((Var *) node)->varno != oc->varno)
+		oc->ok = false;
+	if (IsA(node, SubLink) || IsA(node, Query) || IsA(node, Aggref) || IsA(node, WindowFunc))
+		oc->ok = false;
+	if (!oc->ok)
+		return true;
+	return expression_tree_walker(node, only_walker, oc);
+}
+
+/* Does the expression read only columns of range-table entry varno (and no subquery)? */
+static bool
+reads_only(Node *node, int varno)
+{
+	OnlyContext oc = {varno, true};
+
+	(void) only_walker(node, &oc);
+	return oc.ok && !contain_volatile_functions(node);
+}
+
+/*
+ * Public groups: the grouping keys come from a relation that is not private, every row of which is
+ * kept — FROM pub LEFT JOIN <the private relation ...> ON ... [WHERE <only pub's columns>] GROUP BY
+ * <expressions of pub's columns>.  Then the set of groups is public: every key is released (an
+ * empty group with the noisy answer of no units) and no group selection is needed or charged.
+ * Returns pub's range-table index, or 0.
+ */
+static int
+public_groups_source(Query *q, Source *src)
+{
+	JoinExpr   *j;
+	RangeTblEntry *pub;
+	int			pubno;
+	ListCell   *c;
+
+	if (q->groupClause == NIL || list_length(q->jointree->fromlist) != 1 ||
+		!IsA(linitial(q->jointree->fromlist), JoinExpr))
+		return 0;
+	j = (JoinExpr *) linitial(q->jointree->fromlist);
+	if (j->jointype != JOIN_LEFT || !IsA(j->larg, RangeTblRef))
+		return 0;
+	pubno = ((RangeTblRef *) j->larg)->rtindex;
+	if (pubno == src->rtindex)
+		return 0;
+	pub = rt_fetch(pubno, q->rtable);
+	if (pub->rtekind != RTE_RELATION && pub->rtekind != RTE_SUBQUERY && pub->rtekind != RTE_VALUES)
+		return 0;
+	if (private_reads((Node *) pub->subquery, NULL) > 0 || pub->securityQuals != NIL)
+		return 0;
+	if (pub->rtekind == RTE_RELATION)
+	{
+		DpProtection p;
+		Oid			rel;
+
+		if (rte_private(pub, &p, &rel))
+			return 0;
+	}
+	if (q->jointree->quals != NULL && !reads_only(q->jointree->quals, pubno))
+		return 0;
+	foreach(c, q->groupClause)
+	{
+		TargetEntry *tle = get_sortgroupclause_tle(lfirst_node(SortGroupClause, c), q->targetList);
+
+		if (!reads_only((Node *) tle->expr, pubno))
+			return 0;
+	}
+	return pubno;
+}
+
+/* SELECT <the grouping expressions> FROM pub WHERE <its quals> GROUP BY 1, 2, ...: the keys. */
+static Query *
+public_keys(Query *q, int pubno)
+{
+	Query	   *k = makeNode(Query);
+	ListCell   *c;
+	int			resno = 0;
+	Node	   *quals = copyObject(q->jointree->quals);
+
+	k->commandType = CMD_SELECT;
+	k->querySource = QSRC_ORIGINAL;
+	k->canSetTag = true;
+	k->rtable = list_make1(copyObject(rt_fetch(pubno, q->rtable)));
+	k->cteList = copyObject(q->cteList);
+	k->hasRecursive = q->hasRecursive;
+	if (quals)
+		ChangeVarNodes(quals, pubno, 1, 0);
+	k->jointree = makeFromExpr(list_make1(makeNode(RangeTblRef)), quals);
+	((RangeTblRef *) linitial(k->jointree->fromlist))->rtindex = 1;
+	foreach(c, q->groupClause)
+	{
+		SortGroupClause *sgc = copyObject(lfirst_node(SortGroupClause, c));
+		TargetEntry *tle = get_sortgroupclause_tle(sgc, q->targetList);
+		Node	   *e = copyObject((Node *) tle->expr);
+		TargetEntry *ntle;
+
+		ChangeVarNodes(e, pubno, 1, 0);
+		resno++;
+		ntle = makeTargetEntry((Expr *) e, resno, psprintf("dpagg_k%d", resno), false);
+		ntle->ressortgroupref = resno;
+		sgc->tleSortGroupRef = resno;
+		k->targetList = lappend(k->targetList, ntle);
+		k->groupClause = lappend(k->groupClause, sgc);
+	}
+	/* The keys' query sits one level below q: outer references reach one level more. */
+	IncrementVarSublevelsUp((Node *) k, 1, 1);
+	return k;
+}
+
+static RangeTblEntry *
+subquery_rte(Query *sq, const char *name)
+{
+	RangeTblEntry *rte = makeNode(RangeTblEntry);
+	List	   *colnames = NIL;
+	ListCell   *c;
+
+	foreach(c, sq->targetList)
+	{
+		TargetEntry *tle = lfirst_node(TargetEntry, c);
+
+		if (!tle->resjunk)
+			colnames = lappend(colnames, makeString(pstrdup(tle->resname)));
+	}
+	rte->rtekind = RTE_SUBQUERY;
+	rte->subquery = sq;
+	rte->alias = makeAlias(name, NIL);
+	rte->eref = makeAlias(name, colnames);
+	rte->inFromCl = true;
+	rte->lateral = false;
+	return rte;
+}
+
 /* ---- the rewrite of one level ----------------------------------------------------------------- */
 
 typedef struct DpCall
@@ -564,6 +707,8 @@ typedef struct OuterContext
 {
 	LevelContext *lc;
 	List	   *inner_tlist;
+	int			inner_varno;	/* the inner query's entry in the outer range table */
+	int			keys_varno;		/* public groups: the keys' entry (their columns are the groups) */
 } OuterContext;
 
 static Var *
@@ -571,8 +716,19 @@ inner_var(OuterContext *oc, int column)
 {
 	TargetEntry *tle = list_nth_node(TargetEntry, oc->inner_tlist, column - 1);
 
-	return makeVar(1, column, exprType((Node *) tle->expr), exprTypmod((Node *) tle->expr),
-				   exprCollation((Node *) tle->expr), 0);
+	return makeVar(oc->inner_varno, column, exprType((Node *) tle->expr),
+				   exprTypmod((Node *) tle->expr), exprCollation((Node *) tle->expr), 0);
+}
+
+/* The Var of grouping column i in the outer query. */
+static Var *
+group_var(OuterContext *oc, int i)
+{
+	Var		   *v = inner_var(oc, i);
+
+	if (oc->keys_varno > 0)
+		v->varno = oc->keys_varno;
+	return v;
 }
 
 /* The outer query's expressions: grouping expressions become the inner query's columns, dpagg
@@ -601,7 +757,7 @@ outer_mutator(Node *node, OuterContext *oc)
 	{
 		i++;
 		if (equal(lfirst(c), node))
-			return (Node *) inner_var(oc, i);
+			return (Node *) group_var(oc, i);
 	}
 	if (IsA(node, Var) && ((Var *) node)->varlevelsup == 0)
 		unsupported("a column of a private relation's query is used outside GROUP BY and the dpagg aggregates",
@@ -627,6 +783,9 @@ rewrite_level(Query *q, Source *src)
 	Node	   *quals = NULL;
 	Node	   *having;
 	bool		grouped = q->groupClause != NIL;
+	int			pubno;
+	Query	   *keys = NULL;
+	int			inner_varno = 1;
 
 	if (q->commandType != CMD_SELECT)
 		unsupported("dpagg aggregates over a private relation must be in a SELECT", NULL,
@@ -650,6 +809,12 @@ rewrite_level(Query *q, Source *src)
 	if (lc.calls == NIL)
 		return;
 	lc.schema = get_namespace_name(get_func_namespace(((DpCall *) linitial(lc.calls))->orig->aggfnoid));
+	pubno = public_groups_source(q, src);
+	if (pubno > 0)
+	{
+		keys = public_keys(q, pubno);
+		inner_varno = 2;		/* keys LEFT JOIN inner */
+	}
 
 	/* The inner query: one row per group and unit. */
 	inner = makeNode(Query);
@@ -729,7 +894,7 @@ rewrite_level(Query *q, Source *src)
 																	   makeString("<=")),
 													  INT8OID, INT8OID, false, -1),
 									   BOOLOID, false,
-									   (Expr *) makeVar(1, rank_column, INT8OID, -1, InvalidOid, 0),
+									   (Expr *) makeVar(inner_varno, rank_column, INT8OID, -1, InvalidOid, 0),
 									   (Expr *) makeConst(INT8OID, -1, InvalidOid, 8,
 														  Int64GetDatum(lc.L), false,
 														  FLOAT8PASSBYVAL),
@@ -766,6 +931,8 @@ rewrite_level(Query *q, Source *src)
 
 	oc.lc = &lc;
 	oc.inner_tlist = tlist;
+	oc.inner_varno = inner_varno;
+	oc.keys_varno = keys ? 1 : 0;
 	{
 		List	   *outer_tlist = NIL;
 
@@ -781,7 +948,7 @@ rewrite_level(Query *q, Source *src)
 		q->targetList = outer_tlist;
 	}
 	having = outer_mutator(q->havingQual, &oc);
-	if (grouped)
+	if (grouped && keys == NULL)
 	{
 		/* Private group selection: a group is released only if a DP test on its units passes. */
 		DpCall	   *first = (DpCall *) linitial(lc.calls);
@@ -804,9 +971,64 @@ rewrite_level(Query *q, Source *src)
 		having = make_and_qual(having, (Node *) sel);
 	}
 	q->havingQual = having;
-	q->rtable = list_make1(rte);
-	q->jointree = makeFromExpr(list_make1(makeNode(RangeTblRef)), quals);
-	((RangeTblRef *) linitial(q->jointree->fromlist))->rtindex = 1;
+	if (keys == NULL)
+	{
+		q->rtable = list_make1(rte);
+		q->jointree = makeFromExpr(list_make1(makeNode(RangeTblRef)), quals);
+		((RangeTblRef *) linitial(q->jointree->fromlist))->rtindex = 1;
+	}
+	else
+	{
+		/*
+		 * Public groups: keys LEFT JOIN inner ON keys.g = inner.g AND inner.rank <= L.  Every key
+		 * has a row; a key no unit kept has only the NULL-extended one, which the per-unit
+		 * aggregates skip (the noisy answer of an empty group).  (A NULL key matches nothing: it
+		 * is released as empty.)
+		 */
+		RangeTblEntry *krte = subquery_rte(keys, "dpagg_groups");
+		RangeTblEntry *jrte = makeNode(RangeTblEntry);
+		JoinExpr   *j = makeNode(JoinExpr);
+		RangeTblRef *l = makeNode(RangeTblRef);
+		RangeTblRef *r = makeNode(RangeTblRef);
+		List	   *cols = NIL;
+		Node	   *on = quals;
+		int			i = 0;
+
+		foreach(c, q->groupClause)
+		{
+			SortGroupClause *sgc = lfirst_node(SortGroupClause, c);
+			Var		   *kv = group_var(&oc, ++i);
+			Var		   *iv = inner_var(&oc, i);
+
+			on = make_and_qual((Node *) make_opclause(sgc->eqop, BOOLOID, false, (Expr *) kv,
+													  (Expr *) iv, InvalidOid, kv->varcollid),
+							   on);
+		}
+		jrte->rtekind = RTE_JOIN;
+		jrte->jointype = JOIN_LEFT;
+		for (i = 1; i <= list_length(krte->eref->colnames); i++)
+		{
+			jrte->joinaliasvars = lappend(jrte->joinaliasvars, group_var(&oc, i));
+			jrte->joinleftcols = lappend_int(jrte->joinleftcols, i);
+		}
+		for (i = 1; i <= list_length(rte->eref->colnames); i++)
+		{
+			jrte->joinaliasvars = lappend(jrte->joinaliasvars, inner_var(&oc, i));
+			jrte->joinrightcols = lappend_int(jrte->joinrightcols, i);
+		}
+		cols = list_concat(list_copy(krte->eref->colnames), rte->eref->colnames);
+		jrte->eref = makeAlias("dpagg_public_groups", cols);
+		jrte->inFromCl = true;
+		l->rtindex = 1;
+		r->rtindex = 2;
+		j->jointype = JOIN_LEFT;
+		j->larg = (Node *) l;
+		j->rarg = (Node *) r;
+		j->quals = on;
+		j->rtindex = 3;
+		q->rtable = list_make3(krte, rte, jrte);
+		q->jointree = makeFromExpr(list_make1(j), NULL);
+	}
 	q->cteList = NIL;
 	q->hasRecursive = false;
 	q->hasSubLinks = false;
