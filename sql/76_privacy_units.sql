@@ -101,7 +101,7 @@ INSERT INTO trips SELECT g, CASE WHEN g % 2 = 0 THEN 'north' ELSE 'south' END, 1
   FROM generate_series(1, 400) g, generate_series(1, 3);
 INSERT INTO trips VALUES (9999, 'lonely', 10);
 SELECT dp_protect('trips', 'uid', 2);
-SELECT r.region, round(dp_count(1e6, 0)) AS units, round(dp_sum(km, 1e6, 0, 0, 100)) AS km
+SELECT r.region, round(dp_count(1e6, 0)) AS units, round(dp_sum(km, 1e6, 0, 0, 100)) + 0 AS km
   FROM regions r LEFT JOIN trips t USING (region) GROUP BY r.region ORDER BY 1;
 SELECT aggregate FROM dp_ledger ORDER BY seq DESC LIMIT 2;
 SELECT upper(r.region) AS region, round(dp_count(1e6, 0)) AS units
@@ -124,6 +124,34 @@ SELECT r.region, round(dp_count(1e6, 1e-3)) AS units
 RESET dpagg.selection_delta;
 
 DROP TABLE regions, trips;
+-- 6. dp_explain shows, without running anything, how a query will be bounded: per release the
+--    unit, L, the per-group share, the sensitivity, the mechanism and its noise, the selection,
+--    and the total charge of one execution.
+SELECT count(*) AS releases_before FROM dp_ledger \gset
+SELECT release, aggregate, relation, privacy_unit, max_groups_contributed AS l, max_rows_per_group AS c,
+       epsilon, delta, round(group_epsilon::numeric, 6) AS group_epsilon, sensitivity, mechanism,
+       round(noise_scale::numeric, 3) AS noise_scale, details->'public_groups' AS public_groups
+  FROM dp_explain($$SELECT item, dp_count(1, 1e-5, 'laplace'), dp_sum(uid, 0.5, 0, 0, 10, 'laplace')
+                    FROM shop GROUP BY item$$);
+SELECT aggregate, mechanism, details->'plan'->>'strategy' AS strategy,
+       (details->>'units_for_half')::int AS units_for_half
+  FROM dp_explain($$SELECT item, dp_count(1, 1e-5, 'laplace') FROM shop GROUP BY item$$)
+ WHERE aggregate = 'group selection';
+-- The noise it shows is the noise the release uses (dp_calibrate at the per-group share).
+SELECT noise_scale = (SELECT scale FROM dp_calibrate('laplace', 1.0 / 3, 1e-5 / 3, 1, true)) AS same_noise
+  FROM dp_explain($$SELECT item, dp_count(1, 1e-5, 'laplace') FROM shop GROUP BY item$$) WHERE release = 1;
+SELECT release, aggregate, max_rows_per_group, sensitivity, mechanism
+  FROM dp_explain($$SELECT dp_count(1, 0, 'laplace'), dp_avg(amount, 1, 0, 0, 10, 'laplace') FROM pay$$);
+SELECT aggregate, details FROM dp_explain($$SELECT dp_count(1, 0) FROM generate_series(1, 3)$$);
+SELECT count(*) - :releases_before AS charged FROM dp_ledger;
+SELECT q, expect_error(q) AS error
+FROM (VALUES
+  ($$SELECT * FROM dp_explain('SELECT dp_sum(a.amount, 1, 0, 1) FROM pay a JOIN pay b USING (uid)')$$),
+  ($$SELECT * FROM dp_explain('SELECT 1; SELECT 2')$$),
+  ($$SELECT * FROM dp_explain('DELETE FROM pay')$$),
+  ($$SELECT * FROM dp_explain('SELECT dpagg_unit_select(1, 1e-5, 1, ''auto'') FROM pay')$$)
+) AS v(q);
+
 DROP VIEW pay_regions, pay_plain;
 DROP TABLE pay, shop, lonely, depts;
 RESET dpagg.default_mechanism;

@@ -412,6 +412,43 @@ calibrate_site(ScalarParams *p)
 	}
 }
 
+/*
+ * For dp_explain (explain.c): the calibrations a per-unit call with these parameters uses, as
+ * dpagg_scalar_site_params would make them; returns their number (2 for dp_avg).
+ */
+int
+dpagg_unit_calibrations(int site_kind, double epsilon, double delta, double lower, double upper,
+						text *mechanism, int L, int C, dpagg_calibration *cal, double *sensitivity)
+{
+	ScalarParams p;
+
+	memset(&p, 0, sizeof(p));
+	p.kind = base_kind(site_kind);
+	p.epsilon = epsilon;
+	p.delta = delta;
+	p.max_groups = Max(L, 1);
+	p.max_rows = C;
+	if (p.kind == DP_COUNT)
+	{
+		lower = 0;
+		upper = C > 0 ? C : 1;
+	}
+	if (!isfinite(lower) || !isfinite(upper) || !(lower < upper || (p.kind == DP_SUM && lower == upper)))
+		bad_bounds("lower and upper must be finite with lower <= upper (lower < upper for dp_avg)",
+				   "Pass finite bounds with lower <= upper.");
+	p.lower = lower;
+	p.upper = upper;
+	p.bound = p.kind == DP_AVG ? (upper - lower) / 2.0 : fmax(fabs(lower), fabs(upper));
+	if (!(p.bound > 0))
+		bad_bounds("the bounds give a sensitivity of 0", "Pass bounds with max(|lower|, |upper|) > 0.");
+	dpagg_mechanism_spec(mechanism, p.mechanism, sizeof(p.mechanism));
+	calibrate_site(&p);
+	cal[0] = p.cal[0];
+	cal[1] = p.cal[1];
+	*sensitivity = p.kind == DP_COUNT ? p.upper : p.bound;
+	return p.kind == DP_AVG ? 2 : 1;
+}
+
 /* ------------------------------------------------------------------------------------------
  * Transition functions.
  */

@@ -549,6 +549,7 @@ typedef struct DpCall
 	int			kind;
 	DpArgLayout lo;
 	int			column;			/* its per-unit column in the inner query (1-based) */
+	bool		captured;		/* recorded for dp_explain */
 } DpCall;
 
 typedef struct LevelContext
@@ -561,7 +562,32 @@ typedef struct LevelContext
 	int			C;
 	int			ngroup;
 	int			unit_column;
+	Source	   *src;
+	bool		public_groups;
 } LevelContext;
+
+/* dp_explain: what the rewrite made (dpagg_bound_capture). */
+static bool capturing = false;
+static List *captured = NIL;
+
+static void
+capture(LevelContext *lc, Aggref *aggref, int kind)
+{
+	DpBoundRelease *r;
+
+	if (!capturing)
+		return;
+	r = palloc0(sizeof(DpBoundRelease));
+	r->aggref = aggref;
+	r->kind = kind;
+	r->relid = lc->src->rel;
+	strlcpy(r->unit, lc->src->prot.unit, NAMEDATALEN);
+	r->max_groups = lc->L;
+	r->max_rows = lc->C;
+	r->grouped = lc->ngroup > 0;
+	r->public_groups = lc->public_groups;
+	captured = lappend(captured, r);
+}
 
 static bool
 collect_walker(Node *node, LevelContext *lc)
@@ -700,7 +726,17 @@ bounded_call(DpCall *call, LevelContext *lc, Expr *value)
 	}
 	foreach(c, args)
 		types[n++] = exprType((Node *) lfirst(c));
-	return make_aggref(function_oid(lc->schema, name, n, types), args, false, NULL, BOUND_MARK);
+	{
+		Aggref	   *made = make_aggref(function_oid(lc->schema, name, n, types), args, false, NULL,
+									   BOUND_MARK);
+
+		if (!call->captured)
+		{
+			call->captured = true;
+			capture(lc, made, dpagg_aggregate_kind(made->aggfnoid));
+		}
+		return made;
+	}
 }
 
 typedef struct OuterContext
@@ -809,7 +845,9 @@ rewrite_level(Query *q, Source *src)
 	if (lc.calls == NIL)
 		return;
 	lc.schema = get_namespace_name(get_func_namespace(((DpCall *) linitial(lc.calls))->orig->aggfnoid));
+	lc.src = src;
 	pubno = public_groups_source(q, src);
+	lc.public_groups = pubno > 0;
 	if (pubno > 0)
 	{
 		keys = public_keys(q, pubno);
@@ -969,6 +1007,7 @@ rewrite_level(Query *q, Source *src)
 									  args, false, NULL, BOUND_MARK);
 
 		having = make_and_qual(having, (Node *) sel);
+		capture(&lc, sel, DP_SITE_SELECT);
 	}
 	q->havingQual = having;
 	if (keys == NULL)
@@ -1098,6 +1137,29 @@ void
 dpagg_bound_query(Query *parse)
 {
 	(void) bound_walker((Node *) parse, NULL);
+}
+
+/* Rewrite (as the planner hook would) and return what was made: a list of DpBoundRelease. */
+List *
+dpagg_bound_capture(Query *parse)
+{
+	List	   *out;
+
+	captured = NIL;
+	capturing = true;
+	PG_TRY();
+	{
+		dpagg_refuse_unit_aggregates(parse);
+		dpagg_bound_query(parse);
+	}
+	PG_FINALLY();
+	{
+		capturing = false;
+	}
+	PG_END_TRY();
+	out = captured;
+	captured = NIL;
+	return out;
 }
 
 /* ---- refusing the per-unit aggregates where the analyst wrote them ------------------------- */

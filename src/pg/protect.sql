@@ -49,3 +49,16 @@ CREATE FUNCTION dp_group_selection(epsilon double precision, delta double precis
   AS 'MODULE_PATHNAME', 'dpagg_group_selection_sql' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 COMMENT ON FUNCTION dp_group_selection(double precision, double precision, integer, text) IS
   'private group selection for (epsilon, delta, L): the strategy, the chance a group of one unit is released, the units needed for a 50 % and a 99 % chance; releases nothing';
+
+-- How a query over private relations will be bounded; runs and releases nothing (src/pg/explain.c).
+CREATE FUNCTION dp_explain(query text,
+    OUT release integer, OUT aggregate text, OUT relation regclass, OUT privacy_unit text,
+    OUT max_groups_contributed integer, OUT max_rows_per_group integer,
+    OUT epsilon double precision, OUT delta double precision,
+    OUT group_epsilon double precision, OUT group_delta double precision,
+    OUT sensitivity double precision, OUT mechanism text, OUT noise_scale double precision,
+    OUT details jsonb)
+  RETURNS SETOF record
+  AS 'MODULE_PATHNAME', 'dpagg_explain_sql' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION dp_explain(text) IS
+  'how a query over private relations will be bounded per unit: each release''s unit, L, bounds, per-group share, mechanism and noise, the group selection, and the total charge; runs nothing';

@@ -117,6 +117,13 @@ dpagg_select_site_params(DpSite *site)
 }
 
 /* Validate and prepare a selection (the strategy by name, "auto" included). */
+void
+dpagg_selection_plan_for(const char *strategy, double epsilon, double delta, int L,
+						 dpagg_selection_plan *plan)
+{
+	select_plan(strategy, epsilon, delta, L, plan);
+}
+
 static void
 select_plan(const char *strategy, double epsilon, double delta, int L, dpagg_selection_plan *plan)
 {

@@ -153,6 +153,30 @@ extern void dpagg_refuse_unit_aggregates(Query *parse);
 extern bool dpagg_unit_aggref_is_ours(Aggref *aggref);
 extern void dpagg_bound_init(void);
 
+/* What bound.c made of one dpagg call (or of a level's group selection), for dp_explain: the
+ * per-unit Aggref, and how its relation is protected.  Collected while dpagg_bound_capture is
+ * on. */
+typedef struct DpBoundRelease
+{
+	Aggref	   *aggref;			/* the per-unit aggregate (kind 5..8) */
+	int			kind;
+	Oid			relid;			/* the private relation */
+	char		unit[NAMEDATALEN];
+	int			max_groups;		/* L used (1 without GROUP BY) */
+	int			max_rows;
+	bool		grouped;
+	bool		public_groups;
+} DpBoundRelease;
+extern List *dpagg_bound_capture(Query *parse);
+
+/* explain.c's helpers in aggregates.c and selection.c */
+extern int	dpagg_unit_calibrations(int site_kind, double epsilon, double delta, double lower,
+									double upper, text *mechanism, int L, int C,
+									dpagg_calibration *cal, double *sensitivity);
+struct dpagg_selection_plan;
+extern void dpagg_selection_plan_for(const char *strategy, double epsilon, double delta, int L,
+									 struct dpagg_selection_plan *plan);
+
 extern void dpagg_hooks_init(void);
 
 #endif							/* DPAGG_SITE_H */
