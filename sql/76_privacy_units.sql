@@ -152,6 +152,20 @@ FROM (VALUES
   ($$SELECT * FROM dp_explain('SELECT dpagg_unit_select(1, 1e-5, 1, ''auto'') FROM pay')$$)
 ) AS v(q);
 
+-- 7. With many groups per unit, the Gaussian over the L groups (l2 sensitivity sqrt(L) x bound at
+--    the full epsilon) beats any mechanism at epsilon / L: auto uses it, and the noise is what it
+--    says (each of 50 groups within 6 sigma).
+SELECT dp_protect('shop', 'uid', 10);
+RESET dpagg.default_mechanism;
+SELECT aggregate, mechanism, details->'per_group'->0->>'composition' AS composition,
+       round((details->'per_group'->0->>'sensitivity')::numeric, 4) AS sensitivity
+  FROM dp_explain($$SELECT item, dp_count(1, 1e-5) FROM shop GROUP BY item$$) WHERE release = 1;
+SELECT bool_and(abs(c - 200.5) <= 0.5 + 6 * (SELECT noise_scale FROM dp_explain($q$SELECT item, dp_count(1, 1e-5) FROM shop GROUP BY item$q$) WHERE release = 1))
+       AS within_6_sigma, count(*) AS groups
+  FROM (SELECT item, dp_count(1, 1e-5) AS c FROM shop GROUP BY item) s;
+SELECT aggregate, mechanism FROM dp_ledger ORDER BY seq DESC LIMIT 2;
+SET dpagg.default_mechanism = 'laplace';
+
 DROP VIEW pay_regions, pay_plain;
 DROP TABLE pay, shop, lonely, depts;
 RESET dpagg.default_mechanism;

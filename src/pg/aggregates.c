@@ -197,6 +197,7 @@ typedef struct ScalarParams
 	 * takes at most max_rows of its rows per group (0: counts the unit once). */
 	int			max_groups;
 	int			max_rows;
+	bool		joint[2];		/* cal[i] is a Gaussian for the l2 sensitivity sqrt(L) * bound */
 	char		mechanism[DPAGG_MECH_SPEC_LEN];
 	dpagg_calibration cal[2];	/* calibrated when the site is prepared */
 } ScalarParams;
@@ -225,6 +226,7 @@ bad_bounds(const char *msg, const char *hint)
 }
 
 static void calibrate_site(ScalarParams *p);
+static bool try_joint_gaussian(ScalarParams *p, int i);
 
 void *
 dpagg_scalar_site_params(DpSite *site)
@@ -353,11 +355,13 @@ dpagg_scalar_site_params(DpSite *site)
 				continue;
 			}
 			parts[i].spec = MemoryContextStrdup(site->cxt,
-												psprintf("%s per unit, L=%d", p->cal[i].spec,
-														 p->max_groups));
+												psprintf(p->joint[i] ? "%s per unit, L=%d, l2 over groups" : "%s per unit, L=%d",
+														 p->cal[i].spec, p->max_groups));
 			parts[i].epsilon = kind == DP_AVG ? p->epsilon / 2 : p->epsilon;
 			parts[i].delta = kind == DP_AVG ? p->delta / 2 : p->delta;
-			parts[i].rho = isnan(rho) ? rho : rho * L;
+			/* A joint Gaussian's rho is already that of all L groups (its sensitivity is the
+			 * l2 norm over them); a per-group calibration's is one group's. */
+			parts[i].rho = isnan(rho) || p->joint[i] ? rho : rho * L;
 		}
 		dpagg_site_set_charge(site, p->epsilon, p->delta, parts, n);
 	}
@@ -410,6 +414,57 @@ calibrate_site(ScalarParams *p)
 								   p->integer_sum);
 		dpagg_calibrate_cached(p->mechanism, &req, &p->cal[0]);
 	}
+	if (L > 1)
+	{
+		int			n = p->kind == DP_AVG ? 2 : 1;
+		int			i;
+
+		for (i = 0; i < n; i++)
+			p->joint[i] = try_joint_gaussian(p, i);
+	}
+}
+
+/*
+ * The other composition over a unit's L groups (README, "Privacy units"): the groups' sums form a
+ * vector that one unit changes in at most L coordinates by at most the bound each, i.e. by at most
+ * sqrt(L) * bound in l2 norm; independent Gaussian noise of one sigma on every coordinate is
+ * (epsilon, delta)-DP for that vector exactly when the one-dimensional Gaussian is for that l2
+ * sensitivity (Balle & Wang 2018, "Improving the Gaussian mechanism for differential privacy",
+ * Theorem 8, which is stated for any dimension).  So the analytic Gaussian at the call's full
+ * (epsilon, delta) and sensitivity sqrt(L) * bound is an alternative to any mechanism at
+ * (epsilon / L, delta / L): used when the call asked for auto or the analytic Gaussian and it has
+ * the smaller expected loss.  The mixtures and the other mechanisms are calibrated for one
+ * dimension only and are not candidates for it.
+ */
+static bool
+try_joint_gaussian(ScalarParams *p, int i)
+{
+	dpagg_calibration *a = &p->cal[i];
+	dpagg_calibration b;
+	dpagg_request req;
+	double		eps = p->kind == DP_AVG ? p->epsilon / 2 : p->epsilon;
+	double		delta = p->kind == DP_AVG ? p->delta / 2 : p->delta;
+	double		sens = (p->kind == DP_AVG && i == 1) ? 1.0 : p->kind == DP_COUNT ? p->upper : p->bound;
+	bool		l1;
+
+	if (!(delta > 0) ||
+		(pg_strncasecmp(a->requested, "auto", 4) != 0 &&
+		 pg_strcasecmp(a->requested, "analytic_gaussian") != 0))
+		return false;
+	/*
+	 * The release grid (release.cpp) moves each of the L coordinates by at most g <= 2^-31 S,
+	 * S the calibrated sensitivity: sqrt(L) (bound + g) in l2.  The core's allowance covers one
+	 * coordinate's g; the factor (1 + sqrt(L) 2^-30) covers sqrt(L) of them.
+	 */
+	sens = nextafter(sqrt((double) p->max_groups) * sens *
+					 (1.0 + sqrt((double) p->max_groups) * 0x1p-30), INFINITY);
+	req = dpagg_scalar_request(eps, delta, sens, false);
+	dpagg_calibrate_cached("analytic_gaussian", &req, &b);
+	l1 = strstr(a->requested, "objective=l1") != NULL;
+	if (l1 ? !(b.l1 < a->l1) : !(b.l2 < a->l2))
+		return false;
+	*a = b;
+	return true;
 }
 
 /*
@@ -418,7 +473,8 @@ calibrate_site(ScalarParams *p)
  */
 int
 dpagg_unit_calibrations(int site_kind, double epsilon, double delta, double lower, double upper,
-						text *mechanism, int L, int C, dpagg_calibration *cal, double *sensitivity)
+						text *mechanism, int L, int C, dpagg_calibration *cal, double *sensitivity,
+						bool *joint)
 {
 	ScalarParams p;
 
@@ -445,6 +501,8 @@ dpagg_unit_calibrations(int site_kind, double epsilon, double delta, double lowe
 	calibrate_site(&p);
 	cal[0] = p.cal[0];
 	cal[1] = p.cal[1];
+	joint[0] = p.joint[0];
+	joint[1] = p.joint[1];
 	*sensitivity = p.kind == DP_COUNT ? p.upper : p.bound;
 	return p.kind == DP_AVG ? 2 : 1;
 }

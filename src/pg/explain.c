@@ -63,12 +63,14 @@ jsonb_of(const char *s)
 }
 
 static void
-calibration_json(StringInfo buf, const dpagg_calibration *cal)
+calibration_json(StringInfo buf, const dpagg_calibration *cal, bool joint)
 {
 	appendStringInfo(buf, "{\"mechanism\": \"%s\", \"epsilon\": %.17g, \"delta\": %.17g, "
-					 "\"sensitivity\": %.17g, \"scale\": %.17g, \"l1\": %.17g, \"l2\": %.17g}",
+					 "\"sensitivity\": %.17g, \"scale\": %.17g, \"l1\": %.17g, \"l2\": %.17g, "
+					 "\"composition\": \"%s\"}",
 					 cal->spec, cal->epsilon, cal->delta, cal->sensitivity, cal->scale, cal->l1,
-					 cal->l2);
+					 cal->l2, joint ? "gaussian over the L groups (l2 sensitivity sqrt(L) x bound)"
+					 : "basic (epsilon / L, delta / L per group)");
 }
 
 PG_FUNCTION_INFO_V1(dpagg_explain_sql);
@@ -155,6 +157,7 @@ dpagg_explain_sql(PG_FUNCTION_ARGS)
 		else
 		{
 			dpagg_calibration cal[2];
+			bool		joint[2] = {false, false};
 			Const	   *mech = const_arg(r->aggref, lo.mechanism);
 			int			ncal,
 						i;
@@ -164,7 +167,7 @@ dpagg_explain_sql(PG_FUNCTION_ARGS)
 										   lo.upper >= 0 ? float_arg(r->aggref, lo.upper) : 1,
 										   mech == NULL || mech->constisnull ? NULL
 										   : DatumGetTextPP(mech->constvalue),
-										   L, r->max_rows, cal, &sens);
+										   L, r->max_rows, cal, &sens, joint);
 			values[8] = Float8GetDatum(cal[0].epsilon);
 			values[9] = Float8GetDatum(cal[0].delta);
 			values[10] = Float8GetDatum(sens);
@@ -177,7 +180,7 @@ dpagg_explain_sql(PG_FUNCTION_ARGS)
 			{
 				if (i)
 					appendStringInfoString(&det, ", ");
-				calibration_json(&det, &cal[i]);
+				calibration_json(&det, &cal[i], joint[i]);
 			}
 			appendStringInfoString(&det, "]}");
 		}

@@ -172,7 +172,7 @@ extern List *dpagg_bound_capture(Query *parse);
 /* explain.c's helpers in aggregates.c and selection.c */
 extern int	dpagg_unit_calibrations(int site_kind, double epsilon, double delta, double lower,
 									double upper, text *mechanism, int L, int C,
-									dpagg_calibration *cal, double *sensitivity);
+									dpagg_calibration *cal, double *sensitivity, bool *joint);
 struct dpagg_selection_plan;
 extern void dpagg_selection_plan_for(const char *strategy, double epsilon, double delta, int L,
 									 struct dpagg_selection_plan *plan);
