@@ -4,7 +4,7 @@ SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS dpagg;
 -- Superusers are held to a privacy budget like any role (dpagg.limit_superusers defaults to on):
 -- the demo's own releases below (about epsilon 6) are charged to this one.
-SELECT dp_set_budget(current_user::regrole, 10, 1e-5) \g /dev/null
+SELECT dp_set_budget(current_user::regrole, 20, 1e-4) \g /dev/null
 DROP TABLE IF EXISTS employees;
 CREATE TABLE employees AS
 SELECT g AS id,
@@ -49,6 +49,33 @@ SELECT name, guarantee FROM dp_mechanisms();
 SELECT round(sum(salary)) AS true_salary_sum, round(sum(salary * 0.1)) AS true_bonus_sum,
        (SELECT array_agg(round(v::numeric)) FROM unnest(dp_sum_vector(ARRAY[salary, salary * 0.1]::float8[], 2, 1.0, 1e-6, 130000)) v) AS private_sums
 FROM employees;
+
+\echo
+\echo '== People, not rows: visits has many rows per person =='
+DROP TABLE IF EXISTS visits;
+CREATE TABLE visits AS
+SELECT 1 + (g % 2000) AS user_id, (ARRAY['north', 'south', 'east', 'west'])[1 + (g * 7) % 4] AS region,
+       round((5 + 45 * random())::numeric, 2) AS amount
+FROM generate_series(1, 30000) g;
+INSERT INTO visits SELECT 9999, 'north', 500 FROM generate_series(1, 3000);   -- one big spender
+INSERT INTO visits VALUES (4242, 'island', 20);                               -- one person alone
+\echo '-- without protection: the big spender and the island are plain to see'
+SELECT region, count(*) AS true_rows, dp_count(1.0, 1e-6) AS private_rows,
+       round(dp_sum(amount, 1.0, 1e-6, 0, 500)::numeric) AS private_sum
+FROM visits GROUP BY region ORDER BY region;
+SELECT dp_protect('visits', 'user_id', max_groups_contributed => 2) \g /dev/null
+\echo '-- protected per user (user_id, at most 2 regions each, each user''s spend per region clamped'
+\echo '-- to [0, 500]): counts are of people, and the island is not released'
+SELECT region, t.true_people, p.private_people, p.private_sum
+FROM (SELECT region, count(DISTINCT user_id) AS true_people FROM visits GROUP BY region) t
+LEFT JOIN (SELECT region, dp_count(1.0, 1e-6) AS private_people,
+                  round(dp_sum(amount, 1.0, 1e-6, 0, 500)::numeric) AS private_sum
+           FROM visits GROUP BY region) p USING (region)
+ORDER BY region;
+\echo '-- how that query is bounded (dp_explain runs and releases nothing)'
+SELECT aggregate, privacy_unit, max_groups_contributed AS l, epsilon, round(group_epsilon::numeric, 3) AS group_epsilon,
+       mechanism, round((details->'per_group'->0->>'l1')::numeric, 1) AS expected_abs_error
+FROM dp_explain($$SELECT region, dp_count(1.0, 1e-6), dp_sum(amount, 1.0, 1e-6, 0, 500) FROM visits GROUP BY region$$);
 
 \echo
 \echo '== Privacy budgets: analyst alice may spend epsilon 1.0 in total =='

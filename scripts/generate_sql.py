@@ -235,6 +235,19 @@ CREATE FUNCTION dp_calibrate(
 COMMENT ON FUNCTION dp_calibrate(text, double precision, double precision, double precision, boolean) IS
   'calibrate a mechanism (scale, expected absolute and squared error of its noise, zCDP rho where it holds); releases nothing';
 
+-- A unit's sum of floating-point values (src/pg/bound.c): like sum(double precision) but never an
+-- overflow error (the sum saturates to +-Infinity, which the per-unit aggregate then clamps like
+-- any value), so no error can tell whether one unit's values add up to more than 1.8e308.  It is
+-- an ordinary sum of the values it is given, safe for anyone to call.
+CREATE FUNCTION dpagg_fsum_trans(double precision, double precision) RETURNS double precision
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE AGGREGATE dpagg_fsum(double precision) (
+  SFUNC = dpagg_fsum_trans, STYPE = double precision, COMBINEFUNC = dpagg_fsum_trans,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dpagg_fsum(double precision) IS
+  'sum of double precision values that saturates to +-Infinity instead of raising an overflow error';
+
 CREATE FUNCTION dp_mechanisms(
     OUT name text, OUT guarantee text, OUT accepts_zero_delta boolean, OUT description text)
   RETURNS SETOF record

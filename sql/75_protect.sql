@@ -125,6 +125,36 @@ CREATE FUNCTION sneaky() RETURNS TABLE (n bigint) LANGUAGE sql
   BEGIN ATOMIC SELECT dpagg_unit_count(1, 1, 1e-5, NULL, 1, 1) FROM visits; END;
 SELECT expect_error($$SELECT * FROM sneaky()$$) AS error;
 DROP FUNCTION sneaky();
+-- A SQL function the planner inlines after the rewrite may not read the private relation again.
+CREATE FUNCTION all_visits() RETURNS SETOF visits STABLE LANGUAGE sql AS 'SELECT * FROM visits';
+CREATE FUNCTION all_visits_atomic() RETURNS SETOF visits STABLE LANGUAGE sql
+  BEGIN ATOMIC SELECT * FROM visits; END;
+CREATE TABLE secrets (user_id integer, amount double precision);
+INSERT INTO secrets VALUES (1, 1000);
+SELECT dp_protect('secrets', 'user_id');
+CREATE ROLE dp_rls_analyst;
+GRANT SELECT ON visits, secrets TO dp_rls_analyst;
+ALTER TABLE visits ENABLE ROW LEVEL SECURITY;
+CREATE POLICY peek ON visits TO dp_rls_analyst
+  USING (EXISTS (SELECT 1 FROM secrets s WHERE s.user_id = 1 AND s.amount > 500));
+SELECT q, expect_error(q) AS error
+FROM (VALUES
+  ($$SELECT dp_count(1, 1e-5) FROM visits WHERE EXISTS (SELECT 1 FROM all_visits() w WHERE w.user_id = 42)$$),
+  ($$SELECT w.region, dp_count(1, 1e-5) FROM visits v JOIN all_visits_atomic() w ON w.user_id = 42 GROUP BY 1$$),
+  ($$SET ROLE dp_rls_analyst; SELECT dp_count(1, 1e-5) FROM visits$$),
+  ($$SELECT dp_sum(t, (SELECT 1.0::float8), 1e-5, 1) FROM visits$$),
+  ($$SELECT dp_sum(CASE WHEN user_id = 1 THEN 1.7e308::float8 ELSE 0 END, 1, 1e-5, 0, 1) FROM visits$$),
+  ($$SELECT dp_avg(CASE WHEN user_id = 1 THEN 1.7e308::float8 ELSE 0 END, 1, 1e-5, 0, 1) FROM visits$$),
+  ($$CREATE TABLE visits_child () INHERITS (visits)$$),
+  ($$CREATE TABLE loose (LIKE visits); ALTER TABLE loose INHERIT visits$$)
+) AS v(q);
+RESET ROLE;
+DROP POLICY peek ON visits;
+ALTER TABLE visits DISABLE ROW LEVEL SECURITY;
+REVOKE ALL ON visits, secrets FROM dp_rls_analyst;
+DROP ROLE dp_rls_analyst;
+DROP TABLE secrets;
+DROP FUNCTION all_visits(), all_visits_atomic();
 -- Nested statements: a function that is not inlined runs statements of its own.  The first two
 -- are refused when the function runs, after the outer aggregation was charged (as any error once
 -- an aggregation has begun); the last two before the inner aggregation is charged.

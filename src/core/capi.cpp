@@ -14,6 +14,7 @@
 #include "guarded.h"
 #include "mechanisms/auto/auto.h"
 #include "registry.h"
+#include "random.h"
 #include "release.h"
 
 namespace {
@@ -199,6 +200,13 @@ int dpagg_release_vector(const dpagg_calibration* cal, const __int128* quanta, d
 
 int dpagg_secure_bytes(void* buf, size_t n, dpagg_error* err) {
   return guarded(err, [&] { dpagg::secure_bytes(buf, n); });
+}
+
+int dpagg_secure_uniform(double* out, dpagg_error* err) {
+  return guarded(err, [&] {
+    dpagg::SecureRandom rng;
+    *out = rng.uniform53();
+  });
 }
 
 }  // extern "C"

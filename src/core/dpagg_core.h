@@ -189,6 +189,10 @@ void		dpagg_set_interrupt_check(int (*should_stop) (void));
 /* Fill buf with n bytes from the operating system's cryptographically secure generator. */
 int			dpagg_secure_bytes(void *buf, size_t n, dpagg_error *err);
 
+/* A uniform double in [0, 1) with 53 random bits from the secure generator's per-process pool
+ * (random.h: OpenSSL's DRBG, fork-safe), without a system call per value. */
+int			dpagg_secure_uniform(double *out, dpagg_error *err);
+
 #ifdef __cplusplus
 }
 #endif

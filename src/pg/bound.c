@@ -50,6 +50,7 @@
 #include "catalog/pg_collation.h"
 #include "catalog/pg_type.h"
 #include "nodes/makefuncs.h"
+#include "nodes/pathnodes.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
 #include "parser/analyze.h"
@@ -169,7 +170,9 @@ count_query(Query *q, CountContext *c)
 		{
 			c->n++;
 			c->rel = rel;
-			continue;			/* a private view's body is the view's */
+			/* A private view's body is the view's; its row-security policies are not. */
+			(void) expression_tree_walker((Node *) rte->securityQuals, count_walker, c);
+			continue;
 		}
 		(void) range_table_entry_walker(rte, count_walker, c, 0);
 	}
@@ -621,6 +624,24 @@ collect_walker(Node *node, LevelContext *lc)
 		call->orig = a;
 		call->kind = kind;
 		dpagg_arg_layout(a, kind, &call->lo);
+		{
+			int			i = 0;
+
+			/* A parameter moves to the outer query, where a subquery would not be planned:
+			 * refused here as site.c would refuse it (it is not a constant). */
+			foreach(c, a->args)
+			{
+				if (i != call->lo.value &&
+					checkExprHasSubLink((Node *) lfirst_node(TargetEntry, c)->expr))
+					ereport(ERROR,
+							(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+							 errmsg("the privacy parameters of %s must be constants or query parameters",
+									dpagg_kind_name(kind)),
+							 errdetail("Argument %d is a subquery.", i + 1),
+							 errhint("Pass the parameters as literals, as $n parameters of a prepared statement, or as PL/pgSQL variables.")));
+				i++;
+			}
+		}
 		lc->calls = lappend(lc->calls, call);
 		return false;			/* aggregates do not nest */
 	}
@@ -635,7 +656,7 @@ collect_walker(Node *node, LevelContext *lc)
 
 /* The per-unit expression of one call: its contribution in the inner query. */
 static Expr *
-per_unit_expr(DpCall *call)
+per_unit_expr(DpCall *call, const char *lc_schema)
 {
 	Aggref	   *a = call->orig;
 	Expr	   *value = call->lo.value >= 0 ?
@@ -652,6 +673,29 @@ per_unit_expr(DpCall *call)
 				Oid			f;
 
 				t = exprType((Node *) value);
+				if (t == FLOAT4OID || t == FLOAT8OID)
+				{
+					/*
+					 * sum() and avg() of floats raise an overflow error past 1.8e308: whether one
+					 * unit's values add up to that would show in an error.  dpagg_fsum saturates
+					 * to +-Infinity instead (the per-unit aggregate clamps it), and the average is
+					 * that sum over the count.
+					 */
+					Oid			f8 = FLOAT8OID;
+					Expr	   *sum = (Expr *) make_aggref(function_oid(lc_schema, "dpagg_fsum", 1, &f8),
+														   list_make1(cast_to_float8(value)), false,
+														   filter, -1);
+					Expr	   *n;
+
+					if (call->kind == DP_SITE_SUM)
+						return sum;
+					t = ANYOID;
+					n = cast_to_float8((Expr *) make_aggref(function_oid("pg_catalog", "count", 1, &t),
+															list_make1(copyObject(value)), false,
+															(Expr *) copyObject(filter), -1));
+					return (Expr *) makeFuncExpr(F_FLOAT8DIV, FLOAT8OID, list_make2(sum, n),
+												 InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL);
+				}
 				f = function_oid("pg_catalog", name, 1, &t);
 				return cast_to_float8((Expr *) make_aggref(f, list_make1(value), false, filter, -1));
 			}
@@ -896,7 +940,7 @@ rewrite_level(Query *q, Source *src)
 		DpCall	   *call = (DpCall *) lfirst(c);
 
 		call->column = ++resno;
-		tlist = lappend(tlist, makeTargetEntry(per_unit_expr(call), call->column,
+		tlist = lappend(tlist, makeTargetEntry(per_unit_expr(call, lc.schema), call->column,
 											   psprintf("dpagg_c%d", resno), false));
 	}
 	if (grouped)
@@ -1162,6 +1206,69 @@ dpagg_bound_capture(Query *parse)
 	return out;
 }
 
+/* ---- what the planner added -------------------------------------------------------------------- */
+
+/*
+ * The planner inlines SQL functions after the rewrite (a set-returning function in FROM, a
+ * BEGIN ATOMIC body), so a query it bounded can end up reading a private relation a second time,
+ * where the rewrite could not see it.  Every private relation a plan reads is an entry of its
+ * flat range table, and every entry of the query handed to the planner is one too (the planner
+ * keeps them all, for the permission checks); entries the planner adds for the partitions or
+ * children of a table it expands are listed in appendRelations.  So a plan with dpagg aggregates
+ * may have no more private entries, children aside, than its query had.
+ */
+static bool
+count_entries_walker(Node *node, int *n)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Query))
+		return query_tree_walker((Query *) node, count_entries_walker, n, QTW_EXAMINE_RTES_BEFORE);
+	if (IsA(node, RangeTblEntry))
+	{
+		RangeTblEntry *rte = (RangeTblEntry *) node;
+
+		if (rte->rtekind == RTE_RELATION && dpagg_relation_protection(rte->relid, NULL, NULL))
+			(*n)++;
+		return false;
+	}
+	return expression_tree_walker(node, count_entries_walker, n);
+}
+
+int
+dpagg_private_entries_of_query(Query *parse)
+{
+	int			n = 0;
+
+	(void) count_entries_walker((Node *) parse, &n);
+	return n;
+}
+
+void
+dpagg_check_planned_reads(PlannedStmt *stmt, int entries_before)
+{
+	Bitmapset  *children = NULL;
+	ListCell   *lc;
+	int			i = 0,
+				n = 0;
+
+	foreach(lc, stmt->appendRelations)
+		children = bms_add_member(children, (int) lfirst_node(AppendRelInfo, lc)->child_relid);
+	foreach(lc, stmt->rtable)
+	{
+		RangeTblEntry *rte = lfirst_node(RangeTblEntry, lc);
+
+		i++;
+		if (rte->rtekind == RTE_RELATION && !bms_is_member(i, children) &&
+			dpagg_relation_protection(rte->relid, NULL, NULL))
+			n++;
+	}
+	if (n > entries_before && dpagg_statement_aggregates(stmt) != 0)
+		unsupported("dpagg cannot bound a private relation read by a function inlined into the query",
+					"PostgreSQL inlines SQL functions after dpagg has bounded the query, so their reads of private relations are not bounded per unit.",
+					"Read the private relation in the query itself, not through a SQL function.");
+}
+
 /* ---- refusing the per-unit aggregates where the analyst wrote them ------------------------- */
 
 static bool
@@ -1227,10 +1334,18 @@ PG_FUNCTION_INFO_V1(dpagg_random);
 Datum
 dpagg_random(PG_FUNCTION_ARGS)
 {
-	uint64		bits;
+	double		u;
 	dpagg_error err;
 
-	if (dpagg_secure_bytes(&bits, sizeof(bits), &err) != DPAGG_OK)
+	if (dpagg_secure_uniform(&u, &err) != DPAGG_OK)
 		dpagg_report(&err);
-	PG_RETURN_FLOAT8((double) (bits >> 11) * (1.0 / 9007199254740992.0));
+	PG_RETURN_FLOAT8(u);
+}
+
+/* dpagg_fsum's transition and combine: a + b, +-Infinity past the largest double, no error. */
+PG_FUNCTION_INFO_V1(dpagg_fsum_trans);
+Datum
+dpagg_fsum_trans(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_FLOAT8(PG_GETARG_FLOAT8(0) + PG_GETARG_FLOAT8(1));
 }

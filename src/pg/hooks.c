@@ -172,14 +172,17 @@ dpagg_planner(Query *parse, const char *query_string, int options, ParamListInfo
 	bool		flipped = false;
 	Query	   *copy = NULL;
 	PlannedStmt *stmt;
+	int			private_entries;
 
 	/* Per-unit bounding over private relations (bound.c): the analyst's query may not name the
 	 * per-unit aggregates; dpagg's aggregates over private relations are rewritten into them. */
 	dpagg_refuse_unit_aggregates(parse);
 	dpagg_bound_query(parse);
+	private_entries = dpagg_private_entries_of_query(parse);
 	if (at_entry)
 		copy = copyObject(parse);	/* the planner scribbles on its input */
 	stmt = plan_once(parse, query_string, options, params);
+	dpagg_check_planned_reads(stmt, private_entries);
 	/* The usual case, the setting off before and after planning: nothing to look at. */
 	if ((!at_entry && !enable_partitionwise_aggregate) || !dpagg_statement_has_own_aggregate(stmt))
 		return stmt;
@@ -192,6 +195,7 @@ dpagg_planner(Query *parse, const char *query_string, int options, ParamListInfo
 	PG_TRY();
 	{
 		stmt = plan_once(copy, query_string, options, params);
+		dpagg_check_planned_reads(stmt, private_entries);
 		flipped = enable_partitionwise_aggregate;
 	}
 	PG_FINALLY();

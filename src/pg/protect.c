@@ -730,12 +730,49 @@ unit_column_drop_guard(ObjectAccessType access, Oid classId, Oid objectId, int s
 }
 
 static void
+inherit_guard(RangeVar *parent)
+{
+	Oid			relid = RangeVarGetRelid(parent, NoLock, true);
+
+	if (OidIsValid(relid) && dpagg_relation_protection(relid, NULL, NULL) &&
+		get_rel_relkind(relid) != RELKIND_PARTITIONED_TABLE)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("\"%s\" is private and cannot be inherited from", get_rel_name(relid)),
+				 errdetail("A child table would not be private itself, and its rows would escape the protection."),
+				 errhint("Use partitioning, whose partitions are private with their table, or remove the protection first.")));
+}
+
+static void
 unit_column_rename_guard(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
 						 ProcessUtilityContext context, ParamListInfo params,
 						 QueryEnvironment *queryEnv, DestReceiver *dest, QueryCompletion *qc)
 {
 	Node	   *node = pstmt->utilityStmt;
 
+	/*
+	 * A label refuses tables with legacy inheritance; a child added later would escape the
+	 * protection when queried by its own name (only partitions inherit it): refused too.
+	 */
+	if (IsA(node, CreateStmt) && !((CreateStmt *) node)->partbound)
+	{
+		ListCell   *lc;
+
+		foreach(lc, ((CreateStmt *) node)->inhRelations)
+			inherit_guard((RangeVar *) lfirst(lc));
+	}
+	if (IsA(node, AlterTableStmt))
+	{
+		ListCell   *lc;
+
+		foreach(lc, ((AlterTableStmt *) node)->cmds)
+		{
+			AlterTableCmd *cmd = (AlterTableCmd *) lfirst(lc);
+
+			if (cmd->subtype == AT_AddInherit)
+				inherit_guard((RangeVar *) cmd->def);
+		}
+	}
 	if (IsA(node, RenameStmt) && ((RenameStmt *) node)->renameType == OBJECT_COLUMN &&
 		((RenameStmt *) node)->relation != NULL)
 	{

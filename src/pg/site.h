@@ -149,6 +149,10 @@ extern int	dpagg_statement_aggregates(PlannedStmt *stmt);
 extern void dpagg_bound_query(Query *parse);
 /* Refuse a query that calls the per-unit aggregates itself (post-parse-analysis and planner). */
 extern void dpagg_refuse_unit_aggregates(Query *parse);
+/* The private relations' range-table entries of a query before planning, and the check that the
+ * plan reads no more of them (functions inlined by the planner). */
+extern int	dpagg_private_entries_of_query(Query *parse);
+extern void dpagg_check_planned_reads(PlannedStmt *stmt, int entries_before);
 /* Did bound.c make this per-unit Aggref (it carries bound.c's mark)? */
 extern bool dpagg_unit_aggref_is_ours(Aggref *aggref);
 extern void dpagg_bound_init(void);

@@ -305,3 +305,23 @@ TEST(InputRanges, VectorSweepHasNoInternalErrors) {
     for (double v : out) EXPECT_TRUE(std::isfinite(v));
   }
 }
+
+// dpagg_random()'s source: uniform on [0, 1) from the secure pool, never the same value twice in
+// a row of 100 000 (53 random bits), and uniform (Kolmogorov-Smirnov at 1e-6).
+TEST(SecureUniform, InTheUnitIntervalAndUniform) {
+  const int n = 100000;
+  std::vector<double> u(n);
+  dpagg_error err;
+  for (int i = 0; i < n; ++i) {
+    ASSERT_EQ(dpagg_secure_uniform(&u[i], &err), DPAGG_OK);
+    ASSERT_GE(u[i], 0.0);
+    ASSERT_LT(u[i], 1.0);
+  }
+  std::sort(u.begin(), u.end());
+  EXPECT_EQ(std::adjacent_find(u.begin(), u.end()), u.end());
+  double d = 0;
+  for (int i = 0; i < n; ++i)
+    d = std::max(d, std::max(std::fabs(u[i] - double(i) / n), std::fabs(u[i] - double(i + 1) / n)));
+  // P(sqrt(n) D > 2.6) < 1e-5 (Kolmogorov); 2.6 / sqrt(n) = 0.0082.
+  EXPECT_LT(d, 2.6 / std::sqrt(double(n)));
+}
