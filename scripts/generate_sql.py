@@ -177,20 +177,31 @@ UNIT_COUNT = Kind("DP_SITE_UNIT_COUNT", "dpagg_unit_count: units, or a unit's ro
 SELECT = Kind("DP_SITE_SELECT", "dpagg_unit_select: private group selection on the number of units (HAVING).",
               "dpagg_state", combine,
               Function("dpagg_unit_select_final", [("", "dpagg_state")], "boolean", "VOLATILE", strict=False))
-UNIT_BOUNDS = EPS_DELTA + [("lower", F8), ("upper", F8)] + MECH + [("max_groups", "integer")]
+UNIT_VECTOR = Kind("DP_SITE_UNIT_VECTOR",
+                   "dpagg_unit_vsum: a unit's vector sum in a group, clipped to l2_bound (per unit).", "internal",
+                   Function("dpagg_unit_vsum_combine", [("", "internal"), ("", "internal")], "internal",
+                            strict=False),
+                   Function("dpagg_unit_vsum_final", [("", "internal")], f"{F8}[]", "VOLATILE", strict=False),
+                   Function("dpagg_vsum_serialize", [("", "internal")], "bytea"),
+                   Function("dpagg_vsum_deserialize", [("", "bytea"), ("", "internal")], "internal"))
+UNIT_VECTOR.add("dpagg_unit_vsum", VARGS + MECH + [("max_groups", "integer"), ("privacy_unit", "text")], "dpagg_unit_vsum_trans",
+                "dpagg_unit_vsum_trans", "internal: dp_sum_vector over a private relation, per unit",
+                named_sfunc_args=False)
+UNIT = [("privacy_unit", "text")]  # for the ledger: which unit the release is bounded for
+UNIT_BOUNDS = EPS_DELTA + [("lower", F8), ("upper", F8)] + MECH + [("max_groups", "integer")] + UNIT
 for sqlt, short in [(F8, "float8"), ("numeric", "numeric")]:
     UNIT_SUM.add("dpagg_unit_sum", [("value", sqlt)] + UNIT_BOUNDS, f"dpagg_unit_sum_trans_{short}",
                  f"dpagg_unit_sum_trans_{short}", "internal: dp_sum over a private relation, per unit")
     UNIT_AVG.add("dpagg_unit_avg", [("value", sqlt)] + UNIT_BOUNDS, f"dpagg_unit_avg_trans_{short}",
                  f"dpagg_unit_avg_trans_{short}", "internal: dp_avg over a private relation, per unit")
 UNIT_COUNT.add("dpagg_unit_count", [("value", "bigint")] + EPS_DELTA + MECH +
-               [("max_groups", "integer"), ("max_rows", "integer")], "dpagg_unit_count_trans",
+               [("max_groups", "integer"), ("max_rows", "integer")] + UNIT, "dpagg_unit_count_trans",
                "dpagg_unit_count_trans", "internal: dp_count over a private relation, per unit")
-SELECT.add("dpagg_unit_select", EPS_DELTA + [("max_groups", "integer"), ("strategy", "text")],
+SELECT.add("dpagg_unit_select", EPS_DELTA + [("max_groups", "integer"), ("strategy", "text")] + UNIT,
            "dpagg_unit_select_trans", "dpagg_unit_select_trans",
            "internal: private group selection over a private relation")
 
-KINDS = [SUM, AVG, COUNT, VECTOR, UNIT_SUM, UNIT_AVG, UNIT_COUNT, SELECT]
+KINDS = [SUM, AVG, COUNT, VECTOR, UNIT_SUM, UNIT_AVG, UNIT_COUNT, SELECT, UNIT_VECTOR]
 
 # ---- The extension script -------------------------------------------------------------------
 
@@ -247,6 +258,21 @@ CREATE AGGREGATE dpagg_fsum(double precision) (
 );
 COMMENT ON AGGREGATE dpagg_fsum(double precision) IS
   'sum of double precision values that saturates to +-Infinity instead of raising an overflow error';
+-- A unit's vector sum (src/pg/bound.c, for dp_sum_vector): the first `dimension` elements of each
+-- vector added coordinate by coordinate (missing and NULL elements count as 0), saturating like
+-- dpagg_fsum; the per-unit aggregate then clips the sum to the l2 bound.
+CREATE FUNCTION dpagg_vadd_trans(double precision[], double precision[], integer)
+  RETURNS double precision[]
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION dpagg_vadd_combine(double precision[], double precision[])
+  RETURNS double precision[]
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dpagg_vadd(double precision[], integer) (
+  SFUNC = dpagg_vadd_trans, STYPE = double precision[], COMBINEFUNC = dpagg_vadd_combine,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dpagg_vadd(double precision[], integer) IS
+  'coordinate-wise sum of the first n elements of double precision vectors (NULL and missing count as 0), saturating';
 
 CREATE FUNCTION dp_mechanisms(
     OUT name text, OUT guarantee text, OUT accepts_zero_delta boolean, OUT description text)

@@ -111,8 +111,8 @@ FROM (VALUES
   ($$SELECT region, dp_sum(t, 1, 1e-5, 1 ORDER BY t) FROM visits GROUP BY region$$),
   ($$SELECT dp_sum(DISTINCT t, 1, 1e-5, 1) FROM visits$$),
   ($$SELECT dp_sum(t, 1, 1e-5, 1) FROM visits FOR UPDATE$$),
-  ($$SELECT dpagg_unit_count(1, 1, 1e-5, NULL, 1, 1) FROM visits$$),
-  ($$SELECT dpagg_unit_select(1, 1e-5, 1, 'auto') FROM regions$$),
+  ($$SELECT dpagg_unit_count(1, 1, 1e-5, NULL, 1, 1, 'user_id') FROM visits$$),
+  ($$SELECT dpagg_unit_select(1, 1e-5, 1, 'auto', 'user_id') FROM regions$$),
   ($$SELECT region, dp_count(1, 0, 'laplace') FROM visits GROUP BY region$$),
   ($$SELECT region, dp_count(1, 1e-5) FROM visits GROUP BY region$$),
   ($$SELECT * FROM (SELECT region, dp_sum(t, 1, 1e-5, 1) FROM visits GROUP BY region) s ORDER BY 2 DESC LIMIT 1$$),
@@ -120,9 +120,9 @@ FROM (VALUES
   ($$SELECT region, dp_avg(t, 1, 1e-5, 0, 500) FILTER (WHERE t > 100) FROM visits GROUP BY region$$)
 ) AS v(q);
 -- The per-unit aggregates may not be stored in a view or a function's body either.
-SELECT expect_error($$CREATE VIEW sneaky AS SELECT dpagg_unit_count(1, 1, 1e-5, NULL, 1, 1) FROM visits$$) AS error;
+SELECT expect_error($$CREATE VIEW sneaky AS SELECT dpagg_unit_count(1, 1, 1e-5, NULL, 1, 1, 'user_id') FROM visits$$) AS error;
 CREATE FUNCTION sneaky() RETURNS TABLE (n bigint) LANGUAGE sql
-  BEGIN ATOMIC SELECT dpagg_unit_count(1, 1, 1e-5, NULL, 1, 1) FROM visits; END;
+  BEGIN ATOMIC SELECT dpagg_unit_count(1, 1, 1e-5, NULL, 1, 1, 'user_id') FROM visits; END;
 SELECT expect_error($$SELECT * FROM sneaky()$$) AS error;
 DROP FUNCTION sneaky();
 -- A SQL function the planner inlines after the rewrite may not read the private relation again.

@@ -146,10 +146,10 @@ SELECT aggregate, details FROM dp_explain($$SELECT dp_count(1, 0) FROM generate_
 SELECT count(*) - :releases_before AS charged FROM dp_ledger;
 SELECT q, expect_error(q) AS error
 FROM (VALUES
-  ($$SELECT * FROM dp_explain('SELECT dp_sum(a.amount, 1, 0, 1) FROM pay a JOIN pay b USING (uid)')$$),
+  ($$SELECT * FROM dp_explain('SELECT dp_sum(a.amount, 1, 0, 1) FROM pay a JOIN pay b ON a.amount = b.amount')$$),
   ($$SELECT * FROM dp_explain('SELECT 1; SELECT 2')$$),
   ($$SELECT * FROM dp_explain('DELETE FROM pay')$$),
-  ($$SELECT * FROM dp_explain('SELECT dpagg_unit_select(1, 1e-5, 1, ''auto'') FROM pay')$$)
+  ($$SELECT * FROM dp_explain('SELECT dpagg_unit_select(1, 1e-5, 1, ''auto'', ''uid'') FROM pay')$$)
 ) AS v(q);
 
 -- 7. With many groups per unit, the Gaussian over the L groups (l2 sensitivity sqrt(L) x bound at
@@ -165,6 +165,43 @@ SELECT bool_and(abs(c - 200.5) <= 0.5 + 6 * (SELECT noise_scale FROM dp_explain(
   FROM (SELECT item, dp_count(1, 1e-5) AS c FROM shop GROUP BY item) s;
 SELECT aggregate, mechanism FROM dp_ledger ORDER BY seq DESC LIMIT 2;
 SET dpagg.default_mechanism = 'laplace';
+
+-- 8. Private relations joined on their privacy-unit columns are bounded per unit together, with
+--    the strictest of their bounds (here people: L 1; orders: L 1, at most 4 rows per group).
+CREATE TABLE people (uid integer, dept text);
+INSERT INTO people SELECT g, 'd' || g % 2 FROM generate_series(1, 100) g;
+CREATE TABLE orders (uid integer, amount double precision);
+INSERT INTO orders SELECT g % 100 + 1, 1 FROM generate_series(1, 1000) g;   -- 10 orders each
+SELECT dp_protect('people', 'uid');
+SELECT dp_protect('orders', 'uid', 1, 4);
+-- 50 people per department, 4 of each one's 10 orders counted, each one's sum 10 clamped to 5.
+SELECT dept, round(dp_count(1e6, 1e-3)) AS capped_rows, round(dp_sum(amount, 1e6, 1e-3, 0, 5)) AS bounded_sum
+  FROM people JOIN orders USING (uid) GROUP BY dept ORDER BY 1;
+SELECT round(dp_count(1e6, 0)) AS capped_rows FROM people p, orders o WHERE o.uid = p.uid;
+SELECT round(dp_count(1e6, 0)) AS capped_rows FROM orders a JOIN orders b USING (uid);
+SELECT q, expect_error(q) AS error
+FROM (VALUES
+  ($$SELECT dp_count(1, 1e-5) FROM people p LEFT JOIN orders o USING (uid)$$),
+  ($$SELECT dp_count(1, 1e-5) FROM people p JOIN orders o ON p.uid = o.uid + 1$$),
+  ($$SELECT dp_count(1, 1e-5) FROM orders a JOIN orders b ON a.amount = b.amount$$),
+  ($$SELECT dp_count(1, 1e-5) FROM people p, orders o$$)
+) AS v(q);
+DROP TABLE people, orders;
+
+-- 9. dp_sum_vector per unit: each unit's vector sum in a group is clipped to the l2 bound.
+--    Unit 0 has 10 000 rows of (1, 1); the 100 others one row of (1, 0) each.
+CREATE TABLE vec (uid integer, g text, v double precision[]);
+INSERT INTO vec SELECT g, 'a', ARRAY[1, 0] FROM generate_series(1, 100) g;
+INSERT INTO vec SELECT 0, 'a', ARRAY[1, 1] FROM generate_series(1, 10000);
+SELECT dp_protect('vec', 'uid');
+-- 100 x (1, 0) + unit 0's (10000, 10000) clipped to norm 2: (sqrt 2, sqrt 2).
+SELECT array_agg(round(x::numeric, 2)) AS bounded_sums
+  FROM unnest((SELECT dp_sum_vector(v, 2, 1e6, 1e-3, 2) FROM vec)) x;
+SELECT g, array_agg(round(x::numeric, 2)) AS bounded_sums
+  FROM (SELECT g, unnest(s) AS x FROM (SELECT g, dp_sum_vector(v, 2, 1e6, 1e-3, 2) AS s FROM vec GROUP BY g) q) r
+ GROUP BY g;
+SELECT aggregate, mechanism, sensitivity FROM dp_explain($$SELECT g, dp_sum_vector(v, 2, 1, 1e-3, 2) FROM vec GROUP BY g$$);
+DROP TABLE vec;
 
 DROP VIEW pay_regions, pay_plain;
 DROP TABLE pay, shop, lonely, depts;

@@ -126,7 +126,19 @@ dpagg_arg_layout(Aggref *aggref, int kind, DpArgLayout *lo)
 				 errmsg("dpagg support functions can only be used by dpagg's own aggregates")));
 	memset(lo, -1, sizeof(*lo));
 	lo->nargs = n;
-	if (DPAGG_KIND_IS_UNIT(kind))
+	if (kind == DP_SITE_UNIT_VECTOR)
+	{
+		/* value, dimension, epsilon, delta, l2_bound, mechanism, max_groups */
+		lo->value = p++;
+		lo->dimension = p++;
+		lo->epsilon = p++;
+		lo->delta = p++;
+		lo->upper = p++;
+		lo->mechanism = p++;
+		lo->max_groups = p++;
+		lo->unit = p++;
+	}
+	else if (DPAGG_KIND_IS_UNIT(kind))
 	{
 		/* Fixed by scripts/generate_sql.py: (value,) epsilon, delta, ... */
 		if (kind != DP_SITE_SELECT)
@@ -145,6 +157,7 @@ dpagg_arg_layout(Aggref *aggref, int kind, DpArgLayout *lo)
 			lo->max_rows = p++;
 		if (kind == DP_SITE_SELECT)
 			lo->strategy = p++;
+		lo->unit = p++;
 	}
 	else
 	{
@@ -355,8 +368,9 @@ dpagg_scalar_site_params(DpSite *site)
 				continue;
 			}
 			parts[i].spec = MemoryContextStrdup(site->cxt,
-												psprintf(p->joint[i] ? "%s per unit, L=%d, l2 over groups" : "%s per unit, L=%d",
-														 p->cal[i].spec, p->max_groups));
+												psprintf(p->joint[i] ? "%s per unit %s, L=%d, l2 over groups" : "%s per unit %s, L=%d",
+														 p->cal[i].spec, dpagg_site_unit(site, lo.unit),
+														 p->max_groups));
 			parts[i].epsilon = kind == DP_AVG ? p->epsilon / 2 : p->epsilon;
 			parts[i].delta = kind == DP_AVG ? p->delta / 2 : p->delta;
 			/* A joint Gaussian's rho is already that of all L groups (its sensitivity is the
@@ -373,8 +387,20 @@ dpagg_scalar_site_params(DpSite *site)
  * x: each group of a per-unit aggregate is calibrated for a share of the call's epsilon and delta,
  * and the charge is the whole (conservative in both directions of rounding).
  */
-static double
-share(double x, int L)
+const char *
+dpagg_site_unit(DpSite *site, int i)
+{
+	bool		isnull;
+	Datum		d;
+
+	if (i < 0)
+		return "";
+	d = dpagg_site_param(site, i, &isnull);
+	return isnull ? "" : MemoryContextStrdup(site->cxt, TextDatumGetCString(d));
+}
+
+double
+dpagg_share(double x, int L)
 {
 	double		s;
 
@@ -397,20 +423,20 @@ calibrate_site(ScalarParams *p)
 	 * multiples of every release grid) and applies dpagg.objective. */
 	if (p->kind == DP_AVG)
 	{
-		req = dpagg_scalar_request(share(p->epsilon / 2, L), share(p->delta / 2, L), p->bound, false);
+		req = dpagg_scalar_request(dpagg_share(p->epsilon / 2, L), dpagg_share(p->delta / 2, L), p->bound, false);
 		dpagg_calibrate_cached(p->mechanism, &req, &p->cal[0]);
-		req = dpagg_scalar_request(share(p->epsilon / 2, L), share(p->delta / 2, L), 1.0, true);
+		req = dpagg_scalar_request(dpagg_share(p->epsilon / 2, L), dpagg_share(p->delta / 2, L), 1.0, true);
 		dpagg_calibrate_cached(p->mechanism, &req, &p->cal[1]);
 	}
 	else if (p->kind == DP_COUNT)
 	{
 		/* Sensitivity 1 (a row, or a unit), or the row cap C of a per-unit count. */
-		req = dpagg_scalar_request(share(p->epsilon, L), share(p->delta, L), p->upper, true);
+		req = dpagg_scalar_request(dpagg_share(p->epsilon, L), dpagg_share(p->delta, L), p->upper, true);
 		dpagg_calibrate_cached(p->mechanism, &req, &p->cal[0]);
 	}
 	else
 	{
-		req = dpagg_scalar_request(share(p->epsilon, L), share(p->delta, L), p->bound,
+		req = dpagg_scalar_request(dpagg_share(p->epsilon, L), dpagg_share(p->delta, L), p->bound,
 								   p->integer_sum);
 		dpagg_calibrate_cached(p->mechanism, &req, &p->cal[0]);
 	}

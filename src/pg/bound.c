@@ -58,6 +58,7 @@
 #include "parser/parse_func.h"
 #include "parser/parse_oper.h"
 #include "parser/parsetree.h"
+#include "utils/lsyscache.h"
 #include "rewrite/rewriteManip.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
@@ -258,6 +259,41 @@ passed_through(Query *sq, Source *src)
 	return 0;					/* not reached */
 }
 
+/* The source of range-table entry i of q, a private relation or view itself. */
+static void
+direct_source(RangeTblEntry *rte, int i, DpProtection *p, Oid rel, Source *src)
+{
+	memset(src, 0, sizeof(*src));
+	src->rtindex = i;
+	src->prot = *p;
+	src->rel = rel;
+	if (rte->rtekind == RTE_RELATION)
+	{
+		src->attno = get_attnum(rte->relid, p->unit);
+		if (src->attno == InvalidAttrNumber)
+			unsupported(psprintf("the privacy unit column \"%s\" of \"%s\" does not exist",
+								 p->unit, get_rel_name(rte->relid)),
+						NULL, "Declare the relation's protection again with dp_protect.");
+		get_atttypetypmodcoll(rte->relid, src->attno, &src->type, &src->typmod,
+							  &src->collation);
+	}
+	else
+	{
+		TargetEntry *tle;
+
+		src->attno = get_attnum(rel, p->unit);
+		if (src->attno == InvalidAttrNumber ||
+			src->attno > list_length(rte->subquery->targetList))
+			unsupported(psprintf("the privacy unit column \"%s\" of \"%s\" does not exist",
+								 p->unit, get_rel_name(rel)),
+						NULL, "Declare the view's protection again with dp_protect.");
+		tle = list_nth_node(TargetEntry, rte->subquery->targetList, src->attno - 1);
+		src->type = exprType((Node *) tle->expr);
+		src->typmod = exprTypmod((Node *) tle->expr);
+		src->collation = exprCollation((Node *) tle->expr);
+	}
+}
+
 /* Find the range-table entry of q that brings its one private read; false if none does. */
 static bool
 find_in_level(Query *q, Source *src, bool top)
@@ -274,35 +310,7 @@ find_in_level(Query *q, Source *src, bool top)
 		i++;
 		if (rte_private(rte, &p, &rel))
 		{
-			memset(src, 0, sizeof(*src));
-			src->rtindex = i;
-			src->prot = p;
-			src->rel = rel;
-			if (rte->rtekind == RTE_RELATION)
-			{
-				src->attno = get_attnum(rte->relid, p.unit);
-				if (src->attno == InvalidAttrNumber)
-					unsupported(psprintf("the privacy unit column \"%s\" of \"%s\" does not exist",
-										 p.unit, get_rel_name(rte->relid)),
-								NULL, "Declare the relation's protection again with dp_protect.");
-				get_atttypetypmodcoll(rte->relid, src->attno, &src->type, &src->typmod,
-									  &src->collation);
-			}
-			else
-			{
-				TargetEntry *tle;
-
-				src->attno = get_attnum(rel, p.unit);
-				if (src->attno == InvalidAttrNumber ||
-					src->attno > list_length(rte->subquery->targetList))
-					unsupported(psprintf("the privacy unit column \"%s\" of \"%s\" does not exist",
-										 p.unit, get_rel_name(rel)),
-								NULL, "Declare the view's protection again with dp_protect.");
-				tle = list_nth_node(TargetEntry, rte->subquery->targetList, src->attno - 1);
-				src->type = exprType((Node *) tle->expr);
-				src->typmod = exprTypmod((Node *) tle->expr);
-				src->collation = exprCollation((Node *) tle->expr);
-			}
+			direct_source(rte, i, &p, rel, src);
 			return true;
 		}
 		if (rte->rtekind == RTE_SUBQUERY && private_reads((Node *) rte->subquery, NULL) > 0)
@@ -319,6 +327,137 @@ find_in_level(Query *q, Source *src, bool top)
 		}
 	}
 	return false;
+}
+
+/* ---- several private relations joined on their units ------------------------------------- */
+
+/*
+ * Private relations joined on their privacy-unit columns: FROM people p JOIN visits v ON p.uid =
+ * v.uid (or USING (uid), or the equality in WHERE), inner joins only.  Every row of the join then
+ * belongs to one unit, the same in every relation, and is bounded per unit like the rows of one
+ * relation; the strictest of the relations' bounds applies (the least L, the least row cap).
+ * Each private relation must be an entry of q's range table itself (not inside a subquery), and
+ * the equalities must connect them all.  The DBA declares what the unit columns mean: joining on
+ * them says they identify the same people.
+ */
+typedef struct JoinCheck
+{
+	bool		outer;			/* an outer or other non-inner join */
+	List	   *quals;			/* the conjuncts of the inner joins' and WHERE's conditions */
+} JoinCheck;
+
+static void
+collect_inner_quals(Node *node, JoinCheck *jc)
+{
+	if (node == NULL)
+		return;
+	if (IsA(node, FromExpr))
+	{
+		FromExpr   *f = (FromExpr *) node;
+		ListCell   *lc;
+
+		foreach(lc, f->fromlist)
+			collect_inner_quals(lfirst(lc), jc);
+		jc->quals = list_concat(jc->quals, make_ands_implicit((Expr *) f->quals));
+	}
+	else if (IsA(node, JoinExpr))
+	{
+		JoinExpr   *j = (JoinExpr *) node;
+
+		if (j->jointype != JOIN_INNER)
+			jc->outer = true;
+		collect_inner_quals(j->larg, jc);
+		collect_inner_quals(j->rarg, jc);
+		if (j->jointype == JOIN_INNER)
+			jc->quals = list_concat(jc->quals, make_ands_implicit((Expr *) j->quals));
+	}
+}
+
+static int
+unit_var_source(Node *e, Source *srcs, int n)
+{
+	int			k;
+
+	while (e && IsA(e, RelabelType))
+		e = (Node *) ((RelabelType *) e)->arg;
+	if (e == NULL || !IsA(e, Var) || ((Var *) e)->varlevelsup != 0)
+		return -1;
+	for (k = 0; k < n; k++)
+		if (((Var *) e)->varno == srcs[k].rtindex && ((Var *) e)->varattno == srcs[k].attno)
+			return k;
+	return -1;
+}
+
+static int
+find_root(int *parent, int k)
+{
+	while (parent[k] != k)
+		k = parent[k];
+	return k;
+}
+
+static bool
+find_unit_join(Query *q, int n, Source *src)
+{
+	Source	   *srcs = palloc0(sizeof(Source) * n);
+	int		   *parent = palloc(sizeof(int) * n);
+	int			found = 0,
+				i = 0,
+				k,
+				groups;
+	ListCell   *lc;
+	JoinCheck	jc = {false, NIL};
+
+	foreach(lc, q->rtable)
+	{
+		RangeTblEntry *rte = lfirst_node(RangeTblEntry, lc);
+		DpProtection p;
+		Oid			rel;
+
+		i++;
+		if (rte_private(rte, &p, &rel) && found < n)
+			direct_source(rte, i, &p, rel, &srcs[found++]);
+	}
+	if (found != n)
+		return false;
+	collect_inner_quals((Node *) q->jointree, &jc);
+	if (jc.outer)
+		unsupported("private relations joined by an outer join cannot be bounded together",
+					NULL, "Join private relations with an inner join on their privacy-unit columns.");
+	for (k = 0; k < n; k++)
+		parent[k] = k;
+	foreach(lc, jc.quals)
+	{
+		Node	   *c = (Node *) lfirst(lc);
+		OpExpr	   *op;
+		int			a,
+					b;
+
+		if (!IsA(c, OpExpr) || list_length(((OpExpr *) c)->args) != 2)
+			continue;
+		op = (OpExpr *) c;
+		a = unit_var_source(linitial(op->args), srcs, n);
+		b = unit_var_source(lsecond(op->args), srcs, n);
+		if (a < 0 || b < 0 || a == b ||
+			!op_mergejoinable(op->opno, exprType((Node *) linitial(op->args))))
+			continue;
+		parent[find_root(parent, a)] = find_root(parent, b);
+	}
+	for (groups = 0, k = 0; k < n; k++)
+		if (find_root(parent, k) == k)
+			groups++;
+	if (groups != 1)
+		return false;
+	*src = srcs[0];
+	for (k = 1; k < n; k++)
+	{
+		src->prot.max_groups = Min(src->prot.max_groups, srcs[k].prot.max_groups);
+		if (srcs[k].prot.max_rows_per_group > 0 &&
+			(src->prot.max_rows_per_group == 0 ||
+			 srcs[k].prot.max_rows_per_group < src->prot.max_rows_per_group))
+			src->prot.max_rows_per_group = srcs[k].prot.max_rows_per_group;
+	}
+	return true;
 }
 
 /* ---- building blocks ------------------------------------------------------------------------ */
@@ -611,9 +750,6 @@ collect_walker(Node *node, LevelContext *lc)
 			unsupported("dpagg aggregates over a private relation cannot be combined with other aggregates in the same query level",
 						"Only dpagg's aggregates are bounded per privacy unit.",
 						"Compute the other aggregates in a separate query.");
-		if (kind == DP_SITE_VECTOR)
-			unsupported("dp_sum_vector is not available over private relations yet",
-						NULL, "Use dp_sum for each coordinate, or query a relation that is not private.");
 		if (a->aggorder != NIL || a->aggdistinct != NIL)
 			unsupported("dpagg aggregates over a private relation take no ORDER BY or DISTINCT",
 						NULL, "Remove it: each privacy unit's contribution is aggregated first.");
@@ -623,7 +759,18 @@ collect_walker(Node *node, LevelContext *lc)
 		call = palloc0(sizeof(DpCall));
 		call->orig = a;
 		call->kind = kind;
-		dpagg_arg_layout(a, kind, &call->lo);
+		if (kind == DP_SITE_VECTOR)
+		{
+			/* dp_sum_vector(value, dimension, epsilon, delta, l2_bound [, mechanism]) */
+			memset(&call->lo, -1, sizeof(call->lo));
+			call->lo.nargs = list_length(a->args);
+			call->lo.value = 0;
+			call->lo.epsilon = 2;
+			call->lo.delta = 3;
+			call->lo.mechanism = call->lo.nargs > 5 ? 5 : -1;
+		}
+		else
+			dpagg_arg_layout(a, kind, &call->lo);
 		{
 			int			i = 0;
 
@@ -652,6 +799,12 @@ collect_walker(Node *node, LevelContext *lc)
 		unsupported("GROUPING() is not available over private relations", NULL,
 					"Group by one set of columns.");
 	return expression_tree_walker(node, collect_walker, lc);
+}
+
+static Expr *
+arg_of(Aggref *a, int i)
+{
+	return (Expr *) copyObject(list_nth_node(TargetEntry, a->args, i)->expr);
 }
 
 /* The per-unit expression of one call: its contribution in the inner query. */
@@ -699,6 +852,14 @@ per_unit_expr(DpCall *call, const char *lc_schema)
 				f = function_oid("pg_catalog", name, 1, &t);
 				return cast_to_float8((Expr *) make_aggref(f, list_make1(value), false, filter, -1));
 			}
+		case DP_SITE_VECTOR:
+			{
+				/* The unit's vector sum in the group (the first `dimension` coordinates). */
+				Oid			types[2] = {FLOAT8ARRAYOID, INT4OID};
+
+				return (Expr *) make_aggref(function_oid(lc_schema, "dpagg_vadd", 2, types),
+											list_make2(value, arg_of(a, 1)), false, filter, -1);
+			}
 		case DP_SITE_COUNT:
 			if (value != NULL)
 			{
@@ -714,16 +875,19 @@ per_unit_expr(DpCall *call, const char *lc_schema)
 	return NULL;
 }
 
-static Expr *
-arg_of(Aggref *a, int i)
-{
-	return (Expr *) copyObject(list_nth_node(TargetEntry, a->args, i)->expr);
-}
 
 static Expr *
 int4_const(int v)
 {
 	return (Expr *) makeConst(INT4OID, -1, InvalidOid, 4, Int32GetDatum(v), false, true);
+}
+
+/* The unit's name, a constant argument of the per-unit aggregates (the ledger shows it). */
+static Expr *
+unit_name(LevelContext *lc)
+{
+	return (Expr *) makeConst(TEXTOID, -1, DEFAULT_COLLATION_OID, -1,
+							  CStringGetTextDatum(lc->src->prot.unit), false, false);
 }
 
 /* The outer, per-unit aggregate that replaces one call. */
@@ -736,16 +900,25 @@ bounded_call(DpCall *call, LevelContext *lc, Expr *value)
 		: (Expr *) makeNullConst(TEXTOID, -1, DEFAULT_COLLATION_OID);
 	List	   *args;
 	const char *name;
-	Oid			types[8];
+	Oid			types[10];
 	ListCell   *c;
 	int			n = 0;
 
-	if (call->kind == DP_SITE_COUNT)
+	if (call->kind == DP_SITE_VECTOR)
+	{
+		name = "dpagg_unit_vsum";
+		args = list_make5(value, arg_of(a, 1), arg_of(a, 2), arg_of(a, 3), arg_of(a, 4));
+		args = lappend(args, mech);
+		args = lappend(args, int4_const(lc->L));
+		args = lappend(args, unit_name(lc));
+	}
+	else if (call->kind == DP_SITE_COUNT)
 	{
 		name = "dpagg_unit_count";
 		args = list_make5(value, arg_of(a, lo->epsilon), arg_of(a, lo->delta), mech,
 						  int4_const(lc->L));
 		args = lappend(args, int4_const(lc->C));
+		args = lappend(args, unit_name(lc));
 	}
 	else
 	{
@@ -767,6 +940,7 @@ bounded_call(DpCall *call, LevelContext *lc, Expr *value)
 		args = list_make5(value, arg_of(a, lo->epsilon), arg_of(a, lo->delta), lower, upper);
 		args = lappend(args, mech);
 		args = lappend(args, int4_const(lc->L));
+		args = lappend(args, unit_name(lc));
 	}
 	foreach(c, args)
 		types[n++] = exprType((Node *) lfirst(c));
@@ -1045,9 +1219,9 @@ rewrite_level(Query *q, Source *src)
 		Expr	   *strategy = (Expr *) makeConst(TEXTOID, -1, DEFAULT_COLLATION_OID, -1,
 												  CStringGetTextDatum(selection_strategy ? selection_strategy : "auto"),
 												  false, false);
-		List	   *args = list_make4(eps, del, int4_const(lc.L), strategy);
-		Oid			types[4] = {FLOAT8OID, FLOAT8OID, INT4OID, TEXTOID};
-		Aggref	   *sel = make_aggref(function_oid(lc.schema, "dpagg_unit_select", 4, types),
+		List	   *args = list_make5(eps, del, int4_const(lc.L), strategy, unit_name(&lc));
+		Oid			types[5] = {FLOAT8OID, FLOAT8OID, INT4OID, TEXTOID, TEXTOID};
+		Aggref	   *sel = make_aggref(function_oid(lc.schema, "dpagg_unit_select", 5, types),
 									  args, false, NULL, BOUND_MARK);
 
 		having = make_and_qual(having, (Node *) sel);
@@ -1166,10 +1340,13 @@ bound_level(Query *q)
 	if (n == 0)
 		return;
 	if (n > 1)
-		unsupported("dpagg cannot bound a query that reads private relations more than once",
-					"Each privacy unit's rows must reach the dpagg aggregates once, through one reading of one private relation.",
-					"Read the private relation once, joined only with relations that are not private (a private view can hold a join).");
-	if (!find_in_level(q, &src, true))
+	{
+		if (!find_unit_join(q, n, &src))
+			unsupported("dpagg cannot bound a query that reads private relations more than once",
+						"Each privacy unit's rows must reach the dpagg aggregates through one reading of each private relation, and private relations must be joined on their privacy-unit columns.",
+						"Read each private relation once, joined with the others on their privacy-unit columns (or only with relations that are not private).");
+	}
+	else if (!find_in_level(q, &src, true))
 		unsupported(psprintf("dpagg cannot bound the private relation \"%s\" where this query reads it",
 							 get_rel_name(rel)),
 					"A private relation read in a WHERE subquery, a WITH query or a function cannot be bounded per unit.",

@@ -154,6 +154,32 @@ dpagg_explain_sql(PG_FUNCTION_ARGS)
 			appendStringInfo(&det, "{\"keep_one_unit\": %.17g, \"units_for_half\": %lld, \"plan\": %s}",
 							 dpagg_selection_probability(&plan, 1), (long long) half, json);
 		}
+		else if (r->kind == DP_SITE_UNIT_VECTOR)
+		{
+			dpagg_calibration cal;
+			Const	   *mech = const_arg(r->aggref, lo.mechanism);
+			Const	   *dim = const_arg(r->aggref, lo.dimension);
+
+			if (dim == NULL || dim->constisnull)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("the dimension of dp_sum_vector must not be NULL"),
+						 errhint("Pass the number of coordinates.")));
+			sens = float_arg(r->aggref, lo.upper);
+			dpagg_unit_vector_calibration(mech == NULL || mech->constisnull ? NULL
+										  : TextDatumGetCString(mech->constvalue),
+										  DatumGetInt32(dim->constvalue), eps, delta, sens, L,
+										  &cal);
+			values[8] = Float8GetDatum(cal.epsilon);
+			values[9] = Float8GetDatum(cal.delta);
+			values[10] = Float8GetDatum(sens);
+			values[11] = CStringGetTextDatum(cal.spec);
+			values[12] = Float8GetDatum(cal.scale);
+			appendStringInfo(&det, "{\"public_groups\": %s, \"per_group\": [",
+							 r->public_groups ? "true" : "false");
+			calibration_json(&det, &cal, false);
+			appendStringInfo(&det, "], \"dimension\": %d}", cal.dimension);
+		}
 		else
 		{
 			dpagg_calibration cal[2];

@@ -23,7 +23,7 @@
 typedef struct SelectParams
 {
 	dpagg_selection_plan plan;
-	char		spec[64];		/* what the ledger shows: "selection optimal" */
+	char		spec[128];		/* what the ledger shows: "selection optimal per unit user_id, L=3" */
 } SelectParams;
 
 static void select_plan(const char *strategy, double epsilon, double delta, int L,
@@ -106,8 +106,8 @@ dpagg_select_site_params(DpSite *site)
 	d = dpagg_site_param(site, lo.strategy, &isnull);
 	strategy = isnull ? pstrdup("auto") : text_to_cstring(DatumGetTextPP(d));
 	select_plan(strategy, epsilon, delta, L, &p->plan);
-	snprintf(p->spec, sizeof(p->spec), "selection %s, L=%d",
-			 dpagg_selection_strategy_name(p->plan.strategy), L);
+	snprintf(p->spec, sizeof(p->spec), "selection %s per unit %s, L=%d",
+			 dpagg_selection_strategy_name(p->plan.strategy), dpagg_site_unit(site, lo.unit), L);
 	part.spec = p->spec;
 	part.epsilon = epsilon;
 	part.delta = delta;

@@ -345,6 +345,8 @@ dpagg_kind_name(int kind)
 			return "dp_count";
 		case DP_SITE_SELECT:
 			return "group selection";
+		case DP_SITE_UNIT_VECTOR:
+			return "dp_sum_vector";
 		default:
 			return "dp_sum_vector";
 	}
@@ -529,7 +531,7 @@ site_prepare(AggState *as, AggStatePerTrans pt, int expected_kind)
 	/* A finalizing Agg releases, also in a parallel worker (a whole aggregation below a Gather):
 	 * wherever it runs, it is checked and charged. */
 	site->releases = !DO_AGGSPLIT_SKIPFINAL(aggref->aggsplit);
-	site->params = kind == DP_SITE_VECTOR ? dpagg_vector_site_params(site)
+	site->params = kind == DP_SITE_VECTOR || kind == DP_SITE_UNIT_VECTOR ? dpagg_vector_site_params(site)
 		: kind == DP_SITE_SELECT ? dpagg_select_site_params(site)
 		: dpagg_scalar_site_params(site);
 	/* Published only once complete: a failed preparation leaves no half-made site behind. */

@@ -36,10 +36,11 @@ typedef enum DpSiteKind
 	DP_SITE_UNIT_SUM = 5,
 	DP_SITE_UNIT_AVG = 6,
 	DP_SITE_UNIT_COUNT = 7,
-	DP_SITE_SELECT = 8
+	DP_SITE_SELECT = 8,
+	DP_SITE_UNIT_VECTOR = 9
 } DpSiteKind;
 
-#define DPAGG_KIND_IS_UNIT(k) ((k) >= DP_SITE_UNIT_SUM && (k) <= DP_SITE_SELECT)
+#define DPAGG_KIND_IS_UNIT(k) ((k) >= DP_SITE_UNIT_SUM && (k) <= DP_SITE_UNIT_VECTOR)
 
 typedef struct DpSite
 {
@@ -123,7 +124,12 @@ typedef struct DpArgLayout
 	int			max_groups;		/* per-unit kinds: L */
 	int			max_rows;		/* dpagg_unit_count: the row cap C */
 	int			strategy;		/* dpagg_unit_select */
+	int			dimension;		/* dpagg_unit_vsum (its l2 bound is `upper`) */
+	int			unit;			/* per-unit kinds: the privacy unit's name (for the ledger) */
 } DpArgLayout;
+
+/* The privacy unit's name of a per-unit call site, for the ledger ("" if absent). */
+extern const char *dpagg_site_unit(DpSite *site, int i);
 extern void dpagg_arg_layout(Aggref *aggref, int kind, DpArgLayout *out);
 
 /* The site params of a group selection, and its decision for a group of n units (selection.c). */
@@ -134,6 +140,14 @@ extern bool dpagg_select_keep(DpSite *site, int64 n_units);
  * the payload for site->params (allocated in site->cxt). */
 extern void *dpagg_scalar_site_params(DpSite *site);
 extern void *dpagg_vector_site_params(DpSite *site);
+
+/* x / L rounded down so that L shares never exceed x (aggregates.c). */
+extern double dpagg_share(double x, int L);
+
+/* For dp_explain: the calibration of a per-unit dp_sum_vector (vector.c). */
+extern void dpagg_unit_vector_calibration(const char *mechanism, int dimension, double epsilon,
+										  double delta, double l2_bound, int L,
+										  dpagg_calibration *cal);
 
 /* Does a finished plan aggregate with one of dpagg's aggregates? (hooks.c) */
 extern bool dpagg_statement_has_own_aggregate(PlannedStmt *stmt);

@@ -56,6 +56,8 @@ typedef struct VState
 /* The parameters of one call site. */
 typedef struct VParams
 {
+	int			kind;			/* DP_SITE_VECTOR, or DP_SITE_UNIT_VECTOR (bound.c) */
+	int			max_groups;		/* per unit: L (1 otherwise) */
 	int			dimension;
 	double		epsilon;
 	double		delta;
@@ -125,18 +127,31 @@ void *
 dpagg_vector_site_params(DpSite *site)
 {
 	int			nargs = list_length(site->argref->aggargtypes);
-	Datum		v[6];
-	bool		isnull[6];
+	bool		unit = site->kind == DP_SITE_UNIT_VECTOR;
+	Datum		v[8];
+	bool		isnull[8];
 	int			i;
 	VParams    *p;
 	char		mech[DPAGG_MECH_SPEC_LEN] = "auto";
 	int			dimension;
+	int			L = 1;
 
-	if (nargs < 5 || nargs > 6)
+	if (unit ? nargs != 8 : (nargs < 5 || nargs > 6))
 		elog(ERROR, "dp_sum_vector: unexpected argument list");
 	for (i = 1; i < nargs; i++)
 	{
 		v[i] = dpagg_site_param(site, i, &isnull[i]);
+		if (unit && i == 5 && isnull[i])
+			continue;			/* the analyst's omitted mechanism: auto */
+		if (unit && i == 7)
+			continue;			/* the unit's name, for the ledger */
+		if (unit && i == 6)
+		{
+			L = isnull[i] ? 0 : DatumGetInt32(v[i]);
+			if (L < 1)
+				elog(ERROR, "dpagg: a per-unit aggregate without max_groups");
+			continue;
+		}
 		if (isnull[i])
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -147,6 +162,8 @@ dpagg_vector_site_params(DpSite *site)
 	}
 	dimension = DatumGetInt32(v[1]);
 	p = MemoryContextAllocZero(site->cxt, sizeof(VParams));
+	p->kind = site->kind;
+	p->max_groups = L;
 	p->dimension = dimension;
 	p->epsilon = DatumGetFloat8(v[2]);
 	p->delta = DatumGetFloat8(v[3]);
@@ -154,15 +171,31 @@ dpagg_vector_site_params(DpSite *site)
 	strlcpy(p->mechanism, mech, sizeof(p->mechanism));
 	/* Calibrated (which validates) before any row is read: a refusal must not depend on the data
 	 * (aggregates.c). */
-	vcalibrate(p->mechanism, p->dimension, p->epsilon, p->delta, p->bound, &p->cal);
+	/* Per unit, each of a unit's L groups at (epsilon / L, delta / L) (aggregates.c): charged
+	 * the call's (epsilon, delta), under zCDP L times a group's rho. */
+	vcalibrate(p->mechanism, p->dimension, dpagg_share(p->epsilon, L), dpagg_share(p->delta, L),
+			   p->bound, &p->cal);
 	p->inv_quantum = 1.0 / dpagg_quantum_for_bound(p->bound);
 	p->scratch = MemoryContextAlloc(site->cxt, sizeof(double) * dimension);
 	{
-		DpChargePart part = {p->cal.spec, p->epsilon, p->delta, dpagg_zcdp_rho(&p->cal)};
+		double		rho = dpagg_zcdp_rho(&p->cal);
+		DpChargePart part = {p->cal.spec, p->epsilon, p->delta, isnan(rho) ? rho : rho * L};
 
+		if (unit)
+			part.spec = MemoryContextStrdup(site->cxt,
+											psprintf("%s per unit %s, L=%d", p->cal.spec,
+													 dpagg_site_unit(site, 7), L));
 		dpagg_site_set_charge(site, p->epsilon, p->delta, &part, 1);
 	}
 	return p;
+}
+
+void
+dpagg_unit_vector_calibration(const char *mechanism, int dimension, double epsilon, double delta,
+							  double l2_bound, int L, dpagg_calibration *cal)
+{
+	vcalibrate(mechanism ? mechanism : "auto", dimension, dpagg_share(epsilon, L),
+			   dpagg_share(delta, L), l2_bound, cal);
 }
 
 extern Datum dpagg_vsum_trans(PG_FUNCTION_ARGS);
@@ -253,12 +286,11 @@ vaccumulate(VState *st, const VParams *vp, ArrayType *arr)
 	st->rows++;
 }
 
-PG_FUNCTION_INFO_V1(dpagg_vsum_trans);
-Datum
-dpagg_vsum_trans(PG_FUNCTION_ARGS)
+static Datum
+vsum_trans(FunctionCallInfo fcinfo, int kind)
 {
 	MemoryContext cxt = dpagg_aggregate_context(fcinfo, VNAME);
-	DpSite	   *site = dpagg_site_of_trans(fcinfo, DP_SITE_VECTOR);
+	DpSite	   *site = dpagg_site_of_trans(fcinfo, kind);
 	const VParams *p = (const VParams *) site->params;
 	VState	   *st = PG_ARGISNULL(0) ? NULL : (VState *) PG_GETARG_POINTER(0);
 
@@ -270,12 +302,25 @@ dpagg_vsum_trans(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(st);
 }
 
-PG_FUNCTION_INFO_V1(dpagg_vsum_combine);
+PG_FUNCTION_INFO_V1(dpagg_vsum_trans);
 Datum
-dpagg_vsum_combine(PG_FUNCTION_ARGS)
+dpagg_vsum_trans(PG_FUNCTION_ARGS)
+{
+	return vsum_trans(fcinfo, DP_SITE_VECTOR);
+}
+
+PG_FUNCTION_INFO_V1(dpagg_unit_vsum_trans);
+Datum
+dpagg_unit_vsum_trans(PG_FUNCTION_ARGS)
+{
+	return vsum_trans(fcinfo, DP_SITE_UNIT_VECTOR);
+}
+
+static Datum
+vsum_combine(FunctionCallInfo fcinfo, int kind)
 {
 	MemoryContext cxt = dpagg_aggregate_context(fcinfo, VNAME);
-	DpSite	   *site = dpagg_site_of_trans(fcinfo, DP_SITE_VECTOR);
+	DpSite	   *site = dpagg_site_of_trans(fcinfo, kind);
 	const VParams *p = (const VParams *) site->params;
 	VState	   *a = PG_ARGISNULL(0) ? NULL : (VState *) PG_GETARG_POINTER(0);
 	VState	   *b = PG_ARGISNULL(1) ? NULL : (VState *) PG_GETARG_POINTER(1);
@@ -301,6 +346,20 @@ dpagg_vsum_combine(PG_FUNCTION_ARGS)
 		vsum_set(&a->sums[j], vsum_get(&a->sums[j]) + vsum_get(&b->sums[j]));
 	a->rows += b->rows;
 	PG_RETURN_POINTER(a);
+}
+
+PG_FUNCTION_INFO_V1(dpagg_vsum_combine);
+Datum
+dpagg_vsum_combine(PG_FUNCTION_ARGS)
+{
+	return vsum_combine(fcinfo, DP_SITE_VECTOR);
+}
+
+PG_FUNCTION_INFO_V1(dpagg_unit_vsum_combine);
+Datum
+dpagg_unit_vsum_combine(PG_FUNCTION_ARGS)
+{
+	return vsum_combine(fcinfo, DP_SITE_UNIT_VECTOR);
 }
 
 PG_FUNCTION_INFO_V1(dpagg_vsum_serialize);
@@ -348,12 +407,11 @@ dpagg_vsum_deserialize(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(st);
 }
 
-PG_FUNCTION_INFO_V1(dpagg_vsum_final);
-Datum
-dpagg_vsum_final(PG_FUNCTION_ARGS)
+static Datum
+vsum_final(FunctionCallInfo fcinfo, int kind)
 {
 	MemoryContext cxt = dpagg_aggregate_context(fcinfo, VNAME);
-	DpSite	   *site = dpagg_site_of_final(fcinfo, DP_SITE_VECTOR);
+	DpSite	   *site = dpagg_site_of_final(fcinfo, kind);
 	VParams    *p = (VParams *) site->params;
 	VState	   *st = PG_ARGISNULL(0) ? NULL : (VState *) PG_GETARG_POINTER(0);
 	dpagg_error err;
@@ -390,6 +448,133 @@ dpagg_vsum_final(PG_FUNCTION_ARGS)
 		MemoryContextSwitchTo(old);
 	}
 	PG_RETURN_ARRAYTYPE_P(result);
+}
+
+PG_FUNCTION_INFO_V1(dpagg_vsum_final);
+Datum
+dpagg_vsum_final(PG_FUNCTION_ARGS)
+{
+	return vsum_final(fcinfo, DP_SITE_VECTOR);
+}
+
+PG_FUNCTION_INFO_V1(dpagg_unit_vsum_final);
+Datum
+dpagg_unit_vsum_final(PG_FUNCTION_ARGS)
+{
+	return vsum_final(fcinfo, DP_SITE_UNIT_VECTOR);
+}
+
+/*
+ * dpagg_vadd(vector, dimension): a unit's vector sum for the per-unit dp_sum_vector (bound.c):
+ * the first `dimension` elements of each vector added coordinate by coordinate, NULL and missing
+ * elements as 0, saturating to +-Infinity (never an overflow error).  An ordinary sum of what it
+ * is given.
+ */
+static ArrayType *
+vadd_new(int dimension)
+{
+	Datum	   *zeros = palloc(sizeof(Datum) * dimension);
+	int			j;
+
+	for (j = 0; j < dimension; j++)
+		zeros[j] = Float8GetDatum(0.0);
+	return construct_array(zeros, dimension, FLOAT8OID, sizeof(float8), FLOAT8PASSBYVAL,
+						   TYPALIGN_DOUBLE);
+}
+
+static void
+vadd_into(ArrayType *acc, ArrayType *arr)
+{
+	double	   *a = (double *) ARR_DATA_PTR(acc);
+	int			dim = ArrayGetNItems(ARR_NDIM(acc), ARR_DIMS(acc));
+	int			n = ArrayGetNItems(ARR_NDIM(arr), ARR_DIMS(arr));
+	const char *p = ARR_DATA_PTR(arr);
+	const bits8 *bitmap = ARR_NULLBITMAP(arr);
+	int			bitmask = 1;
+	int			j;
+
+	if (ARR_ELEMTYPE(arr) != FLOAT8OID)
+		elog(ERROR, "dpagg_vadd: expected double precision[]");
+	for (j = 0; j < Min(n, dim); j++)
+	{
+		if (bitmap == NULL || (*bitmap & bitmask))
+		{
+			double		v;
+
+			memcpy(&v, p, sizeof(double));
+			p += sizeof(double);
+			a[j] += v;
+		}
+		if (bitmap && (bitmask <<= 1) == 0x100)
+		{
+			bitmap++;
+			bitmask = 1;
+		}
+	}
+}
+
+PG_FUNCTION_INFO_V1(dpagg_vadd_trans);
+Datum
+dpagg_vadd_trans(PG_FUNCTION_ARGS)
+{
+	MemoryContext cxt;
+	ArrayType  *acc;
+	int			dimension;
+
+	if (!AggCheckCallContext(fcinfo, &cxt))
+		elog(ERROR, "dpagg_vadd_trans called in non-aggregate context");
+	if (PG_ARGISNULL(2) || (dimension = PG_GETARG_INT32(2)) < 1 || dimension > 10000)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("dimension must be between 1 and 10000"),
+				 errhint("Pass the number of coordinates as a constant.")));
+	if (PG_ARGISNULL(0))
+	{
+		MemoryContext old = MemoryContextSwitchTo(cxt);
+
+		acc = vadd_new(dimension);
+		MemoryContextSwitchTo(old);
+	}
+	else
+		acc = PG_GETARG_ARRAYTYPE_P(0);
+	if (ArrayGetNItems(ARR_NDIM(acc), ARR_DIMS(acc)) != dimension || ARR_HASNULL(acc))
+		elog(ERROR, "dpagg_vadd: state of the wrong size");
+	if (!PG_ARGISNULL(1))
+		vadd_into(acc, PG_GETARG_ARRAYTYPE_P(1));
+	PG_RETURN_ARRAYTYPE_P(acc);
+}
+
+PG_FUNCTION_INFO_V1(dpagg_vadd_combine);
+Datum
+dpagg_vadd_combine(PG_FUNCTION_ARGS)
+{
+	MemoryContext cxt;
+	ArrayType  *a;
+	ArrayType  *b;
+
+	if (!AggCheckCallContext(fcinfo, &cxt))
+		elog(ERROR, "dpagg_vadd_combine called in non-aggregate context");
+	if (PG_ARGISNULL(1))
+	{
+		if (PG_ARGISNULL(0))
+			PG_RETURN_NULL();
+		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+	}
+	b = PG_GETARG_ARRAYTYPE_P(1);
+	if (PG_ARGISNULL(0))
+	{
+		MemoryContext old = MemoryContextSwitchTo(cxt);
+
+		a = DatumGetArrayTypePCopy(PointerGetDatum(b));
+		MemoryContextSwitchTo(old);
+		PG_RETURN_ARRAYTYPE_P(a);
+	}
+	a = PG_GETARG_ARRAYTYPE_P(0);
+	if (ArrayGetNItems(ARR_NDIM(a), ARR_DIMS(a)) != ArrayGetNItems(ARR_NDIM(b), ARR_DIMS(b)) ||
+		ARR_HASNULL(a) || ARR_HASNULL(b))
+		elog(ERROR, "dpagg_vadd: states of different sizes");
+	vadd_into(a, b);
+	PG_RETURN_ARRAYTYPE_P(a);
 }
 
 /*
