@@ -203,6 +203,22 @@ SELECT g, array_agg(round(x::numeric, 2)) AS bounded_sums
 SELECT aggregate, mechanism, sensitivity FROM dp_explain($$SELECT g, dp_sum_vector(v, 2, 1, 1e-3, 2) FROM vec GROUP BY g$$);
 DROP TABLE vec;
 
+-- 10. Parallel plans: the per-unit aggregation runs in parallel workers, the answer is the same.
+CREATE TABLE big (uid integer, g integer, x double precision);
+INSERT INTO big SELECT i % 3000, i % 7, 1 FROM generate_series(1, 60000) i;
+ANALYZE big;
+SELECT dp_protect('big', 'uid', 7);
+SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0; SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+-- Every unit is in all 7 groups (L = 7) with 2 or 3 rows each: 3000 units per group, each
+-- unit's sum clamped to [0, 2] -> 6000.
+EXPLAIN (COSTS OFF) SELECT g, dp_sum(x, 1e6, 1e-3, 0, 2) FROM big GROUP BY g;
+SELECT g, round(dp_count(1e6, 1e-3)) AS units, round(dp_sum(x, 1e6, 1e-3, 0, 2)) AS bounded_sum
+  FROM big GROUP BY g ORDER BY g;
+RESET parallel_setup_cost; RESET parallel_tuple_cost; RESET min_parallel_table_scan_size;
+RESET max_parallel_workers_per_gather;
+DROP TABLE big;
+
 DROP VIEW pay_regions, pay_plain;
 DROP TABLE pay, shop, lonely, depts;
 RESET dpagg.default_mechanism;
