@@ -155,6 +155,32 @@ REVOKE ALL ON visits, secrets FROM dp_rls_analyst;
 DROP ROLE dp_rls_analyst;
 DROP TABLE secrets;
 DROP FUNCTION all_visits(), all_visits_atomic();
+-- Group keys whose equal values can be written differently (numeric 10 and 10.000, float 0 and
+-- -0, interval, nondeterministic collations) would print one unit's spelling: refused; their text
+-- is fine.  A unit join must be the units' own equality on the columns themselves.
+-- Partitions cannot be labelled, nor labelled tables attached as partitions or made to inherit:
+-- a private child of a table that is not private would be read through it, unbounded.
+CREATE TABLE sales (region text, user_id integer) PARTITION BY LIST (region);
+CREATE TABLE sales_pub PARTITION OF sales FOR VALUES IN ('r0');
+CREATE TABLE sales_other PARTITION OF sales DEFAULT;
+CREATE TABLE loose_priv (region text, user_id integer);
+SELECT dp_protect('loose_priv', 'user_id');
+CREATE TABLE pub_parent (region text, user_id integer);
+CREATE TABLE text_units (uid text, g text);
+SELECT dp_protect('text_units', 'uid');
+SELECT q, expect_error(q) AS error
+FROM (VALUES
+  ($$SELECT amount, dp_count(1, 1e-5) FROM visits GROUP BY amount$$),
+  ($$SELECT t, dp_count(1, 1e-5) FROM visits GROUP BY t$$),
+  ($$SELECT amount::text, dp_count(1, 1e-5) FROM visits GROUP BY 1$$),
+  ($$SELECT dp_count(1, 1e-5) FROM visits a JOIN visits b ON a.user_id::bigint = b.user_id::bigint$$),
+  ($$SELECT dp_count(1, 1e-5) FROM text_units a JOIN text_units b ON a.uid::bpchar = b.uid::bpchar$$),
+  ($$SELECT dp_count(1, 1e-5) FROM text_units a JOIN text_units b ON a.uid = b.uid$$),
+  ($$SELECT dp_protect('sales_other', 'user_id')$$),
+  ($$ALTER TABLE sales ATTACH PARTITION loose_priv FOR VALUES IN ('r1')$$),
+  ($$ALTER TABLE loose_priv INHERIT pub_parent$$)
+) AS v(q);
+DROP TABLE sales, loose_priv, pub_parent, text_units;
 -- Nested statements: a function that is not inlined runs statements of its own.  The first two
 -- are refused when the function runs, after the outer aggregation was charged (as any error once
 -- an aggregation has begun); the last two before the inner aggregation is charged.

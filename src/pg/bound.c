@@ -45,7 +45,12 @@
 
 #include <math.h>
 
+#include "access/nbtree.h"
 #include "catalog/pg_aggregate.h"
+#include "catalog/pg_am.h"
+#include "commands/defrem.h"
+#include "utils/typcache.h"
+#include "catalog/pg_inherits.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_collation.h"
 #include "catalog/pg_type.h"
@@ -378,8 +383,8 @@ unit_var_source(Node *e, Source *srcs, int n)
 {
 	int			k;
 
-	while (e && IsA(e, RelabelType))
-		e = (Node *) ((RelabelType *) e)->arg;
+	/* The unit columns themselves, no cast: a cast could compare them more loosely than the
+	 * units are told apart (text::bpchar ignores trailing blanks). */
 	if (e == NULL || !IsA(e, Var) || ((Var *) e)->varlevelsup != 0)
 		return -1;
 	for (k = 0; k < n; k++)
@@ -438,8 +443,12 @@ find_unit_join(Query *q, int n, Source *src)
 		op = (OpExpr *) c;
 		a = unit_var_source(linitial(op->args), srcs, n);
 		b = unit_var_source(lsecond(op->args), srcs, n);
-		if (a < 0 || b < 0 || a == b ||
-			!op_mergejoinable(op->opno, exprType((Node *) linitial(op->args))))
+		/* The very equality the units are grouped by: the same type, its default equality
+		 * operator, the same collation. */
+		if (a < 0 || b < 0 || a == b || srcs[a].type != srcs[b].type ||
+			srcs[a].collation != srcs[b].collation ||
+			op->opno != lookup_type_cache(srcs[a].type, TYPECACHE_EQ_OPR)->eq_opr ||
+			op->inputcollid != srcs[a].collation)
 			continue;
 		parent[find_root(parent, a)] = find_root(parent, b);
 	}
@@ -605,9 +614,16 @@ public_groups_source(Query *q, Source *src)
 	{
 		DpProtection p;
 		Oid			rel;
+		List	   *all;
+		ListCell   *c2;
 
 		if (rte_private(pub, &p, &rel))
 			return 0;
+		/* its partitions or children are read too */
+		all = find_all_inheritors(pub->relid, NoLock, NULL);
+		foreach(c2, all)
+			if (dpagg_relation_protection(lfirst_oid(c2), NULL, NULL))
+				return 0;
 	}
 	if (q->jointree->quals != NULL && !reads_only(q->jointree->quals, pubno))
 		return 0;
@@ -681,6 +697,51 @@ subquery_rte(Query *sq, const char *name)
 	rte->inFromCl = true;
 	rte->lateral = false;
 	return rte;
+}
+
+/* ---- group keys that look the same whoever is in the group ------------------------------------ */
+
+/*
+ * Does equality of the type mean identical values?  A group's key is printed from one of its rows:
+ * for numeric (10 and 10.000), float (0 and -0), interval ('1 day' and '24 hours') or a
+ * nondeterministic collation ('Bob' and 'bob'), which spelling is printed would depend on which
+ * units are in the group, and would tell that one of them is.  PostgreSQL's btree "equalimage"
+ * support function answers exactly this question (it allows deduplication in indexes).
+ */
+static bool
+equal_means_identical(Oid type, Oid collation)
+{
+	Oid			opclass = GetDefaultOpClass(type, BTREE_AM_OID);
+	Oid			opfamily,
+				opcintype,
+				proc;
+
+	if (!OidIsValid(opclass))
+		return false;
+	opfamily = get_opclass_family(opclass);
+	opcintype = get_opclass_input_type(opclass);
+	proc = get_opfamily_proc(opfamily, opcintype, opcintype, BTEQUALIMAGE_PROC);
+	if (!OidIsValid(proc))
+		return false;
+	return DatumGetBool(OidFunctionCall1Coll(proc, collation, ObjectIdGetDatum(opcintype)));
+}
+
+static void
+check_group_keys(Query *q)
+{
+	ListCell   *c;
+
+	foreach(c, q->groupClause)
+	{
+		TargetEntry *tle = get_sortgroupclause_tle(lfirst_node(SortGroupClause, c), q->targetList);
+		Oid			type = exprType((Node *) tle->expr);
+
+		if (!equal_means_identical(type, exprCollation((Node *) tle->expr)))
+			unsupported(psprintf("grouping by a value of type %s is not available over private relations",
+								 format_type_be(type)),
+						"Equal values of this type (or collation) can be written differently, and the key printed for a group would show which unit's value it came from.",
+						"Group by an expression whose equal values are identical: cast to text, round to an integer, or use a deterministic collation.");
+	}
 }
 
 /* ---- the rewrite of one level ----------------------------------------------------------------- */
@@ -1066,6 +1127,8 @@ rewrite_level(Query *q, Source *src)
 	lc.src = src;
 	pubno = public_groups_source(q, src);
 	lc.public_groups = pubno > 0;
+	if (pubno == 0)
+		check_group_keys(q);	/* public keys are printed from the public relation */
 	if (pubno > 0)
 	{
 		keys = public_keys(q, pubno);
@@ -1429,8 +1492,17 @@ dpagg_check_planned_reads(PlannedStmt *stmt, int entries_before)
 	int			i = 0,
 				n = 0;
 
+	/* Children of a private parent were counted as their parent; a private child of a parent that
+	 * is not private (which labels and ALTER TABLE refuse to make) counts as a read of its own. */
 	foreach(lc, stmt->appendRelations)
-		children = bms_add_member(children, (int) lfirst_node(AppendRelInfo, lc)->child_relid);
+	{
+		AppendRelInfo *ai = lfirst_node(AppendRelInfo, lc);
+		RangeTblEntry *parent = rt_fetch(ai->parent_relid, stmt->rtable);
+
+		if (parent->rtekind != RTE_RELATION ||
+			dpagg_relation_protection(parent->relid, NULL, NULL))
+			children = bms_add_member(children, (int) ai->child_relid);
+	}
 	foreach(lc, stmt->rtable)
 	{
 		RangeTblEntry *rte = lfirst_node(RangeTblEntry, lc);

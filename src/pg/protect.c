@@ -314,6 +314,13 @@ relabel(const ObjectAddress *object, const char *seclabel)
 				 errmsg("\"%s\" uses table inheritance, which dpagg protection does not support",
 						get_rel_name(object->objectId)),
 				 errhint("Use declarative partitioning, and label the partitioned table.")));
+	if (seclabel != NULL && get_rel_relispartition(object->objectId))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("\"%s\" is a partition: label its partitioned table instead",
+						get_rel_name(object->objectId)),
+				 errdetail("A private partition of a table that is not private would be read, unbounded, through that table."),
+				 errhint("Label the root of the partitioned table; its partitions are private with it.")));
 	if (seclabel != NULL)
 	{
 		dpagg_parse_protection(seclabel, &p);
@@ -730,7 +737,7 @@ unit_column_drop_guard(ObjectAccessType access, Oid classId, Oid objectId, int s
 }
 
 static void
-inherit_guard(RangeVar *parent)
+inherit_guard(RangeVar *parent, bool as_child)
 {
 	Oid			relid = RangeVarGetRelid(parent, NoLock, true);
 
@@ -738,9 +745,26 @@ inherit_guard(RangeVar *parent)
 		get_rel_relkind(relid) != RELKIND_PARTITIONED_TABLE)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("\"%s\" is private and cannot be inherited from", get_rel_name(relid)),
+				 errmsg(as_child ? "\"%s\" is private and cannot inherit from another table"
+						: "\"%s\" is private and cannot be inherited from", get_rel_name(relid)),
 				 errdetail("A child table would not be private itself, and its rows would escape the protection."),
 				 errhint("Use partitioning, whose partitions are private with their table, or remove the protection first.")));
+}
+
+/* A table with its own label cannot become a partition: read through its new parent (private or
+ * not), its rows would be bounded by another label, or not at all. */
+static void
+attach_guard(RangeVar *child)
+{
+	Oid			relid = RangeVarGetRelid(child, NoLock, true);
+	DpProtection p;
+
+	if (OidIsValid(relid) && label_of(relid, &p))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("\"%s\" is private and cannot be attached as a partition",
+						get_rel_name(relid)),
+				 errhint("Remove its protection first (dp_unprotect); a partition of a private table is private with it.")));
 }
 
 static void
@@ -759,7 +783,7 @@ unit_column_rename_guard(PlannedStmt *pstmt, const char *queryString, bool readO
 		ListCell   *lc;
 
 		foreach(lc, ((CreateStmt *) node)->inhRelations)
-			inherit_guard((RangeVar *) lfirst(lc));
+			inherit_guard((RangeVar *) lfirst(lc), false);
 	}
 	if (IsA(node, AlterTableStmt))
 	{
@@ -770,7 +794,13 @@ unit_column_rename_guard(PlannedStmt *pstmt, const char *queryString, bool readO
 			AlterTableCmd *cmd = (AlterTableCmd *) lfirst(lc);
 
 			if (cmd->subtype == AT_AddInherit)
-				inherit_guard((RangeVar *) cmd->def);
+			{
+				inherit_guard((RangeVar *) cmd->def, false);
+				/* a private child would be read, unbounded, through its parent */
+				inherit_guard(((AlterTableStmt *) node)->relation, true);
+			}
+			if (cmd->subtype == AT_AttachPartition)
+				attach_guard(((PartitionCmd *) cmd->def)->name);
 		}
 	}
 	if (IsA(node, RenameStmt) && ((RenameStmt *) node)->renameType == OBJECT_COLUMN &&
