@@ -130,7 +130,7 @@ DROP TABLE regions, trips;
 SELECT count(*) AS releases_before FROM dp_ledger \gset
 SELECT release, aggregate, relation, privacy_unit, max_groups_contributed AS l, max_rows_per_group AS c,
        epsilon, delta, round(group_epsilon::numeric, 6) AS group_epsilon, sensitivity, mechanism,
-       round(noise_scale::numeric, 3) AS noise_scale, details->'public_groups' AS public_groups
+       round(noise_scale::numeric, 3) AS noise_scale, details->'public_groups' AS public_groups, details->>'upper' AS upper
   FROM dp_explain($$SELECT item, dp_count(1, 1e-5, 'laplace'), dp_sum(uid, 0.5, 0, 0, 10, 'laplace')
                     FROM shop GROUP BY item$$);
 SELECT aggregate, mechanism, details->'plan'->>'strategy' AS strategy,

@@ -200,8 +200,11 @@ dpagg_explain_sql(PG_FUNCTION_ARGS)
 			values[11] = CStringGetTextDatum(ncal == 2 ? psprintf("%s + %s", cal[0].spec, cal[1].spec)
 											 : cal[0].spec);
 			values[12] = Float8GetDatum(cal[0].scale);
-			appendStringInfo(&det, "{\"public_groups\": %s, \"per_group\": [",
-							 r->public_groups ? "true" : "false");
+			appendStringInfo(&det, "{\"public_groups\": %s, ", r->public_groups ? "true" : "false");
+			if (lo.lower >= 0 && lo.upper >= 0)
+				appendStringInfo(&det, "\"lower\": %.17g, \"upper\": %.17g, ",
+								 float_arg(r->aggref, lo.lower), float_arg(r->aggref, lo.upper));
+			appendStringInfoString(&det, "\"per_group\": [");
 			for (i = 0; i < ncal; i++)
 			{
 				if (i)
