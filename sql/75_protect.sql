@@ -38,7 +38,7 @@ FROM (VALUES
   ($$SECURITY LABEL FOR dpagg ON TABLE visits IS 'privacy_unit = ctid'$$),
   ($$SECURITY LABEL FOR dpagg ON COLUMN visits.user_id IS 'privacy_unit = user_id'$$),
   ($$SECURITY LABEL FOR dpagg ON SEQUENCE visits_visit_id_seq IS 'privacy_unit = user_id'$$),
-  ($$SECURITY LABEL FOR dpagg ON ROLE dp_protect_owner IS 'restricted'$$),
+  ($$SECURITY LABEL FOR dpagg ON ROLE dp_protect_owner IS 'privacy_unit = user_id'$$),
   ($$SELECT dp_protect('visits', 'nosuch')$$),
   ($$SELECT dp_protect('visits', 'user_id', 0)$$),
   ($$SELECT dp_protect('visits', 'user_id', 1, 0)$$),

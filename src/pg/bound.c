@@ -79,11 +79,15 @@ static char *selection_strategy = NULL;
 
 static post_parse_analyze_hook_type prev_post_parse_analyze = NULL;
 
+static int	restricted_state = -1;
+static bool restricted_session(void);
+
+/* 0A000; for a restricted analyst 42501, the code of every refusal of what they may not do. */
 static void
 unsupported(const char *msg, const char *detail, const char *hint)
 {
 	ereport(ERROR,
-			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			(errcode(restricted_session() ? ERRCODE_INSUFFICIENT_PRIVILEGE : ERRCODE_FEATURE_NOT_SUPPORTED),
 			 errmsg("%s", msg),
 			 detail ? errdetail("%s", detail) : 0,
 			 errhint("%s", hint)));
@@ -769,6 +773,8 @@ typedef struct LevelContext
 	bool		public_groups;
 } LevelContext;
 
+/* restricted_state: -1 not asked yet in this statement; 0, 1: whether the session is restricted. */
+
 /* dp_explain: what the rewrite made (dpagg_bound_capture). */
 static bool capturing = false;
 static List *captured = NIL;
@@ -817,6 +823,9 @@ collect_walker(Node *node, LevelContext *lc)
 		foreach(c, lc->calls)
 			if (equal(((DpCall *) lfirst(c))->orig, a))
 				return false;
+		if (restricted_session())
+			dpagg_restrict_check_aggref(a, kind == DP_SITE_COUNT ?
+										dpagg_value_position(a, kind) : 0);
 		call = palloc0(sizeof(DpCall));
 		call->orig = a;
 		call->kind = kind;
@@ -1115,6 +1124,9 @@ rewrite_level(Query *q, Source *src)
 		unsupported("data-modifying WITH queries are not available with dpagg aggregates over private relations",
 					NULL, "Run the modification separately.");
 
+	/* A restricted analyst's expressions over private rows: the allow-list (restrict.c). */
+	if (restricted_session())
+		dpagg_restrict_check_level(q);
 	memset(&lc, 0, sizeof(lc));
 	lc.q = q;
 	lc.L = grouped ? src->prot.max_groups : 1;
@@ -1420,7 +1432,23 @@ bound_level(Query *q)
 void
 dpagg_bound_query(Query *parse)
 {
+	restricted_state = -1;
 	(void) bound_walker((Node *) parse, NULL);
+}
+
+int
+dpagg_unbounded_private_reads(Query *parse)
+{
+	return private_reads((Node *) parse, NULL);
+}
+
+/* Is the session restricted (restrict.c)?  Asked once per statement, when it reads private data. */
+static bool
+restricted_session(void)
+{
+	if (restricted_state < 0)
+		restricted_state = dpagg_session_restricted() ? 1 : 0;
+	return restricted_state == 1;
 }
 
 /* Rewrite (as the planner hook would) and return what was made: a list of DpBoundRelease. */

@@ -24,9 +24,10 @@ CREATE FUNCTION dpagg_budgets(
     OUT releases bigint, OUT has_budget boolean)
   RETURNS SETOF record
   AS 'MODULE_PATHNAME', 'dpagg_budgets' LANGUAGE C VOLATILE PARALLEL RESTRICTED;
-CREATE VIEW dp_budgets AS SELECT * FROM dpagg_budgets();
+CREATE VIEW dp_budgets AS
+  SELECT b.*, dp_restricted(b.role_oid) AS restricted FROM dpagg_budgets() b;
 COMMENT ON VIEW dp_budgets IS
-  'privacy budgets and what each role has spent (a role sees its own row; pg_read_all_stats members see all)';
+  'privacy budgets and what each role has spent, and whether it is restricted to DP answers (a role sees its own row; pg_read_all_stats members see all)';
 
 CREATE FUNCTION dpagg_journal(
     OUT seq bigint, OUT event text, OUT at timestamptz, OUT role name, OUT role_oid oid,

@@ -38,6 +38,8 @@ dpagg_executor_start(QueryDesc *qd, int eflags)
 	if ((eflags & EXEC_FLAG_EXPLAIN_ONLY) == 0)
 	{
 		protect_flags = dpagg_protect_check_start(qd);
+		dpagg_restrict_check_executor(qd->instrument_options != 0,
+									  (protect_flags & DPAGG_READS_PRIVATE) != 0);
 		dpagg_freeze_parameters(qd);
 	}
 	if (prev_executor_start)
@@ -179,6 +181,8 @@ dpagg_planner(Query *parse, const char *query_string, int options, ParamListInfo
 	dpagg_refuse_unit_aggregates(parse);
 	dpagg_bound_query(parse);
 	private_entries = dpagg_private_entries_of_query(parse);
+	if (private_entries > 0)
+		dpagg_restrict_check_statement(parse, dpagg_unbounded_private_reads(parse), true);
 	if (at_entry)
 		copy = copyObject(parse);	/* the planner scribbles on its input */
 	stmt = plan_once(parse, query_string, options, params);

@@ -29,6 +29,7 @@
 #include "catalog/namespace.h"
 #include "catalog/objectaccess.h"
 #include "catalog/partition.h"
+#include "catalog/pg_authid.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_inherits.h"
 #include "catalog/pg_seclabel.h"
@@ -290,6 +291,11 @@ relabel(const ObjectAddress *object, const char *seclabel)
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("only superusers can declare or clear dpagg protection"),
 				 errhint("Ask a superuser to run dp_protect or SECURITY LABEL FOR dpagg.")));
+	if (object->classId == AuthIdRelationId)
+	{
+		dpagg_relabel_role(object, seclabel);	/* restricted analysts (restrict.c) */
+		return;
+	}
 	if (object->classId != RelationRelationId)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
@@ -813,10 +819,20 @@ unit_column_rename_guard(PlannedStmt *pstmt, const char *queryString, bool readO
 		if (OidIsValid(relid) && label_of(relid, &p) && strcmp(stmt->subname, p.unit) == 0)
 			unit_column_changed(relid, stmt->subname, "rename");
 	}
-	if (prev_utility)
-		prev_utility(pstmt, queryString, readOnlyTree, context, params, queryEnv, dest, qc);
-	else
-		standard_ProcessUtility(pstmt, queryString, readOnlyTree, context, params, queryEnv, dest, qc);
+	dpagg_restrict_utility_enter(node);
+	PG_TRY();
+	{
+		if (prev_utility)
+			prev_utility(pstmt, queryString, readOnlyTree, context, params, queryEnv, dest, qc);
+		else
+			standard_ProcessUtility(pstmt, queryString, readOnlyTree, context, params, queryEnv,
+									dest, qc);
+	}
+	PG_FINALLY();
+	{
+		dpagg_restrict_utility_leave(node);
+	}
+	PG_END_TRY();
 }
 
 void

@@ -62,3 +62,20 @@ CREATE FUNCTION dp_explain(query text,
   AS 'MODULE_PATHNAME', 'dpagg_explain_sql' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
 COMMENT ON FUNCTION dp_explain(text) IS
   'how a query over private relations will be bounded per unit: each release''s unit, L, bounds, per-group share, mechanism and noise, the group selection, and the total charge; runs nothing';
+
+-- Restricted analysts (src/pg/restrict.c; README, "Restricted analysts"): a role labelled
+-- 'restricted' (and every member of it) gets nothing but DP answers from private relations.
+CREATE FUNCTION dp_restrict(role regrole) RETURNS void
+  AS 'MODULE_PATHNAME', 'dpagg_restrict_sql' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION dp_restrict(regrole) IS
+  'restrict a role (and its members) to differentially private answers from private relations';
+CREATE FUNCTION dp_unrestrict(role regrole) RETURNS boolean
+  AS 'MODULE_PATHNAME', 'dpagg_unrestrict_sql' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION dp_unrestrict(regrole) IS
+  'lift the restriction of a role; true if it was restricted itself (it may still be restricted through membership)';
+REVOKE ALL ON FUNCTION dp_restrict(regrole) FROM PUBLIC;
+REVOKE ALL ON FUNCTION dp_unrestrict(regrole) FROM PUBLIC;
+CREATE FUNCTION dp_restricted(role oid) RETURNS boolean
+  AS 'MODULE_PATHNAME', 'dpagg_role_restricted_sql' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION dp_restricted(oid) IS
+  'is the role restricted to differentially private answers (itself or as a member of a restricted role)?';

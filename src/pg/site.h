@@ -171,6 +171,20 @@ extern void dpagg_check_planned_reads(PlannedStmt *stmt, int entries_before);
 extern bool dpagg_unit_aggref_is_ours(Aggref *aggref);
 extern void dpagg_bound_init(void);
 
+/* Restricted analysts (restrict.c). */
+struct ObjectAddress;
+extern void dpagg_relabel_role(const struct ObjectAddress *object, const char *seclabel);
+extern bool dpagg_session_restricted(void);
+extern void dpagg_restrict_check_level(Query *q);
+extern void dpagg_restrict_check_aggref(Aggref *a, int value);
+extern void dpagg_restrict_check_statement(Query *parse, int unbounded_private_reads,
+										   bool reads_private);
+extern void dpagg_restrict_utility_enter(Node *stmt);
+extern void dpagg_restrict_utility_leave(Node *stmt);
+extern void dpagg_restrict_check_executor(bool instrumented, bool reads_private);
+/* Private reads of a query outside the levels bound.c bounded (bound.c). */
+extern int	dpagg_unbounded_private_reads(Query *parse);
+
 /* What bound.c made of one dpagg call (or of a level's group selection), for dp_explain: the
  * per-unit Aggref, and how its relation is protected.  Collected while dpagg_bound_capture is
  * on. */

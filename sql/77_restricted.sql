@@ -1,0 +1,140 @@
+-- Restricted analysts (issue 11): a role marked restricted gets nothing but DP answers from
+-- private relations; every other use of private data is refused (42501) before anything runs or
+-- is charged.  Roles and their labels are cluster-wide.
+CREATE TABLE staff (uid integer, dept text, salary double precision, hired timestamp);
+INSERT INTO staff SELECT g, 'd' || g % 3, 1000 + g, timestamp '2020-01-01' + g * interval '1 day'
+  FROM generate_series(1, 300) g;
+CREATE TABLE depts (dept text PRIMARY KEY, region text);
+INSERT INTO depts VALUES ('d0', 'north'), ('d1', 'south'), ('d2', 'south');
+SELECT dp_protect('staff', 'uid');
+CREATE ROLE dp_analyst;
+CREATE ROLE dp_team;
+CREATE ROLE dp_member IN ROLE dp_team;
+GRANT SELECT ON staff, depts TO dp_analyst, dp_team;
+CREATE TABLE sink (dept text, n bigint);
+GRANT ALL ON sink TO dp_analyst;
+
+-- Marking: the label, the convenience functions, the view; superusers only.
+SELECT q, expect_error(q) AS error
+FROM (VALUES
+  ($$SECURITY LABEL FOR dpagg ON ROLE dp_analyst IS 'restricted'$$),
+  ($$SELECT dp_restrict('dp_team')$$),
+  ($$SECURITY LABEL FOR dpagg ON ROLE dp_member IS 'trusted'$$),
+  ($$SELECT dp_restrict(current_user::regrole)$$)
+) AS v(q);
+SELECT rolname, dp_restricted(oid) FROM pg_roles
+ WHERE rolname IN ('dp_analyst', 'dp_team', 'dp_member', current_user) ORDER BY 1;
+SELECT provider, label FROM pg_seclabels WHERE objtype = 'role' AND objname = 'dp_analyst';
+SELECT dp_set_budget('dp_analyst', 100, 1e-3);
+SELECT role, restricted FROM dp_budgets WHERE role = 'dp_analyst';
+SET ROLE dp_analyst;
+SELECT expect_error($$SELECT dp_unrestrict('dp_analyst')$$) AS error;
+SELECT expect_error($$SECURITY LABEL FOR dpagg ON ROLE dp_analyst IS NULL$$) AS error;
+RESET ROLE;
+
+-- Allowed shapes, as the restricted analyst: each works and is charged (the ledger grows).
+SELECT count(*) AS before FROM dp_ledger \gset
+SET ROLE dp_analyst;
+SELECT q, expect_error(q) AS error
+FROM (VALUES
+  ($$SELECT dept, dp_count(1, 1e-5) FROM staff GROUP BY dept$$),
+  ($$SELECT dp_avg(salary, 1, 1e-5, 0, 2000) FROM staff WHERE hired >= timestamp '2020-03-01' AND dept IN ('d0', 'd1')$$),
+  ($$SELECT date_trunc('month', hired) AS m, dp_count(1, 1e-5) FROM staff GROUP BY 1$$),
+  ($$SELECT lower(dept), dp_sum(salary, 1, 1e-5, 0, 2000) FROM staff WHERE dept LIKE 'd%' AND salary IS NOT NULL GROUP BY 1$$),
+  ($$SELECT d.region, dp_count(1, 1e-5) FROM staff s JOIN depts d USING (dept) GROUP BY d.region$$),
+  ($$SELECT dept, n * 2 FROM (SELECT dept, dp_count(1, 1e-5) AS n FROM staff GROUP BY dept) s WHERE n > 0 ORDER BY n DESC LIMIT 2$$),
+  ($$SELECT CASE WHEN salary > 1100 THEN 'high' ELSE 'low' END AS band, dp_count(1, 1e-5) FROM staff GROUP BY 1$$),
+  ($$SELECT dp_count(1, 1e-5) FROM staff WHERE extract(year FROM hired) = 2020 AND upper(dept) <> 'D9'$$),
+  ($$SELECT count(*) FROM depts$$),
+  ($$EXPLAIN (COSTS OFF) SELECT dept, dp_count(1, 1e-5) FROM staff GROUP BY dept$$)
+) AS v(q);
+RESET ROLE;
+SELECT count(*) - :before AS charged FROM dp_ledger;
+
+-- Refused shapes: 42501 with the rule in the hint, nothing charged.  A view the analyst made
+-- is checked like the query (a private view is the DBA's: its body is trusted).
+GRANT CREATE ON SCHEMA public TO dp_analyst;
+SET ROLE dp_analyst;
+CREATE VIEW peek AS SELECT uid, salary / 0 AS x FROM staff;
+RESET ROLE;
+CREATE VIEW peek_private AS SELECT uid, dept, salary / 1000 AS x FROM staff;
+SELECT dp_protect('peek_private', 'uid');
+GRANT SELECT ON peek_private TO dp_analyst;
+SELECT count(*) AS before FROM dp_ledger \gset
+SET ROLE dp_analyst;
+SELECT q, expect_error(q) AS error
+FROM (VALUES
+  ($$SELECT * FROM staff$$),
+  ($$SELECT salary FROM staff WHERE uid = 42$$),
+  ($$SELECT count(*) FROM staff$$),
+  ($$SELECT min(salary) FROM staff$$),
+  ($$SELECT array_agg(uid) FROM staff$$),
+  ($$SELECT uid, row_number() OVER () FROM staff$$),
+  ($$SELECT DISTINCT dept FROM staff$$),
+  ($$SELECT generate_series(1, uid) FROM staff$$),
+  ($$SELECT dept, dp_count(1, 1e-5), count(*) FROM staff GROUP BY dept$$),
+  ($$SELECT dp_count(1, 1e-5) FROM staff TABLESAMPLE BERNOULLI (50)$$),
+  ($$CREATE TABLE mine AS SELECT dept, dp_count(1, 1e-5) AS n FROM staff GROUP BY dept$$),
+  ($$SELECT dept, dp_count(1, 1e-5) AS n INTO mine FROM staff GROUP BY dept$$),
+  ($$INSERT INTO sink SELECT dept, dp_count(1, 1e-5) FROM staff GROUP BY dept$$),
+  ($$DECLARE c CURSOR WITH HOLD FOR SELECT * FROM staff$$),
+  ($$EXPLAIN ANALYZE SELECT dept, dp_count(1, 1e-5) FROM staff GROUP BY dept$$),
+  ($$EXPLAIN SELECT * FROM staff WHERE uid = 42$$),
+  ($$SELECT dp_count(1, 1e-5) FROM peek$$)
+) AS v(q);
+COPY staff TO STDOUT;
+COPY (SELECT * FROM staff) TO STDOUT;
+RESET ROLE;
+SELECT count(*) - :before AS charged FROM dp_ledger;
+-- The private view's own expressions are the DBA's.
+SET ROLE dp_analyst;
+SELECT expect_error($$SELECT dp_count(1, 1e-5) FROM peek_private WHERE x > 0$$) AS error;
+RESET ROLE;
+
+-- Side channels: an expression evaluated on private rows that could raise an error, sleep, write
+-- or leak is refused before the query runs, whatever the rows.
+SELECT count(*) AS before FROM dp_ledger \gset
+CREATE FUNCTION leak(x double precision) RETURNS boolean LANGUAGE plpgsql
+  AS $$ BEGIN RAISE NOTICE 'salary %', x; RETURN true; END $$;
+CREATE SEQUENCE tick;
+GRANT USAGE ON SEQUENCE tick TO dp_analyst;
+SET ROLE dp_analyst;
+SELECT q, expect_error(q) AS error
+FROM (VALUES
+  ($$SELECT dp_count(1, 1e-5) FROM staff WHERE 1 / (salary - 1042) > 0$$),
+  ($$SELECT dp_count(1, 1e-5) FROM staff WHERE salary + 1 > 0$$),
+  ($$SELECT dp_count(1, 1e-5) FROM staff WHERE salary::integer > 0$$),
+  ($$SELECT dp_count(1, 1e-5) FROM staff WHERE CASE WHEN salary > 1200 THEN pg_sleep(1) IS NULL ELSE true END$$),
+  ($$SELECT dp_count(1, 1e-5) FROM staff WHERE set_config('dp.x', salary::text, false) IS NOT NULL$$),
+  ($$SELECT dp_count(1, 1e-5) FROM staff WHERE nextval('tick') > 0 AND salary > 0$$),
+  ($$SELECT dp_count(1, 1e-5) FROM staff WHERE leak(salary)$$),
+  ($$SELECT dp_sum(salary * 2, 1, 1e-5, 0, 5000) FROM staff$$),
+  ($$SELECT dp_count(1, 1e-5) FROM staff WHERE dept LIKE dept$$),
+  ($$SELECT dp_count(1, 1e-5) FROM staff WHERE dept IN (SELECT dept FROM depts)$$),
+  ($$SELECT dp_count(1, 1e-5) FROM staff WHERE salary IN (1000 + uid)$$),
+  ($$SELECT dp_count(1, 1e-5) FROM (SELECT uid, salary / 0 AS x FROM staff) s$$),
+  ($$SELECT (salary::text)::int, dp_count(1, 1e-5) FROM staff GROUP BY 1$$)
+) AS v(q);
+RESET ROLE;
+SELECT count(*) - :before AS charged FROM dp_ledger;
+SELECT currval('tick');
+
+-- Membership counts: a member of a restricted role is restricted.
+SET ROLE dp_member;
+SELECT expect_error($$SELECT * FROM staff$$) AS error;
+RESET ROLE;
+-- Unrestricted roles are unaffected (their dpagg aggregates are bounded per unit all the same).
+SELECT count(*) FROM staff;
+SELECT dp_unrestrict('dp_analyst'), dp_unrestrict('dp_analyst');
+SET ROLE dp_analyst;
+SELECT count(*) FROM staff;
+RESET ROLE;
+SELECT dp_unrestrict('dp_team');
+
+DROP VIEW peek, peek_private;
+REVOKE CREATE ON SCHEMA public FROM dp_analyst;
+DROP FUNCTION leak(double precision);
+DROP SEQUENCE tick;
+DROP TABLE staff, depts, sink;
+SELECT dp_drop_budget('dp_analyst');
+DROP ROLE dp_analyst, dp_member, dp_team;
