@@ -4,6 +4,7 @@
 CREATE TABLE staff (uid integer, dept text, salary double precision, hired timestamp);
 INSERT INTO staff SELECT g, 'd' || g % 3, 1000 + g, timestamp '2020-01-01' + g * interval '1 day'
   FROM generate_series(1, 300) g;
+ANALYZE staff;
 CREATE TABLE depts (dept text PRIMARY KEY, region text);
 INSERT INTO depts VALUES ('d0', 'north'), ('d1', 'south'), ('d2', 'south');
 SELECT dp_protect('staff', 'uid');
@@ -46,7 +47,8 @@ FROM (VALUES
   ($$SELECT CASE WHEN salary > 1100 THEN 'high' ELSE 'low' END AS band, dp_count(1, 1e-5) FROM staff GROUP BY 1$$),
   ($$SELECT dp_count(1, 1e-5) FROM staff WHERE extract(year FROM hired) = 2020 AND upper(dept) <> 'D9'$$),
   ($$SELECT count(*) FROM depts$$),
-  ($$EXPLAIN (COSTS OFF) SELECT dept, dp_count(1, 1e-5) FROM staff GROUP BY dept$$)
+  ($$EXPLAIN (COSTS OFF) SELECT count(*) FROM depts$$),
+  ($$SELECT count(*) FROM dp_explain('SELECT dept, dp_count(1, 1e-5) FROM staff GROUP BY dept')$$)
 ) AS v(q);
 RESET ROLE;
 SELECT count(*) - :before AS charged FROM dp_ledger;
@@ -80,6 +82,8 @@ FROM (VALUES
   ($$DECLARE c CURSOR WITH HOLD FOR SELECT * FROM staff$$),
   ($$EXPLAIN ANALYZE SELECT dept, dp_count(1, 1e-5) FROM staff GROUP BY dept$$),
   ($$EXPLAIN SELECT * FROM staff WHERE uid = 42$$),
+  ($$EXPLAIN (COSTS OFF) SELECT dept, dp_count(1, 1e-5) FROM staff GROUP BY dept$$),
+  ($$SELECT most_common_vals FROM pg_stats WHERE tablename = 'staff'$$),
   ($$SELECT dp_count(1, 1e-5) FROM peek$$)
 ) AS v(q);
 COPY staff TO STDOUT;

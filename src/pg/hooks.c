@@ -35,7 +35,9 @@ dpagg_executor_start(QueryDesc *qd, int eflags)
 {
 	int			protect_flags = 0;
 
-	if ((eflags & EXEC_FLAG_EXPLAIN_ONLY) == 0)
+	if (eflags & EXEC_FLAG_EXPLAIN_ONLY)
+		dpagg_restrict_check_executor(true, dpagg_plan_reads_private(qd->plannedstmt));
+	else
 	{
 		protect_flags = dpagg_protect_check_start(qd);
 		dpagg_restrict_check_executor(qd->instrument_options != 0,
@@ -179,6 +181,7 @@ dpagg_planner(Query *parse, const char *query_string, int options, ParamListInfo
 	/* Per-unit bounding over private relations (bound.c): the analyst's query may not name the
 	 * per-unit aggregates; dpagg's aggregates over private relations are rewritten into them. */
 	dpagg_refuse_unit_aggregates(parse);
+	dpagg_restrict_check_catalog(parse);
 	dpagg_bound_query(parse);
 	private_entries = dpagg_private_entries_of_query(parse);
 	if (private_entries > 0)

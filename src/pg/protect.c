@@ -488,6 +488,12 @@ first_private_relation(PlannedStmt *stmt)
 	return InvalidOid;
 }
 
+bool
+dpagg_plan_reads_private(PlannedStmt *stmt)
+{
+	return OidIsValid(first_private_relation(stmt));
+}
+
 static void
 refuse(const char *msg, const char *relname, const char *detail)
 {

@@ -40,6 +40,9 @@ extern void dpagg_protect_track(struct QueryDesc *qd, int flags);
 extern int	dpagg_protect_enter(struct QueryDesc *qd);
 extern void dpagg_protect_leave(int flags);
 
+/* Does a plan read a private relation (its range table)? */
+extern bool dpagg_plan_reads_private(PlannedStmt *stmt);
+
 extern void dpagg_protect_init(void);
 
 #endif							/* DPAGG_PROTECT_H */

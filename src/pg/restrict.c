@@ -491,12 +491,52 @@ dpagg_restrict_utility_leave(Node *stmt)
 		in_create_as--;
 }
 
-/* ExecutorStart: EXPLAIN ANALYZE (and auto_explain with analyze) counts raw rows. */
+/* ExecutorStart: EXPLAIN ANALYZE (and auto_explain with analyze) counts raw rows; plain EXPLAIN
+ * shows the planner's estimates, which come from the private columns' statistics. */
 void
-dpagg_restrict_check_executor(bool instrumented, bool reads_private)
+dpagg_restrict_check_executor(bool explained, bool reads_private)
 {
-	if (instrumented && reads_private && dpagg_session_restricted())
-		refuse("restricted roles cannot EXPLAIN ANALYZE a statement over private relations",
-			   "Its row counts and timings are computed from the raw rows.",
-			   "Use EXPLAIN without ANALYZE, or dp_explain.");
+	if (explained && reads_private && dpagg_session_restricted())
+		refuse("restricted roles cannot EXPLAIN a statement over private relations",
+			   "Its row counts are computed from the raw rows, and its estimates from the private columns' statistics.",
+			   "Use dp_explain to see how a query is bounded.");
+}
+
+/*
+ * The planner's statistics of private columns (most common values and their frequencies,
+ * histograms) are readable through pg_stats by any role that may SELECT the column: a restricted
+ * session may not read the statistics views at all.
+ */
+static bool
+stats_view_walker(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Query))
+		return query_tree_walker((Query *) node, stats_view_walker, context, QTW_EXAMINE_RTES_BEFORE);
+	if (IsA(node, RangeTblEntry))
+	{
+		RangeTblEntry *rte = (RangeTblEntry *) node;
+
+		if (rte->rtekind == RTE_RELATION && get_rel_namespace(rte->relid) == PG_CATALOG_NAMESPACE)
+		{
+			const char *name = get_rel_name(rte->relid);
+
+			if (name && (strcmp(name, "pg_stats") == 0 || strcmp(name, "pg_stats_ext") == 0 ||
+						 strcmp(name, "pg_stats_ext_exprs") == 0 || strcmp(name, "pg_statistic") == 0 ||
+						 strcmp(name, "pg_statistic_ext_data") == 0))
+				return true;
+		}
+		return false;
+	}
+	return expression_tree_walker(node, stats_view_walker, context);
+}
+
+void
+dpagg_restrict_check_catalog(Query *parse)
+{
+	if (stats_view_walker((Node *) parse, NULL) && dpagg_session_restricted())
+		refuse("restricted roles cannot read the planner's statistics",
+			   "pg_stats and pg_stats_ext show the most common values, their frequencies and histograms of columns, private ones included.",
+			   "Ask a DBA for what you need; query private relations with dpagg's aggregates.");
 }

@@ -182,6 +182,7 @@ extern void dpagg_restrict_check_statement(Query *parse, int unbounded_private_r
 extern void dpagg_restrict_utility_enter(Node *stmt);
 extern void dpagg_restrict_utility_leave(Node *stmt);
 extern void dpagg_restrict_check_executor(bool instrumented, bool reads_private);
+extern void dpagg_restrict_check_catalog(Query *parse);
 /* Private reads of a query outside the levels bound.c bounded (bound.c). */
 extern int	dpagg_unbounded_private_reads(Query *parse);
 
