@@ -4,7 +4,8 @@
 # durability and concurrency script (tests/ledger/run.sh) in another, then the shared
 # calibrations' script (tests/calibrations/run.sh) in a third, and the attacks that need a
 # real cluster and the extended protocol (tests/security/run.sh) in a fourth, and
-# the protection of private relations across pg_dump and restore (tests/dump/run.sh) in a fifth.
+# the protection of private relations across pg_dump and restore (tests/dump/run.sh) in a fifth,
+# and a curious analyst's attacks on a restricted role (tests/restricted/run.sh) in a sixth.
 # Ends with one line "N passed, N failed".
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -48,6 +49,7 @@ cluster_script "ledger durability and concurrency" tests/ledger/run.sh ledger.lo
 cluster_script "shared calibrations" tests/calibrations/run.sh calibrations.log
 cluster_script "attacks that need a real cluster and the wire protocol" tests/security/run.sh security.log
 cluster_script "protection across pg_dump and restore" tests/dump/run.sh dump.log
+cluster_script "a curious analyst against a restricted role" tests/restricted/run.sh restricted.log
 
 echo "$passed passed, $failed failed"
 exit $status

@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# A curious analyst against dpagg's restricted role (issue 11).  The analyst may SELECT a private
+# table of patients, is restricted, and wants to learn whether patient 42 is in it with a cost of
+# exactly 123456.  Two databases differ only in that row.  Every path the analyst tries is run in
+# both: it must be refused, and refused with the same error in both (an error that depended on the
+# row would answer the question).  A DP query that singles the patient out must never release the
+# patient's group.  Prints "ok N - <what was tried>: <outcome>" per attack and ends with
+# "restricted: N passed, N failed".  Unless DPAGG_RESTRICTED_INSIDE is set it runs itself in
+# pg_virtualenv.  Needs dpagg installed.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+
+if [ -z "${DPAGG_RESTRICTED_INSIDE:-}" ]; then
+  export DPAGG_RESTRICTED_INSIDE=1
+  exec timeout 600 pg_virtualenv -t -v 15 -o shared_preload_libraries=dpagg "$0" "$@"
+fi
+
+PSQL=(psql -X -q -At -v ON_ERROR_STOP=1)
+. tests/cluster_lib.sh
+
+setup() {  # setup <database> <with the patient: 1 or 0>
+  createdb "$1"
+  psql -X -q -v ON_ERROR_STOP=1 -d "$1" >/dev/null <<SQL
+CREATE EXTENSION dpagg;
+DO \$\$ BEGIN CREATE ROLE curious LOGIN PASSWORD 'curious'; EXCEPTION WHEN duplicate_object THEN NULL; END \$\$;
+CREATE TABLE patients (uid integer, diagnosis text, age integer, zip text, cost double precision);
+INSERT INTO patients SELECT g, 'd' || g % 5, 20 + g % 60, 'z' || g % 10, 1000 + g % 500
+  FROM generate_series(1, 2000) g WHERE g <> 42;
+INSERT INTO patients SELECT 42, 'rare_x', 61, 'z_rare', 123456 WHERE $2 = 1;
+ANALYZE patients;
+SELECT dp_protect('patients', 'uid');
+GRANT SELECT ON patients TO curious;
+CREATE SCHEMA scratch AUTHORIZATION curious;
+CREATE TABLE scratch.sink (x text);
+ALTER TABLE scratch.sink OWNER TO curious;
+SQL
+}
+setup with_42 1
+setup without_42 0
+psql -X -q -d with_42 -c "SELECT dp_set_budget('curious', 1e6, 0.5)" -c "SELECT dp_restrict('curious')" >/dev/null
+# The analyst's connections (pg_virtualenv's host connections ask for a password).
+analyst() { env PGPASSWORD=curious psql -X -q -At -U curious "$@"; }
+
+# The analyst's own objects, made in both databases before the attacks (creating them reads nothing).
+for db in with_42 without_42; do
+  analyst -d "$db" >/dev/null 2>&1 <<'SQL'
+CREATE FUNCTION scratch.cost_of(u integer) RETURNS double precision LANGUAGE sql IMMUTABLE
+  AS 'SELECT max(cost) FROM public.patients WHERE uid = u';
+CREATE FUNCTION scratch.peek() RETURNS double precision LANGUAGE plpgsql
+  AS $$ BEGIN RETURN (SELECT cost FROM public.patients WHERE uid = 42); END $$;
+CREATE FUNCTION scratch.all_rows() RETURNS SETOF public.patients LANGUAGE sql STABLE
+  AS 'SELECT * FROM public.patients';
+CREATE FUNCTION scratch.shout(x double precision) RETURNS boolean LANGUAGE plpgsql
+  AS $$ BEGIN IF x = 123456 THEN RAISE NOTICE 'found'; END IF; RETURN true; END $$;
+CREATE VIEW scratch.divided AS SELECT uid, 1 / (cost - 123456) AS x FROM public.patients;
+CREATE VIEW scratch.plain AS SELECT uid, cost FROM public.patients;
+CREATE SEQUENCE scratch.tick;
+SQL
+done
+
+# attack "<what is tried>" "<SQL as the analyst>": refused, the same way in both databases.
+attack() {
+  local a b
+  a=$(analyst -d with_42 -v VERBOSITY=terse -c "$2" 2>&1 | head -3 | tr '\n' ' ')
+  b=$(analyst -d without_42 -v VERBOSITY=terse -c "$2" 2>&1 | head -3 | tr '\n' ' ')
+  n=$((n + 1))
+  if [ "$a" != "$b" ]; then
+    failed=$((failed + 1)); echo "not ok $n - $1: the outcome depends on the patient: [$a] vs [$b]"
+  elif [[ "$a" != *ERROR* ]]; then
+    failed=$((failed + 1)); echo "not ok $n - $1: not refused: [$a]"
+  else
+    passed=$((passed + 1)); echo "ok $n - $1: refused alike ($(sed -n 's/.*ERROR: *\([^:]*\).*/\1/p' <<< "$a" | cut -c1-80))"
+  fi
+}
+
+attack "read the row" "SELECT cost FROM patients WHERE uid = 42"
+attack "count the matching rows" "SELECT count(*) FROM patients WHERE uid = 42 AND cost = 123456"
+attack "exists()" "SELECT EXISTS (SELECT 1 FROM patients WHERE cost = 123456)"
+attack "min/max" "SELECT max(cost) FROM patients"
+attack "a window function" "SELECT uid, rank() OVER (ORDER BY cost) FROM patients"
+attack "DISTINCT" "SELECT DISTINCT zip FROM patients"
+attack "division-by-zero oracle in WHERE" "SELECT dp_count(1, 1e-6) FROM patients WHERE 1 / (cost - 123456) > 0"
+attack "division-by-zero oracle hidden in COALESCE" "SELECT dp_count(1, 1e-6) FROM patients WHERE COALESCE(1 / (cost - 123456), 0) >= 0"
+attack "overflowing cast oracle" "SELECT dp_count(1, 1e-6) FROM patients WHERE (cost * 1e304)::integer > 0"
+attack "text cast oracle" "SELECT dp_count(1, 1e-6) FROM patients WHERE cost::text::integer > 0"
+attack "sleep when found (timing)" "SELECT dp_count(1, 1e-6) FROM patients WHERE CASE WHEN cost = 123456 THEN pg_sleep(3) IS NULL ELSE true END"
+attack "write the value into a setting" "SELECT dp_count(1, 1e-6) FROM patients WHERE set_config('x.y', cost::text, false) IS NOT NULL"
+attack "count rows through a sequence" "SELECT dp_count(1, 1e-6) FROM patients WHERE cost = 123456 AND nextval('scratch.tick') > 0"
+attack "a notice from my own function" "SELECT dp_count(1, 1e-6) FROM patients WHERE scratch.shout(cost)"
+attack "a data-dependent LIKE pattern" "SELECT dp_count(1, 1e-6) FROM patients WHERE zip LIKE diagnosis"
+attack "my view that divides by zero" "SELECT dp_count(1, 1e-6) FROM scratch.divided"
+attack "my plain view, raw" "SELECT * FROM scratch.plain WHERE uid = 42"
+attack "my immutable function that reads the table, folded at planning" "SELECT dp_count(1, 1e-6) FROM patients WHERE scratch.cost_of(42) = 123456"
+attack "my PL/pgSQL function that reads the table" "SELECT scratch.peek()"
+attack "my SQL function inlined into a DP query" "SELECT dp_count(1, 1e-6) FROM scratch.all_rows()"
+attack "a second read of the table in a subquery" "SELECT dp_count(1, 1e-6) FROM patients WHERE cost < (SELECT max(cost) FROM patients)"
+attack "a self-join on a value" "SELECT dp_count(1, 1e-6) FROM patients a JOIN patients b ON a.cost = b.cost"
+attack "group keys of a type with several spellings" "SELECT cost, dp_count(1, 1e-6) FROM patients GROUP BY cost"
+attack "EXPLAIN ANALYZE row counts" "EXPLAIN ANALYZE SELECT dp_count(1, 1e-6) FROM patients WHERE cost = 123456"
+attack "EXPLAIN estimates" "EXPLAIN SELECT dp_count(1, 1e-6) FROM patients WHERE cost = 123456"
+attack "the planner's statistics" "SELECT most_common_vals, histogram_bounds FROM pg_stats WHERE tablename = 'patients'"
+attack "COPY the table" "COPY patients TO STDOUT"
+attack "COPY a query" "COPY (SELECT * FROM patients WHERE uid = 42) TO STDOUT"
+attack "CREATE TABLE AS" "CREATE TABLE scratch.copy AS SELECT * FROM patients"
+attack "SELECT INTO a DP result" "SELECT zip, dp_count(1, 1e-6) AS n INTO scratch.copy2 FROM patients GROUP BY zip"
+attack "INSERT ... SELECT" "INSERT INTO scratch.sink SELECT zip FROM patients WHERE cost = 123456"
+attack "a cursor over raw rows" "BEGIN; DECLARE c CURSOR FOR SELECT * FROM patients; FETCH 1 FROM c"
+attack "TABLESAMPLE" "SELECT dp_count(1, 1e-6) FROM patients TABLESAMPLE SYSTEM (10)"
+attack "call the per-unit aggregate directly" "SELECT dpagg_unit_count(1, 1e6, 1e-6, NULL, 1, 0, 'uid') FROM patients WHERE cost = 123456"
+attack "lift my own restriction" "SELECT dp_unrestrict('curious')"
+attack "relabel myself" "SECURITY LABEL FOR dpagg ON ROLE curious IS NULL"
+attack "update the row (an affected-row count)" "UPDATE patients SET cost = cost WHERE cost = 123456"
+
+# A DP query that singles the patient out: its group must not be released (tiny delta: the chance
+# that a group of one unit passes selection is about 1e-12 per run).
+rel=0
+for _ in $(seq 1 20); do
+  out=$(analyst -d with_42 -c "SELECT diagnosis, dp_count(1, 1e-12) FROM patients WHERE cost = 123456 GROUP BY diagnosis" 2>&1)
+  [ -n "$out" ] && rel=$((rel + 1))
+done
+check "a DP count grouped over the patient's rows never releases the patient's group (20 runs)" 0 "$rel"
+# ... and the whole-table DP answers the analyst may have are bounded per patient and charged.
+out=$(analyst -d with_42 -c "SELECT round(dp_count(1e5, 0, 'laplace')) FROM patients")
+check "a DP count over the table counts patients (epsilon 1e5: 2000 with the patient)" 2000 "$out"
+charged=$(psql -X -q -At -d with_42 -c "SELECT count(*) > 0 FROM dp_ledger WHERE role = 'curious'")
+check "the analyst's releases are charged to the analyst" t "$charged"
+
+echo "restricted: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
