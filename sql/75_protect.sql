@@ -143,6 +143,8 @@ FROM (VALUES
   ($$SELECT w.region, dp_count(1, 1e-5) FROM visits v JOIN all_visits_atomic() w ON w.user_id = 42 GROUP BY 1$$),
   ($$SET ROLE dp_rls_analyst; SELECT dp_count(1, 1e-5) FROM visits$$),
   ($$SELECT dp_sum(t, (SELECT 1.0::float8), 1e-5, 1) FROM visits$$),
+  ($$SELECT dp_sum(t, 1, 1e-5, 0, t) FROM visits$$),
+  ($$SELECT dp_sum(t, 1, 1e-5, 0, user_id) FROM visits$$),
   ($$SELECT dp_sum(CASE WHEN user_id = 1 THEN 1.7e308::float8 ELSE 0 END, 1, 1e-5, 0, 1) FROM visits$$),
   ($$SELECT dp_avg(CASE WHEN user_id = 1 THEN 1.7e308::float8 ELSE 0 END, 1, 1e-5, 0, 1) FROM visits$$),
   ($$CREATE TABLE visits_child () INHERITS (visits)$$),

@@ -844,18 +844,13 @@ collect_walker(Node *node, LevelContext *lc)
 		{
 			int			i = 0;
 
-			/* A parameter moves to the outer query, where a subquery would not be planned:
-			 * refused here as site.c would refuse it (it is not a constant). */
+			/* A parameter moves to the outer query, where a column or a subquery would mean
+			 * something else or nothing: refused here as site.c would refuse it (22023). */
 			foreach(c, a->args)
 			{
-				if (i != call->lo.value &&
-					checkExprHasSubLink((Node *) lfirst_node(TargetEntry, c)->expr))
-					ereport(ERROR,
-							(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-							 errmsg("the privacy parameters of %s must be constants or query parameters",
-									dpagg_kind_name(kind)),
-							 errdetail("Argument %d is a subquery.", i + 1),
-							 errhint("Pass the parameters as literals, as $n parameters of a prepared statement, or as PL/pgSQL variables.")));
+				if (i != call->lo.value)
+					dpagg_check_param_expr((Node *) lfirst_node(TargetEntry, c)->expr,
+										   dpagg_kind_name(kind), i);
 				i++;
 			}
 		}
@@ -1299,7 +1294,30 @@ rewrite_level(Query *q, Source *src)
 		Aggref	   *sel = make_aggref(function_oid(lc.schema, "dpagg_unit_select", 5, types),
 									  args, false, NULL, BOUND_MARK);
 
-		having = make_and_qual(having, (Node *) sel);
+		/*
+		 * The selection decides first, and the analyst's HAVING sees released groups only:
+		 * CASE WHEN selected THEN <HAVING> ELSE false END.  (As separate AND-ed clauses, the
+		 * planner would move those without aggregates into WHERE, below the aggregation, where
+		 * they would run on every unit's row of groups the selection drops: an error there
+		 * would tell that such a group exists.)
+		 */
+		if (having == NULL)
+			having = (Node *) sel;
+		else
+		{
+			CaseExpr   *ce = makeNode(CaseExpr);
+			CaseWhen   *cw = makeNode(CaseWhen);
+
+			cw->expr = (Expr *) sel;
+			cw->result = (Expr *) make_ands_explicit(make_ands_implicit((Expr *) having));
+			cw->location = -1;
+			ce->casetype = BOOLOID;
+			ce->casecollid = InvalidOid;
+			ce->args = list_make1(cw);
+			ce->defresult = (Expr *) makeBoolConst(false, false);
+			ce->location = -1;
+			having = (Node *) ce;
+		}
 		capture(&lc, sel, DP_SITE_SELECT);
 	}
 	q->havingQual = having;
@@ -1365,6 +1383,15 @@ rewrite_level(Query *q, Source *src)
 	q->hasRecursive = false;
 	q->hasSubLinks = false;
 	q->hasAggs = true;
+
+	/*
+	 * An optimisation fence: an outer query's WHERE is not pushed into this level (OFFSET 0 makes
+	 * PostgreSQL leave a subquery's quals where they are), so post-processing runs on released
+	 * groups only, never on the rows of groups the selection drops.
+	 */
+	if (q->limitOffset == NULL && q->limitCount == NULL)
+		q->limitOffset = (Node *) makeConst(INT8OID, -1, InvalidOid, 8, Int64GetDatum(0), false,
+											FLOAT8PASSBYVAL);
 }
 
 /* ---- the walk over a query ------------------------------------------------------------------ */

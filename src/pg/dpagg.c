@@ -84,6 +84,7 @@ _PG_init(void)
 	dpagg_hooks_init();
 	dpagg_protect_init();
 	dpagg_bound_init();
+	dpagg_restrict_init();
 	MarkGUCPrefixReserved("dpagg");
 	dpagg_set_interrupt_check(should_stop);
 }

@@ -34,14 +34,15 @@ static void
 dpagg_executor_start(QueryDesc *qd, int eflags)
 {
 	int			protect_flags = 0;
+	bool		restricted = false;
 
 	if (eflags & EXEC_FLAG_EXPLAIN_ONLY)
-		dpagg_restrict_check_executor(true, dpagg_plan_reads_private(qd->plannedstmt));
+		(void) dpagg_restrict_check_executor(true, dpagg_plan_reads_private(qd->plannedstmt));
 	else
 	{
 		protect_flags = dpagg_protect_check_start(qd);
-		dpagg_restrict_check_executor(qd->instrument_options != 0,
-									  (protect_flags & DPAGG_READS_PRIVATE) != 0);
+		restricted = dpagg_restrict_check_executor(qd->instrument_options != 0,
+												   (protect_flags & DPAGG_READS_PRIVATE) != 0);
 		dpagg_freeze_parameters(qd);
 	}
 	if (prev_executor_start)
@@ -49,6 +50,8 @@ dpagg_executor_start(QueryDesc *qd, int eflags)
 	else
 		standard_ExecutorStart(qd, eflags);
 	dpagg_protect_track(qd, protect_flags);
+	if (restricted && qd->estate != NULL)
+		dpagg_restrict_track(qd->estate->es_query_cxt);	/* no DEBUG/LOG to the client meanwhile */
 	if ((eflags & EXEC_FLAG_EXPLAIN_ONLY) == 0 && qd->planstate != NULL)
 	{
 		ListCell   *lc;

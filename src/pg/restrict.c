@@ -51,6 +51,11 @@
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/syscache.h"
+#include "utils/guc.h"
+#include "utils/array.h"
+#include "utils/regproc.h"
+#include "catalog/pg_language.h"
+#include "access/transam.h"
 
 #define PROVIDER "dpagg"
 #define RESTRICTED_LABEL "restricted"
@@ -208,44 +213,104 @@ refuse(const char *msg, const char *detail, const char *hint)
 }
 
 /*
- * Functions outside LEAKPROOF that are allowed on private rows, and why.  Each is immutable (or
- * stable only through the session's settings), raises no error that a row's value could cause
- * once its other arguments are constants, and takes time linear in its input.
+ * Functions outside LEAKPROOF that are allowed on private rows, by exact signature, and why.  Each
+ * raises no error for any value of its data arguments once its constant arguments (const_args, a
+ * bit mask of positions that must be literals, validated below) are valid, has no side effect, and
+ * takes time linear in its input.  Not in the list, and why: arithmetic (overflow, division by
+ * zero), narrowing or text-to-number casts (fail on some values), date_trunc and extract (can
+ * leave the timestamp range at its ends), functions that read settings or tables.
  */
-static const char *const extra_allowed[] = {
-	"lower", "upper",			/* case mapping of text: no error for valid text */
-	"date_trunc",				/* to a constant unit: an invalid unit is a constant's error */
-	"date_part", "extract",		/* fields of dates and times (constant field name) */
-	"substring", "substr", "left", "right",	/* constant positions and lengths */
-	"textlike", "textnlike", "texticlike", "texticnlike",	/* LIKE with a constant pattern */
-	"length", "char_length", "character_length", "octet_length",
-	"btrim", "ltrim", "rtrim",
-	"int48", "int84", "int24", "int42", "int4_numeric", "int8_numeric", "int2_numeric",
-	"int4_float8", "int2_float8", "float4_float8", "i4tod", "i2tod", "ftod",	/* widening casts */
-	"date", "timestamptz_date", "timestamp_date",	/* to a date: never out of range */
-	NULL
+typedef struct Allowed
+{
+	const char *signature;
+	int			const_args;
+} Allowed;
+
+static const Allowed extra_allowed[] = {
+	/* case mapping and lengths of text (text is valid in the database encoding) */
+	{"pg_catalog.lower(text)", 0}, {"pg_catalog.upper(text)", 0},
+	{"pg_catalog.length(text)", 0}, {"pg_catalog.char_length(text)", 0},
+	{"pg_catalog.octet_length(text)", 0},
+	{"pg_catalog.btrim(text)", 0}, {"pg_catalog.ltrim(text)", 0}, {"pg_catalog.rtrim(text)", 0},
+	{"pg_catalog.btrim(text,text)", 2}, {"pg_catalog.ltrim(text,text)", 2},
+	{"pg_catalog.rtrim(text,text)", 2},
+	/* substrings at constant positions (a negative length is refused below) */
+	{"pg_catalog.left(text,integer)", 2}, {"pg_catalog.right(text,integer)", 2},
+	{"pg_catalog.substring(text,integer)", 2}, {"pg_catalog.substr(text,integer)", 2},
+	{"pg_catalog.substring(text,integer,integer)", 6}, {"pg_catalog.substr(text,integer,integer)", 6},
+	/* LIKE and ILIKE with a constant pattern (one ending in an escape is refused below) */
+	{"pg_catalog.textlike(text,text)", 2}, {"pg_catalog.textnlike(text,text)", 2},
+	{"pg_catalog.texticlike(text,text)", 2}, {"pg_catalog.texticnlike(text,text)", 2},
+	/* widening casts */
+	{"pg_catalog.int8(integer)", 0}, {"pg_catalog.int8(smallint)", 0}, {"pg_catalog.int4(smallint)", 0},
+	{"pg_catalog.float8(integer)", 0}, {"pg_catalog.float8(smallint)", 0},
+	{"pg_catalog.float8(bigint)", 0}, {"pg_catalog.float8(real)", 0},
+	{"pg_catalog.numeric(integer)", 0}, {"pg_catalog.numeric(bigint)", 0},
+	{"pg_catalog.numeric(smallint)", 0},
+	{NULL, 0}
 };
 
-/* Argument positions that must be constants for the function to be safe (0-based), or -1. */
-static int
-must_be_constant(const char *name, int nargs, int i)
+/* The entry of a function in extra_allowed, or NULL. */
+static const Allowed *
+extra_entry(Oid fn)
 {
-	if (strcmp(name, "date_trunc") == 0 || strcmp(name, "date_part") == 0 ||
-		strcmp(name, "extract") == 0)
-		return i == 0;
-	if (strcmp(name, "textlike") == 0 || strcmp(name, "textnlike") == 0 ||
-		strcmp(name, "texticlike") == 0 || strcmp(name, "texticnlike") == 0)
-		return i == 1;
-	if (strcmp(name, "substring") == 0 || strcmp(name, "substr") == 0 ||
-		strcmp(name, "left") == 0 || strcmp(name, "right") == 0 ||
-		strcmp(name, "btrim") == 0 || strcmp(name, "ltrim") == 0 || strcmp(name, "rtrim") == 0)
-		return i >= 1;
-	return false;
+	/* Built-in OIDs do not change while the server runs: resolved once per backend. */
+	static Oid	oids[lengthof(extra_allowed)];
+	static bool resolved = false;
+	int			i;
+
+	if (!resolved)
+	{
+		for (i = 0; extra_allowed[i].signature != NULL; i++)
+		{
+			Datum		d = DirectFunctionCall1(to_regprocedure,
+												CStringGetTextDatum(extra_allowed[i].signature));
+
+			oids[i] = d == (Datum) 0 ? InvalidOid : DatumGetObjectId(d);
+		}
+		resolved = true;
+	}
+	for (i = 0; extra_allowed[i].signature != NULL; i++)
+		if (OidIsValid(oids[i]) && oids[i] == fn)
+			return &extra_allowed[i];
+	return NULL;
+}
+
+/* Validate a constant argument of an allowed function: no value of the data can make it fail. */
+static void
+check_constant_arg(const char *signature, int i, Node *arg)
+{
+	Const	   *c;
+
+	if (!IsA(arg, Const))
+		refuse(psprintf("restricted roles must pass argument %d of %s as a literal", i + 1, signature),
+			   "Its validity is checked before the query runs; a parameter's or an expression's could not be.",
+			   "Write the pattern or position as a literal.");
+	c = (Const *) arg;
+	if (c->constisnull)
+		return;
+	if (strstr(signature, "like(") != NULL)
+	{
+		char	   *pat = TextDatumGetCString(c->constvalue);
+		size_t		n = strlen(pat),
+					k = 0;
+
+		while (k < n && pat[n - 1 - k] == '\\')
+			k++;
+		if (k % 2 == 1)
+			refuse("restricted roles cannot use a LIKE pattern that ends with an escape character",
+				   "Such a pattern fails only on values that match its beginning.",
+				   "Remove the trailing backslash, or double it.");
+	}
+	if (strstr(signature, "integer,integer)") != NULL && i == 2 && DatumGetInt32(c->constvalue) < 0)
+		refuse("restricted roles cannot take a substring of negative length", NULL,
+			   "Pass a length of 0 or more.");
 }
 
 typedef struct AllowContext
 {
 	const char *where;
+	int			nodes;
 } AllowContext;
 
 static void
@@ -255,6 +320,7 @@ function_allowed(Oid fn, List *args, AllowContext *ac)
 	Form_pg_proc proc;
 	bool		ok = false;
 	char	   *name;
+	const Allowed *extra = NULL;
 	int			i;
 	ListCell   *lc;
 
@@ -263,30 +329,47 @@ function_allowed(Oid fn, List *args, AllowContext *ac)
 		elog(ERROR, "cache lookup failed for function %u", fn);
 	proc = (Form_pg_proc) GETSTRUCT(tup);
 	name = pstrdup(NameStr(proc->proname));
-	if (proc->pronamespace == PG_CATALOG_NAMESPACE && proc->proretset == false &&
-		proc->provolatile != PROVOLATILE_VOLATILE)
+	/* built-in (not replaceable by anyone), not volatile, not a set-returning function */
+	if (fn < FirstGenbkiObjectId && proc->pronamespace == PG_CATALOG_NAMESPACE &&
+		!proc->proretset && proc->provolatile != PROVOLATILE_VOLATILE &&
+		proc->prolang == INTERNALlanguageId)
 	{
 		if (proc->proleakproof)
 			ok = true;
-		for (i = 0; !ok && extra_allowed[i] != NULL; i++)
-			if (strcmp(name, extra_allowed[i]) == 0)
-				ok = true;
+		else if ((extra = extra_entry(fn)) != NULL)
+			ok = true;
 	}
 	ReleaseSysCache(tup);
 	if (!ok)
 		refuse(psprintf("restricted roles cannot apply %s() to private data", name),
 			   psprintf("Expressions over private rows (%s) may use only functions and operators that cannot raise an error that depends on the data, have no side effects and take bounded time (README, \"Restricted analysts\").",
 						ac->where),
-			   "Use comparisons, boolean logic, IS NULL, CASE, COALESCE, IN lists of constants, lower/upper, date_trunc, extract, substring and LIKE with constant patterns; do arithmetic on the dpagg outputs instead.");
-	i = 0;
-	foreach(lc, args)
+			   "Use comparisons, boolean logic, IS NULL, CASE, COALESCE, IN lists of constants, lower/upper, substring and LIKE with constant patterns; do arithmetic on the dpagg outputs instead.");
+	if (extra != NULL && extra->const_args != 0)
 	{
-		if (must_be_constant(name, list_length(args), i) &&
-			!IsA(lfirst(lc), Const) && !IsA(lfirst(lc), Param))
-			refuse(psprintf("restricted roles must pass argument %d of %s() as a constant", i + 1, name),
-				   NULL, "Write the pattern, unit or position as a literal.");
-		i++;
+		i = 0;
+		foreach(lc, args)
+		{
+			if (extra->const_args & (1 << i))
+				check_constant_arg(extra->signature, i, (Node *) lfirst(lc));
+			i++;
+		}
 	}
+}
+
+/* Bounds on the work one row can cause: constants of at most 1 kB, IN lists of at most 1000
+ * elements, expressions of at most 500 nodes (a huge literal folded a dozen times around a CASE on
+ * one row would otherwise time that row). */
+#define MAX_CONST_BYTES 1024
+#define MAX_IN_LIST 1000
+#define MAX_NODES 500
+
+static void
+too_big(void)
+{
+	refuse("restricted roles cannot use constants over 1 kB, IN lists over 1000 elements or expressions over 500 nodes on private data",
+		   "The time one row takes must not depend on its value by more than a small expression's work.",
+		   "Use smaller constants and expressions.");
 }
 
 static bool
@@ -294,10 +377,24 @@ allow_walker(Node *node, AllowContext *ac)
 {
 	if (node == NULL)
 		return false;
+	if (++ac->nodes > MAX_NODES)
+		too_big();
 	switch (nodeTag(node))
 	{
-		case T_Var:
 		case T_Const:
+			{
+				Const	   *c = (Const *) node;
+
+				if (!c->constisnull && !c->constbyval && c->constlen == -1 &&
+					VARSIZE_ANY(DatumGetPointer(c->constvalue)) > MAX_CONST_BYTES)
+					too_big();
+				if (!c->constisnull && type_is_array(c->consttype) &&
+					ArrayGetNItems(ARR_NDIM(DatumGetArrayTypeP(c->constvalue)),
+								   ARR_DIMS(DatumGetArrayTypeP(c->constvalue))) > MAX_IN_LIST)
+					too_big();
+				break;
+			}
+		case T_Var:
 		case T_Param:
 		case T_CaseTestExpr:
 		case T_SQLValueFunction:
@@ -336,6 +433,8 @@ allow_walker(Node *node, AllowContext *ac)
 			{
 				ListCell   *lc;
 
+				if (list_length(((ArrayExpr *) node)->elements) > MAX_IN_LIST)
+					too_big();
 				foreach(lc, ((ArrayExpr *) node)->elements)
 					if (!IsA(lfirst(lc), Const))
 						refuse("restricted roles may compare private data only with IN lists of constants",
@@ -357,7 +456,7 @@ allow_walker(Node *node, AllowContext *ac)
 static void
 check_expr(Node *node, const char *where)
 {
-	AllowContext ac = {where};
+	AllowContext ac = {where, 0};
 
 	(void) allow_walker(node, &ac);
 }
@@ -410,8 +509,12 @@ check_rte(RangeTblEntry *rte)
 		if (!(OidIsValid(view) && dpagg_relation_protection(view, &p, NULL)))
 			check_source_query(rte->subquery);
 	}
+	else if (rte->rtekind == RTE_VALUES)
+		check_expr((Node *) rte->values_lists, "VALUES");
 	else if (rte->rtekind == RTE_FUNCTION || rte->rtekind == RTE_TABLEFUNC)
-		check_expr((Node *) rte->functions, "FROM");
+		refuse("restricted roles cannot call a function in FROM, or XMLTABLE, beside private data",
+			   "Its arguments could be evaluated on private rows (LATERAL).",
+			   "Aggregate the private relation with dpagg's aggregates alone, or join a table.");
 }
 
 static void
@@ -452,11 +555,28 @@ dpagg_restrict_check_aggref(Aggref *a, int value)
 
 static int	in_create_as = 0;	/* CREATE TABLE AS, SELECT INTO, materialized views, running */
 
+/*
+ * Settings any role may change that make the server print what happens to the rows: trace_sort
+ * (sort sizes, also of groups the selection drops), debug_print_parse/rewritten/plan (the
+ * planner's estimates, from the private columns' statistics), and messages below NOTICE to the
+ * client.  A restricted session runs statements over private relations only without them.
+ */
+static void
+check_settings(void)
+{
+	if (trace_sort || Debug_print_plan || Debug_print_parse || Debug_print_rewritten ||
+		client_min_messages < NOTICE)
+		refuse("restricted roles cannot read private relations with trace_sort, debug_print_* or client_min_messages below notice",
+			   "These settings print what happens to the rows (sort sizes, plans with estimates from the statistics).",
+			   "RESET trace_sort; RESET debug_print_plan; RESET client_min_messages;");
+}
+
 void
 dpagg_restrict_check_statement(Query *parse, int unbounded_private_reads, bool reads_private)
 {
 	if (!reads_private || !dpagg_session_restricted())
 		return;
+	check_settings();
 	if (unbounded_private_reads > 0)
 		refuse("restricted roles may read private relations only through dpagg's aggregates",
 			   "This statement reads private rows other than through dp_sum, dp_avg, dp_count or dp_sum_vector (a column in the output, another aggregate, a window function, DISTINCT, a subquery, a write, ...).",
@@ -493,13 +613,59 @@ dpagg_restrict_utility_leave(Node *stmt)
 
 /* ExecutorStart: EXPLAIN ANALYZE (and auto_explain with analyze) counts raw rows; plain EXPLAIN
  * shows the planner's estimates, which come from the private columns' statistics. */
+/*
+ * While a restricted session runs a statement over private relations, messages below NOTICE
+ * (trace_sort's sort sizes, debug_print_plan's plans, other DEBUG and LOG output) do not go to the
+ * client, even if a function changes the settings halfway through.  The server log is unchanged.
+ */
+static int	restricted_private_depth = 0;
+static emit_log_hook_type prev_emit_log_hook = NULL;
+
+static void
+restrict_emit_log(ErrorData *edata)
+{
+	if (restricted_private_depth > 0 && edata->elevel < NOTICE)
+		edata->output_to_client = false;
+	if (prev_emit_log_hook)
+		prev_emit_log_hook(edata);
+}
+
+static void
+restricted_statement_done(void *arg)
+{
+	if (restricted_private_depth > 0)
+		restricted_private_depth--;
+}
+
 void
+dpagg_restrict_track(MemoryContext query_cxt)
+{
+	MemoryContextCallback *cb = MemoryContextAlloc(query_cxt, sizeof(MemoryContextCallback));
+
+	cb->func = restricted_statement_done;
+	cb->arg = NULL;
+	MemoryContextRegisterResetCallback(query_cxt, cb);
+	restricted_private_depth++;
+}
+
+void
+dpagg_restrict_init(void)
+{
+	prev_emit_log_hook = emit_log_hook;
+	emit_log_hook = restrict_emit_log;
+}
+
+bool
 dpagg_restrict_check_executor(bool explained, bool reads_private)
 {
-	if (explained && reads_private && dpagg_session_restricted())
+	if (!reads_private || !dpagg_session_restricted())
+		return false;
+	check_settings();			/* they can change between planning and running */
+	if (explained)
 		refuse("restricted roles cannot EXPLAIN a statement over private relations",
 			   "Its row counts are computed from the raw rows, and its estimates from the private columns' statistics.",
 			   "Use dp_explain to see how a query is bounded.");
+	return true;
 }
 
 /*
@@ -522,12 +688,20 @@ stats_view_walker(Node *node, void *context)
 		{
 			const char *name = get_rel_name(rte->relid);
 
-			if (name && (strcmp(name, "pg_stats") == 0 || strcmp(name, "pg_stats_ext") == 0 ||
-						 strcmp(name, "pg_stats_ext_exprs") == 0 || strcmp(name, "pg_statistic") == 0 ||
-						 strcmp(name, "pg_statistic_ext_data") == 0))
+			/* pg_stats*, pg_statistic*, and the activity counters pg_stat_* and pg_statio_*
+			 * (rows fetched, inserted, read through an index: counts of private rows) */
+			if (name && strncmp(name, "pg_stat", 7) == 0)
 				return true;
 		}
 		return false;
+	}
+	if (IsA(node, FuncExpr))
+	{
+		char	   *name = get_func_name(((FuncExpr *) node)->funcid);
+
+		if (name && strncmp(name, "pg_stat_get_", 12) == 0 &&
+			get_func_namespace(((FuncExpr *) node)->funcid) == PG_CATALOG_NAMESPACE)
+			return true;
 	}
 	return expression_tree_walker(node, stats_view_walker, context);
 }
@@ -536,7 +710,7 @@ void
 dpagg_restrict_check_catalog(Query *parse)
 {
 	if (stats_view_walker((Node *) parse, NULL) && dpagg_session_restricted())
-		refuse("restricted roles cannot read the planner's statistics",
-			   "pg_stats and pg_stats_ext show the most common values, their frequencies and histograms of columns, private ones included.",
+		refuse("restricted roles cannot read the planner's statistics or the activity counters",
+			   "pg_stats and pg_stats_ext show the most common values, their frequencies and histograms of columns, private ones included; pg_stat_* and pg_statio_* count the rows each query read.",
 			   "Ask a DBA for what you need; query private relations with dpagg's aggregates.");
 }

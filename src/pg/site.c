@@ -232,6 +232,7 @@ partial_aggref(AggState *as, Aggref *aggref)
  * What a parameter expression may be (see the top of the file).
  */
 static bool param_expr_ok(Node *node);
+static void check_param_expr(Node *expr, const char *aggname, int i);
 
 static bool
 function_ok(Oid funcid, Oid resulttype, List *args)
@@ -282,6 +283,13 @@ param_expr_ok(Node *node)
 		default:
 			return false;
 	}
+}
+
+/* For bound.c: the same rule, before a call's parameters move into the rewritten query. */
+void
+dpagg_check_param_expr(Node *expr, const char *aggname, int i)
+{
+	check_param_expr(expr, aggname, i);
 }
 
 static void

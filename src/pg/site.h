@@ -84,6 +84,8 @@ extern DpSite *dpagg_site_of_final(FunctionCallInfo fcinfo, int kind);
  * evaluated.
  */
 extern Datum dpagg_site_param(DpSite *site, int i, bool *isnull);
+/* The rule dpagg_site_param applies, for an expression before the query runs (22023 if not). */
+extern void dpagg_check_param_expr(Node *expr, const char *aggname, int i);
 
 /* The SQL name of a kind ("dp_sum", ...), and the position of an Aggref's value argument (-1 for
  * dp_count(epsilon, delta)): one rule for site.c and the kinds. */
@@ -181,7 +183,9 @@ extern void dpagg_restrict_check_statement(Query *parse, int unbounded_private_r
 										   bool reads_private);
 extern void dpagg_restrict_utility_enter(Node *stmt);
 extern void dpagg_restrict_utility_leave(Node *stmt);
-extern void dpagg_restrict_check_executor(bool instrumented, bool reads_private);
+extern bool dpagg_restrict_check_executor(bool instrumented, bool reads_private);
+extern void dpagg_restrict_track(MemoryContext query_cxt);
+extern void dpagg_restrict_init(void);
 extern void dpagg_restrict_check_catalog(Query *parse);
 /* Private reads of a query outside the levels bound.c bounded (bound.c). */
 extern int	dpagg_unbounded_private_reads(Query *parse);

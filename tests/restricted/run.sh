@@ -73,6 +73,20 @@ attack() {
   fi
 }
 
+# alike "<what is tried>" "<SQL as the analyst>": whatever it returns, the same in both databases
+# (for queries allowed to run whose printed result must not depend on the patient).
+alike() {
+  local a b
+  a=$(analyst -d with_42 -v VERBOSITY=terse -c "$2" 2>&1 | head -3 | tr '\n' ' ')
+  b=$(analyst -d without_42 -v VERBOSITY=terse -c "$2" 2>&1 | head -3 | tr '\n' ' ')
+  n=$((n + 1))
+  if [ "$a" != "$b" ]; then
+    failed=$((failed + 1)); echo "not ok $n - $1: the outcome depends on the patient: [$a] vs [$b]"
+  else
+    passed=$((passed + 1)); echo "ok $n - $1: the same with and without the patient ($(cut -c1-60 <<< "$a"))"
+  fi
+}
+
 attack "read the row" "SELECT cost FROM patients WHERE uid = 42"
 attack "count the matching rows" "SELECT count(*) FROM patients WHERE uid = 42 AND cost = 123456"
 attack "exists()" "SELECT EXISTS (SELECT 1 FROM patients WHERE cost = 123456)"
@@ -110,6 +124,21 @@ attack "call the per-unit aggregate directly" "SELECT dpagg_unit_count(1, 1e6, 1
 attack "lift my own restriction" "SELECT dp_unrestrict('curious')"
 attack "relabel myself" "SECURITY LABEL FOR dpagg ON ROLE curious IS NULL"
 attack "update the row (an affected-row count)" "UPDATE patients SET cost = cost WHERE cost = 123456"
+
+attack "a substring of negative length after a test on the patient" "SELECT dp_count(1, 1e-6) FROM patients WHERE uid = 42 AND substring(zip, 1, -1) = ''"
+attack "a LIKE pattern ending in an escape" "SELECT dp_count(1, 1e-6) FROM patients WHERE zip LIKE 'z_ra\\'"
+attack "an encoding name taken from the data" "SELECT dp_count(1, 1e-6) FROM patients WHERE length('\\x41'::bytea, diagnosis::name) > 0"
+attack "a time zone taken from the data" "SELECT dp_count(1, 1e-6) FROM patients WHERE date_trunc('day', now(), diagnosis) IS NOT NULL"
+attack "my function in LATERAL VALUES" "SELECT dp_count(1, 1e-6) FROM patients p, LATERAL (VALUES (scratch.shout(p.cost))) v(x) WHERE v.x"
+attack "XMLTABLE over the row" "SELECT dp_count(1, 1e-6) FROM patients p, XMLTABLE('/a' PASSING CAST('<a/>' AS xml) COLUMNS x text PATH concat('a', p.diagnosis)) t"
+attack "a huge literal worked on once per matching row (timing)" "SELECT dp_count(1, 1e-6) FROM patients WHERE CASE WHEN cost = 123456 THEN lower(upper(lower('$(head -c 4000 /dev/zero | tr '\0' x)'))) = '' ELSE true END"
+attack "trace_sort on (sort sizes of dropped groups)" "SET trace_sort = on; SET client_min_messages = log; SELECT diagnosis, dp_count(1, 1e-6) FROM patients GROUP BY diagnosis"
+attack "debug_print_plan (estimates)" "SET debug_print_plan = on; SELECT dp_count(1, 1e-6) FROM patients WHERE cost = 123456"
+attack "the activity counters" "SELECT idx_tup_fetch, n_tup_ins FROM pg_stat_user_tables WHERE relname = 'patients'"
+attack "a counter function" "SELECT pg_stat_get_live_tuples('patients'::regclass)"
+attack "a column as a privacy parameter" "SELECT dp_sum(cost, 1, 1e-6, 0, cost) FROM patients"
+alike "HAVING that divides by zero for the patient's group only" "SELECT count(*) FROM (SELECT diagnosis, dp_count(1, 1e-12) FROM patients GROUP BY diagnosis HAVING 1 / (CASE WHEN diagnosis = 'rare_x' THEN 0 ELSE 1 END) = 1) q"
+alike "an outer WHERE that divides by zero for the patient's group only" "SELECT count(*) FROM (SELECT diagnosis, dp_count(1, 1e-12) AS n FROM patients GROUP BY diagnosis) q WHERE 1 / (CASE WHEN diagnosis = 'rare_x' THEN 0 ELSE 1 END) = 1"
 
 # A DP query that singles the patient out: its group must not be released (tiny delta: the chance
 # that a group of one unit passes selection is about 1e-12 per run).
