@@ -202,10 +202,12 @@ int dpagg_secure_bytes(void* buf, size_t n, dpagg_error* err) {
   return guarded(err, [&] { dpagg::secure_bytes(buf, n); });
 }
 
-int dpagg_secure_uniform(double* out, dpagg_error* err) {
+int dpagg_secure_uniform(double* out, dpagg_error* err) { return dpagg_secure_uniforms(out, 1, err); }
+
+int dpagg_secure_uniforms(double* out, size_t n, dpagg_error* err) {
   return guarded(err, [&] {
     dpagg::SecureRandom rng;
-    *out = rng.uniform53();
+    for (size_t i = 0; i < n; ++i) out[i] = rng.uniform53();
   });
 }
 

@@ -192,6 +192,8 @@ int			dpagg_secure_bytes(void *buf, size_t n, dpagg_error *err);
 /* A uniform double in [0, 1) with 53 random bits from the secure generator's per-process pool
  * (random.h: OpenSSL's DRBG, fork-safe), without a system call per value. */
 int			dpagg_secure_uniform(double *out, dpagg_error *err);
+/* n of them at once. */
+int			dpagg_secure_uniforms(double *out, size_t n, dpagg_error *err);
 
 #ifdef __cplusplus
 }

@@ -54,6 +54,7 @@
 #include "catalog/pg_class.h"
 #include "catalog/pg_collation.h"
 #include "catalog/pg_type.h"
+#include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "nodes/pathnodes.h"
 #include "nodes/nodeFuncs.h"
@@ -1638,11 +1639,27 @@ PG_FUNCTION_INFO_V1(dpagg_random);
 Datum
 dpagg_random(PG_FUNCTION_ARGS)
 {
+	/*
+	 * Drawn 256 at a time from the secure pool (one call into the core per 256 rows), each value
+	 * erased as it is used.  The buffer belongs to the process that filled it: a process with
+	 * another MyProcPid (PostgreSQL sets it after every fork) discards it.
+	 */
+	static double buf[256];
+	static int	pos = lengthof(buf);
+	static int	owner = 0;
 	double		u;
-	dpagg_error err;
 
-	if (dpagg_secure_uniform(&u, &err) != DPAGG_OK)
-		dpagg_report(&err);
+	if (pos >= (int) lengthof(buf) || owner != MyProcPid)
+	{
+		dpagg_error err;
+
+		if (dpagg_secure_uniforms(buf, lengthof(buf), &err) != DPAGG_OK)
+			dpagg_report(&err);
+		pos = 0;
+		owner = MyProcPid;
+	}
+	u = buf[pos];
+	buf[pos++] = 0;
 	PG_RETURN_FLOAT8(u);
 }
 
