@@ -593,7 +593,6 @@ run_label_command(Oid relid, const char *label)
 {
 	const char *word = relkind_word(get_rel_relkind(relid));
 	char	   *name;
-	char	   *cmd;
 
 	if (word == NULL)
 		ereport(ERROR,
@@ -602,8 +601,17 @@ run_label_command(Oid relid, const char *label)
 				 errhint("Tables, partitioned tables, views, materialized views and foreign tables can be declared private.")));
 	name = quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)),
 									  get_rel_name(relid));
-	cmd = psprintf("SECURITY LABEL FOR dpagg ON %s %s IS %s", word, name,
-				   label ? quote_literal_cstr(label) : "NULL");
+	dpagg_set_label(psprintf("%s %s", word, name), label);
+}
+
+/* SECURITY LABEL FOR dpagg ON <object> IS <label or NULL>, through SPI: the provider's hook
+ * checks it as if the DBA had written it (restrict.c uses it for roles). */
+void
+dpagg_set_label(const char *object, const char *label)
+{
+	char	   *cmd = psprintf("SECURITY LABEL FOR dpagg ON %s IS %s", object,
+							   label ? quote_literal_cstr(label) : "NULL");
+
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "dpagg: SPI_connect failed");
 	if (SPI_execute(cmd, false, 0) != SPI_OK_UTILITY)

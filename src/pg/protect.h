@@ -43,6 +43,9 @@ extern void dpagg_protect_leave(int flags);
 /* Does a plan read a private relation (its range table)? */
 extern bool dpagg_plan_reads_private(PlannedStmt *stmt);
 
+/* Set or clear a dpagg label on an object named in SQL ("TABLE s.t", "ROLE r"), through SPI. */
+extern void dpagg_set_label(const char *object, const char *label);
+
 extern void dpagg_protect_init(void);
 
 #endif							/* DPAGG_PROTECT_H */

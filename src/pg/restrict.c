@@ -156,7 +156,6 @@ dpagg_role_restricted_sql(PG_FUNCTION_ARGS)
 static void
 set_role_label(Oid role, const char *label)
 {
-	char	   *cmd;
 
 	if (!superuser())
 		ereport(ERROR,
@@ -167,14 +166,7 @@ set_role_label(Oid role, const char *label)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
 				 errmsg("role with OID %u does not exist", role)));
-	cmd = psprintf("SECURITY LABEL FOR dpagg ON ROLE %s IS %s",
-				   quote_identifier(GetUserNameFromId(role, false)),
-				   label ? quote_literal_cstr(label) : "NULL");
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "dpagg: SPI_connect failed");
-	if (SPI_execute(cmd, false, 0) != SPI_OK_UTILITY)
-		elog(ERROR, "dpagg: could not set the label");
-	SPI_finish();
+	dpagg_set_label(psprintf("ROLE %s", quote_identifier(GetUserNameFromId(role, false))), label);
 }
 
 PG_FUNCTION_INFO_V1(dpagg_restrict_sql);

@@ -58,34 +58,26 @@ CREATE SEQUENCE scratch.tick;
 SQL
 done
 
-# attack "<what is tried>" "<SQL as the analyst>": refused, the same way in both databases.
-attack() {
+# try <refused: 1 or 0> "<what is tried>" "<SQL as the analyst>": run in both databases; the
+# outcome must be the same in both (an outcome that depended on the row would answer the
+# question), and with refused = 1 it must be an error.
+try() {
   local a b
-  a=$(analyst -d with_42 -v VERBOSITY=terse -c "$2" 2>&1 | head -3 | tr '\n' ' ')
-  b=$(analyst -d without_42 -v VERBOSITY=terse -c "$2" 2>&1 | head -3 | tr '\n' ' ')
+  a=$(analyst -d with_42 -v VERBOSITY=terse -c "$3" 2>&1 | head -3 | tr '\n' ' ')
+  b=$(analyst -d without_42 -v VERBOSITY=terse -c "$3" 2>&1 | head -3 | tr '\n' ' ')
   n=$((n + 1))
   if [ "$a" != "$b" ]; then
-    failed=$((failed + 1)); echo "not ok $n - $1: the outcome depends on the patient: [$a] vs [$b]"
-  elif [[ "$a" != *ERROR* ]]; then
-    failed=$((failed + 1)); echo "not ok $n - $1: not refused: [$a]"
+    failed=$((failed + 1)); echo "not ok $n - $2: the outcome depends on the patient: [$a] vs [$b]"
+  elif [ "$1" = 1 ] && [[ "$a" != *ERROR* ]]; then
+    failed=$((failed + 1)); echo "not ok $n - $2: not refused: [$a]"
+  elif [ "$1" = 1 ]; then
+    passed=$((passed + 1)); echo "ok $n - $2: refused alike ($(sed -n 's/.*ERROR: *\([^:]*\).*/\1/p' <<< "$a" | cut -c1-80))"
   else
-    passed=$((passed + 1)); echo "ok $n - $1: refused alike ($(sed -n 's/.*ERROR: *\([^:]*\).*/\1/p' <<< "$a" | cut -c1-80))"
+    passed=$((passed + 1)); echo "ok $n - $2: the same with and without the patient ($(cut -c1-60 <<< "$a"))"
   fi
 }
-
-# alike "<what is tried>" "<SQL as the analyst>": whatever it returns, the same in both databases
-# (for queries allowed to run whose printed result must not depend on the patient).
-alike() {
-  local a b
-  a=$(analyst -d with_42 -v VERBOSITY=terse -c "$2" 2>&1 | head -3 | tr '\n' ' ')
-  b=$(analyst -d without_42 -v VERBOSITY=terse -c "$2" 2>&1 | head -3 | tr '\n' ' ')
-  n=$((n + 1))
-  if [ "$a" != "$b" ]; then
-    failed=$((failed + 1)); echo "not ok $n - $1: the outcome depends on the patient: [$a] vs [$b]"
-  else
-    passed=$((passed + 1)); echo "ok $n - $1: the same with and without the patient ($(cut -c1-60 <<< "$a"))"
-  fi
-}
+attack() { try 1 "$@"; }   # refused, alike
+alike() { try 0 "$@"; }    # allowed to run; what it prints must not depend on the patient
 
 attack "read the row" "SELECT cost FROM patients WHERE uid = 42"
 attack "count the matching rows" "SELECT count(*) FROM patients WHERE uid = 42 AND cost = 123456"
