@@ -15,6 +15,17 @@ GRANT SELECT ON staff, depts TO dp_analyst, dp_team;
 CREATE TABLE sink (dept text, n bigint);
 GRANT ALL ON sink TO dp_analyst;
 
+-- dp_date_trunc and dp_extract: date_trunc and extract (as bigint) that give NULL, not an error,
+-- where the built-ins would leave the timestamp range; the same inside it.
+SELECT dp_date_trunc('month', timestamp '2020-05-17 10:00') = date_trunc('month', timestamp '2020-05-17 10:00') AS same_trunc,
+       dp_date_trunc('day', date '2020-05-17') AS trunc_date,
+       dp_extract('year', date '2020-05-17') AS y, dp_extract('dow', timestamp '2020-05-17') AS dow,
+       dp_date_trunc('millennium', timestamp '4713-01-01 BC') IS NULL AS low_end,
+       dp_date_trunc('year', date '5874897-01-01') IS NULL AS beyond_timestamps,
+       dp_extract('year', date 'infinity') IS NULL AS infinite;
+SELECT expect_error($$SELECT date_trunc('millennium', timestamp '4713-01-01 BC')$$) AS builtin,
+       expect_error($$SELECT dp_date_trunc('fortnight', timestamp '2020-01-01')$$) AS unknown_unit;
+
 -- Marking: the label, the convenience functions, the view; superusers only.
 SELECT q, expect_error(q) AS error
 FROM (VALUES
@@ -45,6 +56,8 @@ FROM (VALUES
   ($$SELECT d.region, dp_count(1, 1e-5) FROM staff s JOIN depts d USING (dept) GROUP BY d.region$$),
   ($$SELECT dept, n * 2 FROM (SELECT dept, dp_count(1, 1e-5) AS n FROM staff GROUP BY dept) s WHERE n > 0 ORDER BY n DESC LIMIT 2$$),
   ($$SELECT CASE WHEN salary > 1100 THEN 'high' ELSE 'low' END AS band, dp_count(1, 1e-5) FROM staff GROUP BY 1$$),
+  ($$SELECT dp_date_trunc('month', hired) AS m, dp_count(1, 1e-5) FROM staff GROUP BY 1$$),
+  ($$SELECT dp_extract('year', hired) AS y, dp_count(1, 1e-5) FROM staff WHERE dp_extract('dow', hired) < 5 GROUP BY 1$$),
   ($$SELECT dp_count(1, 1e-5) FROM staff WHERE hired BETWEEN timestamp '2020-01-01' AND timestamp '2020-12-31' AND upper(dept) <> 'D9' AND substring(dept, 1, 1) = 'd'$$),
   ($$SELECT count(*) FROM depts$$),
   ($$EXPLAIN (COSTS OFF) SELECT count(*) FROM depts$$),
@@ -119,6 +132,8 @@ FROM (VALUES
   ($$SELECT dp_count(1, 1e-5) FROM (SELECT uid, salary / 0 AS x FROM staff) s$$),
   ($$SELECT (salary::text)::int, dp_count(1, 1e-5) FROM staff GROUP BY 1$$),
   ($$SELECT dp_count(1, 1e-5) FROM staff WHERE date_trunc('year', hired) = timestamp '2020-01-01'$$),
+  ($$SELECT dp_count(1, 1e-5) FROM staff WHERE dp_date_trunc(dept, hired) IS NULL$$),
+  ($$SELECT dp_count(1, 1e-5) FROM staff WHERE uid = 42 AND dp_extract('fortnight', hired) = 1$$),
   ($$SELECT dp_count(1, 1e-5) FROM staff WHERE uid = 42 AND substring(dept, 1, -1) = ''$$),
   ($$SELECT dp_count(1, 1e-5) FROM staff WHERE dept LIKE 'd1\'$$),
   ($$SELECT dp_count(1, 1e-5) FROM staff WHERE length('\x41'::bytea, dept::name) > 0$$),

@@ -79,3 +79,23 @@ CREATE FUNCTION dp_restricted(role oid) RETURNS boolean
   AS 'MODULE_PATHNAME', 'dpagg_role_restricted_sql' LANGUAGE C STABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION dp_restricted(oid) IS
   'is the role restricted to differentially private answers (itself or as a member of a restricted role)?';
+
+-- Date bucketing that never raises an error (src/pg/safe_date.c): NULL, not an error, where
+-- date_trunc or extract would leave the timestamp range; restricted analysts may use these on
+-- private rows (with a literal unit), not the built-ins.
+CREATE FUNCTION dp_date_trunc(unit text, value timestamp) RETURNS timestamp
+  AS 'MODULE_PATHNAME', 'dpagg_date_trunc_ts' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION dp_date_trunc(unit text, value timestamptz) RETURNS timestamptz
+  AS 'MODULE_PATHNAME', 'dpagg_date_trunc_tstz' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION dp_date_trunc(unit text, value date) RETURNS timestamp
+  AS 'MODULE_PATHNAME', 'dpagg_date_trunc_date' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION dp_extract(field text, value timestamp) RETURNS bigint
+  AS 'MODULE_PATHNAME', 'dpagg_extract_ts' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION dp_extract(field text, value timestamptz) RETURNS bigint
+  AS 'MODULE_PATHNAME', 'dpagg_extract_tstz' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION dp_extract(field text, value date) RETURNS bigint
+  AS 'MODULE_PATHNAME', 'dpagg_extract_date' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION dp_date_trunc(text, timestamp) IS
+  'date_trunc that gives NULL instead of an error at the ends of the timestamp range (allowed on private rows for restricted roles)';
+COMMENT ON FUNCTION dp_extract(text, timestamp) IS
+  'extract of an integral field as bigint, NULL instead of an error at the ends of the range (allowed on private rows for restricted roles)';

@@ -187,6 +187,8 @@ extern bool dpagg_restrict_check_executor(bool instrumented, bool reads_private)
 extern void dpagg_restrict_track(MemoryContext query_cxt);
 extern void dpagg_restrict_init(void);
 extern void dpagg_restrict_check_catalog(Query *parse);
+/* Is this a unit (extract: field) dp_date_trunc (dp_extract) knows? (safe_date.c) */
+extern bool dpagg_safe_date_arg_ok(bool extract, const char *s);
 /* Private reads of a query outside the levels bound.c bounded (bound.c). */
 extern int	dpagg_unbounded_private_reads(Query *parse);
 

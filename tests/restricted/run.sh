@@ -121,6 +121,8 @@ attack "a substring of negative length after a test on the patient" "SELECT dp_c
 attack "a LIKE pattern ending in an escape" "SELECT dp_count(1, 1e-6) FROM patients WHERE zip LIKE 'z_ra\\'"
 attack "an encoding name taken from the data" "SELECT dp_count(1, 1e-6) FROM patients WHERE length('\\x41'::bytea, diagnosis::name) > 0"
 attack "a time zone taken from the data" "SELECT dp_count(1, 1e-6) FROM patients WHERE date_trunc('day', now(), diagnosis) IS NOT NULL"
+attack "dp_date_trunc with a unit from the data" "SELECT dp_count(1, 1e-6) FROM patients WHERE dp_date_trunc(diagnosis, now()) IS NULL"
+attack "dp_extract with an unknown field, after a test on the patient" "SELECT dp_count(1, 1e-6) FROM patients WHERE uid = 42 AND dp_extract('fortnight', now()) = 1"
 attack "my function in LATERAL VALUES" "SELECT dp_count(1, 1e-6) FROM patients p, LATERAL (VALUES (scratch.shout(p.cost))) v(x) WHERE v.x"
 attack "XMLTABLE over the row" "SELECT dp_count(1, 1e-6) FROM patients p, XMLTABLE('/a' PASSING CAST('<a/>' AS xml) COLUMNS x text PATH concat('a', p.diagnosis)) t"
 attack "a huge literal worked on once per matching row (timing)" "SELECT dp_count(1, 1e-6) FROM patients WHERE CASE WHEN cost = 123456 THEN lower(upper(lower('$(head -c 4000 /dev/zero | tr '\0' x)'))) = '' ELSE true END"
