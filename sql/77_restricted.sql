@@ -147,6 +147,26 @@ RESET ROLE;
 SELECT count(*) - :before AS charged FROM dp_ledger;
 SELECT currval('tick');
 
+-- A plan made before the session was restricted (a cached generic plan) is checked when it runs.
+SELECT dp_unrestrict('dp_team');
+SET plan_cache_mode = force_generic_plan;
+SET ROLE dp_member;
+PREPARE raw_read AS SELECT salary FROM staff WHERE uid = 42;
+EXECUTE raw_read;
+RESET ROLE;
+SELECT dp_restrict('dp_team');
+SET ROLE dp_member;
+SELECT expect_error($$EXECUTE raw_read$$) AS error;
+RESET ROLE;
+DEALLOCATE raw_read;
+RESET plan_cache_mode;
+-- LIKE with a nondeterministic collation fails only on rows that reach it: refused up front.
+CREATE COLLATION ci (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
+SET ROLE dp_analyst;
+SELECT expect_error($$SELECT dp_count(1, 1e-5) FROM staff WHERE uid = 42 AND dept LIKE 'd%' COLLATE ci$$) AS error;
+RESET ROLE;
+DROP COLLATION ci;
+
 -- Membership counts: a member of a restricted role is restricted.
 SET ROLE dp_member;
 SELECT expect_error($$SELECT * FROM staff$$) AS error;

@@ -241,6 +241,40 @@ bad_bounds(const char *msg, const char *hint)
 static void calibrate_site(ScalarParams *p);
 static bool try_joint_gaussian(ScalarParams *p, int i);
 
+/*
+ * The clamping bounds, the sensitivity B and the centre of one call, validated: one rule for
+ * releases and for dp_explain.  dp_count's bounds are [0, 1], or [0, C] for a per-unit count with
+ * a row cap (p->max_rows); the arguments are then ignored.
+ */
+static void
+set_bounds(ScalarParams *p, double lower, double upper)
+{
+	if (p->kind == DP_COUNT)
+	{
+		lower = 0;
+		upper = p->max_rows > 0 ? p->max_rows : 1;
+	}
+	else
+	{
+		if (!isfinite(lower) || !isfinite(upper))
+			bad_bounds("lower and upper must be finite",
+					   "Pass finite bounds with lower <= upper.");
+		if (lower > upper)
+			bad_bounds("lower must not be greater than upper",
+					   "Pass finite bounds with lower <= upper.");
+		if (p->kind == DP_AVG && !(lower < upper))
+			bad_bounds("dp_avg needs lower < upper",
+					   "With lower = upper the average is known: it is lower.");
+	}
+	p->lower = lower;
+	p->upper = upper;
+	p->bound = p->kind == DP_AVG ? (upper - lower) / 2.0 : fmax(fabs(lower), fabs(upper));
+	if (!(p->bound > 0))
+		bad_bounds("the bounds give a sensitivity of 0",
+				   "Pass bounds with max(|lower|, |upper|) > 0.");
+	p->mid = lower / 2 + upper / 2;
+}
+
 void *
 dpagg_scalar_site_params(DpSite *site)
 {
@@ -281,33 +315,13 @@ dpagg_scalar_site_params(DpSite *site)
 		if (!(isfinite(s) && s > 0))
 			bad_bounds("sensitivity must be a finite number greater than 0",
 					   "Pass the largest absolute value one row can contribute, in (0, infinity).");
-		p->lower = -s;
-		p->upper = s;
+		set_bounds(p, -s, s);
 	}
 	else if (lo.lower >= 0)
-	{
-		p->lower = param_float8(site, lo.lower, "lower", kind);
-		p->upper = param_float8(site, lo.upper, "upper", kind);
-		if (!isfinite(p->lower) || !isfinite(p->upper))
-			bad_bounds("lower and upper must be finite",
-					   "Pass finite bounds with lower <= upper.");
-		if (p->lower > p->upper)
-			bad_bounds("lower must not be greater than upper",
-					   "Pass finite bounds with lower <= upper.");
-		if (kind == DP_AVG && !(p->lower < p->upper))
-			bad_bounds("dp_avg needs lower < upper",
-					   "With lower = upper the average is known: it is lower.");
-	}
+		set_bounds(p, param_float8(site, lo.lower, "lower", kind),
+				   param_float8(site, lo.upper, "upper", kind));
 	else
-	{
-		p->lower = 0;
-		p->upper = p->max_rows > 0 ? p->max_rows : 1;	/* dp_count: each row (unit) adds 1 */
-	}
-	p->bound = kind == DP_AVG ? (p->upper - p->lower) / 2.0 : fmax(fabs(p->lower), fabs(p->upper));
-	if (!(p->bound > 0))
-		bad_bounds("the bounds give a sensitivity of 0",
-				   "Pass bounds with max(|lower|, |upper|) > 0.");
-	p->mid = p->lower / 2 + p->upper / 2;
+		set_bounds(p, 0, 0);	/* dp_count: each row (unit) adds 1, or at most C */
 	if (lo.mechanism >= 0)
 	{
 		bool		isnull;
@@ -510,19 +524,7 @@ dpagg_unit_calibrations(int site_kind, double epsilon, double delta, double lowe
 	p.delta = delta;
 	p.max_groups = Max(L, 1);
 	p.max_rows = C;
-	if (p.kind == DP_COUNT)
-	{
-		lower = 0;
-		upper = C > 0 ? C : 1;
-	}
-	if (!isfinite(lower) || !isfinite(upper) || !(lower < upper || (p.kind == DP_SUM && lower == upper)))
-		bad_bounds("lower and upper must be finite with lower <= upper (lower < upper for dp_avg)",
-				   "Pass finite bounds with lower <= upper.");
-	p.lower = lower;
-	p.upper = upper;
-	p.bound = p.kind == DP_AVG ? (upper - lower) / 2.0 : fmax(fabs(lower), fabs(upper));
-	if (!(p.bound > 0))
-		bad_bounds("the bounds give a sensitivity of 0", "Pass bounds with max(|lower|, |upper|) > 0.");
+	set_bounds(&p, lower, upper);
 	dpagg_mechanism_spec(mechanism, p.mechanism, sizeof(p.mechanism));
 	calibrate_site(&p);
 	cal[0] = p.cal[0];

@@ -233,7 +233,7 @@ static const char *no_unit_hint =
  * of its rows, maybe joined with other data): no aggregation, window, DISTINCT, set operation,
  * LIMIT or set-returning function, which could mix units or choose rows by other units' data.
  */
-static bool find_in_level(Query *q, Source *src, bool top);
+static bool find_in_level(Query *q, Source *src);
 
 static AttrNumber
 passed_through(Query *sq, Source *src)
@@ -248,7 +248,7 @@ passed_through(Query *sq, Source *src)
 		unsupported("dpagg cannot bound a private relation read through this subquery or view",
 					"Between the private relation and the dpagg aggregates, rows must stay one per row of the relation: no aggregation, window function, DISTINCT, UNION, LIMIT or set-returning function.",
 					no_unit_hint);
-	if (!find_in_level(sq, &inner, false))
+	if (!find_in_level(sq, &inner))
 		unsupported("dpagg cannot find the private relation in this subquery or view",
 					NULL, no_unit_hint);
 	*src = inner;
@@ -267,6 +267,15 @@ passed_through(Query *sq, Source *src)
 						 inner.prot.unit, get_rel_name(inner.rel)),
 				NULL, no_unit_hint);
 	return 0;					/* not reached */
+}
+
+/* The unit column's type, typmod and collation, from the output column that carries it. */
+static void
+unit_type_from(Source *src, TargetEntry *tle)
+{
+	src->type = exprType((Node *) tle->expr);
+	src->typmod = exprTypmod((Node *) tle->expr);
+	src->collation = exprCollation((Node *) tle->expr);
 }
 
 /* The source of range-table entry i of q, a private relation or view itself. */
@@ -298,15 +307,13 @@ direct_source(RangeTblEntry *rte, int i, DpProtection *p, Oid rel, Source *src)
 								 p->unit, get_rel_name(rel)),
 						NULL, "Declare the view's protection again with dp_protect.");
 		tle = list_nth_node(TargetEntry, rte->subquery->targetList, src->attno - 1);
-		src->type = exprType((Node *) tle->expr);
-		src->typmod = exprTypmod((Node *) tle->expr);
-		src->collation = exprCollation((Node *) tle->expr);
+		unit_type_from(src, tle);
 	}
 }
 
 /* Find the range-table entry of q that brings its one private read; false if none does. */
 static bool
-find_in_level(Query *q, Source *src, bool top)
+find_in_level(Query *q, Source *src)
 {
 	int			i = 0;
 	ListCell   *lc;
@@ -326,13 +333,10 @@ find_in_level(Query *q, Source *src, bool top)
 		if (rte->rtekind == RTE_SUBQUERY && private_reads((Node *) rte->subquery, NULL) > 0)
 		{
 			AttrNumber	at = passed_through(rte->subquery, src);
-			TargetEntry *tle = list_nth_node(TargetEntry, rte->subquery->targetList, at - 1);
 
 			src->rtindex = i;
 			src->attno = at;
-			src->type = exprType((Node *) tle->expr);
-			src->typmod = exprTypmod((Node *) tle->expr);
-			src->collation = exprCollation((Node *) tle->expr);
+			unit_type_from(src, list_nth_node(TargetEntry, rte->subquery->targetList, at - 1));
 			return true;
 		}
 	}
@@ -794,7 +798,6 @@ capture(LevelContext *lc, Aggref *aggref, int kind)
 	strlcpy(r->unit, lc->src->prot.unit, NAMEDATALEN);
 	r->max_groups = lc->L;
 	r->max_rows = lc->C;
-	r->grouped = lc->ngroup > 0;
 	r->public_groups = lc->public_groups;
 	captured = lappend(captured, r);
 }
@@ -1449,7 +1452,7 @@ bound_level(Query *q)
 						"Each privacy unit's rows must reach the dpagg aggregates through one reading of each private relation, and private relations must be joined on their privacy-unit columns.",
 						"Read each private relation once, joined with the others on their privacy-unit columns (or only with relations that are not private).");
 	}
-	else if (!find_in_level(q, &src, true))
+	else if (!find_in_level(q, &src))
 		unsupported(psprintf("dpagg cannot bound the private relation \"%s\" where this query reads it",
 							 get_rel_name(rel)),
 					"A private relation read in a WHERE subquery, a WITH query or a function cannot be bounded per unit.",

@@ -37,11 +37,12 @@ dpagg_executor_start(QueryDesc *qd, int eflags)
 	bool		restricted = false;
 
 	if (eflags & EXEC_FLAG_EXPLAIN_ONLY)
-		(void) dpagg_restrict_check_executor(true, dpagg_plan_reads_private(qd->plannedstmt));
+		(void) dpagg_restrict_check_executor(qd->plannedstmt, true,
+											 dpagg_plan_reads_private(qd->plannedstmt));
 	else
 	{
 		protect_flags = dpagg_protect_check_start(qd);
-		restricted = dpagg_restrict_check_executor(qd->instrument_options != 0,
+		restricted = dpagg_restrict_check_executor(qd->plannedstmt, qd->instrument_options != 0,
 												   (protect_flags & DPAGG_READS_PRIVATE) != 0);
 		dpagg_freeze_parameters(qd);
 	}

@@ -51,6 +51,7 @@
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/syscache.h"
+#include "utils/pg_locale.h"
 #include "catalog/dependency.h"
 #include "catalog/pg_language.h"
 #include "utils/guc.h"
@@ -336,7 +337,7 @@ typedef struct AllowContext
 } AllowContext;
 
 static void
-function_allowed(Oid fn, List *args, AllowContext *ac)
+function_allowed(Oid fn, List *args, Oid inputcollid, AllowContext *ac)
 {
 	HeapTuple	tup;
 	Form_pg_proc proc;
@@ -376,6 +377,12 @@ function_allowed(Oid fn, List *args, AllowContext *ac)
 			   psprintf("Expressions over private rows (%s) may use only functions and operators that cannot raise an error that depends on the data, have no side effects and take bounded time (README, \"Restricted analysts\").",
 						ac->where),
 			   "Use comparisons, boolean logic, IS NULL, CASE, COALESCE, IN lists of constants, lower/upper, substring and LIKE with constant patterns; do arithmetic on the dpagg outputs instead.");
+	/* LIKE and ILIKE raise an error for a nondeterministic collation only when they run, i.e.
+	 * only for rows that reach them (after a CASE or an AND): refused here instead. */
+	if (extra != NULL && strstr(extra->signature, "like(") != NULL && OidIsValid(inputcollid) &&
+		!get_collation_isdeterministic(inputcollid))
+		refuse("restricted roles cannot use LIKE or ILIKE with a nondeterministic collation on private data",
+			   NULL, "Use a deterministic collation, or compare with =.");
 	if (extra != NULL && extra->const_args != 0)
 	{
 		i = 0;
@@ -441,20 +448,22 @@ allow_walker(Node *node, AllowContext *ac)
 		case T_TargetEntry:
 			break;
 		case T_FuncExpr:
-			function_allowed(((FuncExpr *) node)->funcid, ((FuncExpr *) node)->args, ac);
+			function_allowed(((FuncExpr *) node)->funcid, ((FuncExpr *) node)->args,
+							 ((FuncExpr *) node)->inputcollid, ac);
 			break;
 		case T_OpExpr:
 		case T_DistinctExpr:
 		case T_NullIfExpr:
 			set_opfuncid((OpExpr *) node);
-			function_allowed(((OpExpr *) node)->opfuncid, ((OpExpr *) node)->args, ac);
+			function_allowed(((OpExpr *) node)->opfuncid, ((OpExpr *) node)->args,
+							 ((OpExpr *) node)->inputcollid, ac);
 			break;
 		case T_ScalarArrayOpExpr:
 			{
 				ScalarArrayOpExpr *s = (ScalarArrayOpExpr *) node;
 
 				set_sa_opfuncid(s);
-				function_allowed(s->opfuncid, NIL, ac);
+				function_allowed(s->opfuncid, NIL, s->inputcollid, ac);
 				if (!IsA(lsecond(s->args), Const) && !IsA(lsecond(s->args), ArrayExpr))
 					refuse("restricted roles may compare private data only with IN lists of constants",
 						   NULL, "Write the list as literals: x IN (1, 2, 3).");
@@ -687,15 +696,27 @@ dpagg_restrict_init(void)
 }
 
 bool
-dpagg_restrict_check_executor(bool explained, bool reads_private)
+dpagg_restrict_check_executor(PlannedStmt *stmt, bool explained, bool reads_private)
 {
 	if (!reads_private || !dpagg_session_restricted())
 		return false;
 	check_settings();			/* they can change between planning and running */
+
 	if (explained)
 		refuse("restricted roles cannot EXPLAIN a statement over private relations",
 			   "Its row counts are computed from the raw rows, and its estimates from the private columns' statistics.",
 			   "Use dp_explain to see how a query is bounded.");
+	/*
+	 * The planner hook checked the statement when it was planned; a plan made before the session
+	 * became restricted (a prepared statement, a cursor, a cached plan of a function, then
+	 * dp_restrict or SET ROLE) was not.  One that reads private data without dpagg's per-unit
+	 * aggregates is a raw read: refused.  (One that mixes them with raw reads cannot be told
+	 * apart here: README, "Restricted analysts".)
+	 */
+	if ((dpagg_statement_aggregates(stmt) & DPAGG_RUNS_UNIT) == 0 || stmt->commandType != CMD_SELECT)
+		refuse("restricted roles may read private relations only through dpagg's aggregates",
+			   "This statement was planned before the session was restricted, and reads private rows other than through them.",
+			   "Prepare the statement again.");
 	return true;
 }
 
@@ -715,7 +736,8 @@ stats_view_walker(Node *node, void *context)
 	{
 		RangeTblEntry *rte = (RangeTblEntry *) node;
 
-		if (rte->rtekind == RTE_RELATION && get_rel_namespace(rte->relid) == PG_CATALOG_NAMESPACE)
+		if (rte->rtekind == RTE_RELATION && rte->relid < FirstNormalObjectId &&
+			get_rel_namespace(rte->relid) == PG_CATALOG_NAMESPACE)
 		{
 			const char *name = get_rel_name(rte->relid);
 
@@ -726,7 +748,7 @@ stats_view_walker(Node *node, void *context)
 		}
 		return false;
 	}
-	if (IsA(node, FuncExpr))
+	if (IsA(node, FuncExpr) && ((FuncExpr *) node)->funcid < FirstGenbkiObjectId)
 	{
 		char	   *name = get_func_name(((FuncExpr *) node)->funcid);
 

@@ -86,83 +86,85 @@ check_arg(bool extract, text *arg)
 						 : "Use microseconds, milliseconds, second, minute, hour, day, week, month, quarter, year, decade, century or millennium.")));
 }
 
+/*
+ * The two operations, on a timestamp (tz: one with time zone) that is NULL when `valid` is false:
+ * the unit is checked first, so an unknown unit is refused whatever the value.
+ */
+static Datum
+trunc_or_null(FunctionCallInfo fcinfo, Timestamp t, bool valid, bool tz)
+{
+	check_arg(false, PG_GETARG_TEXT_PP(0));
+	if (!valid || !safe_timestamp(t))
+		PG_RETURN_NULL();
+	return DirectFunctionCall2(tz ? timestamptz_trunc : timestamp_trunc, PG_GETARG_DATUM(0),
+							   TimestampGetDatum(t));
+}
+
+static Datum
+extract_or_null(FunctionCallInfo fcinfo, Timestamp t, bool valid, bool tz)
+{
+	check_arg(true, PG_GETARG_TEXT_PP(0));
+	if (!valid || !safe_timestamp(t))
+		PG_RETURN_NULL();
+	PG_RETURN_INT64((int64) DatumGetFloat8(DirectFunctionCall2(tz ? timestamptz_part : timestamp_part,
+															   PG_GETARG_DATUM(0),
+															   TimestampGetDatum(t))));
+}
+
+/* A date's midnight as a timestamp (no conversion that can fail), if the date is safe. */
+static bool
+midnight(DateADT d, Timestamp *t)
+{
+	if (!safe_date(d))
+		return false;
+	*t = (Timestamp) d * USECS_PER_DAY;
+	return true;
+}
+
 PG_FUNCTION_INFO_V1(dpagg_date_trunc_ts);
 Datum
 dpagg_date_trunc_ts(PG_FUNCTION_ARGS)
 {
-	Timestamp	t = PG_GETARG_TIMESTAMP(1);
-
-	check_arg(false, PG_GETARG_TEXT_PP(0));
-	if (!safe_timestamp(t))
-		PG_RETURN_NULL();
-	return DirectFunctionCall2(timestamp_trunc, PG_GETARG_DATUM(0), TimestampGetDatum(t));
+	return trunc_or_null(fcinfo, PG_GETARG_TIMESTAMP(1), true, false);
 }
 
 PG_FUNCTION_INFO_V1(dpagg_date_trunc_tstz);
 Datum
 dpagg_date_trunc_tstz(PG_FUNCTION_ARGS)
 {
-	TimestampTz t = PG_GETARG_TIMESTAMPTZ(1);
-
-	check_arg(false, PG_GETARG_TEXT_PP(0));
-	if (!safe_timestamp((Timestamp) t))
-		PG_RETURN_NULL();
-	return DirectFunctionCall2(timestamptz_trunc, PG_GETARG_DATUM(0), TimestampTzGetDatum(t));
+	return trunc_or_null(fcinfo, (Timestamp) PG_GETARG_TIMESTAMPTZ(1), true, true);
 }
 
 PG_FUNCTION_INFO_V1(dpagg_date_trunc_date);
 Datum
 dpagg_date_trunc_date(PG_FUNCTION_ARGS)
 {
-	DateADT		d = PG_GETARG_DATEADT(1);
-	Timestamp	t;
+	Timestamp	t = 0;
+	bool		valid = midnight(PG_GETARG_DATEADT(1), &t);
 
-	check_arg(false, PG_GETARG_TEXT_PP(0));
-	if (!safe_date(d))
-		PG_RETURN_NULL();
-	t = (Timestamp) d * USECS_PER_DAY;	/* midnight of that day: no conversion that can fail */
-	if (!safe_timestamp(t))
-		PG_RETURN_NULL();
-	return DirectFunctionCall2(timestamp_trunc, PG_GETARG_DATUM(0), TimestampGetDatum(t));
-}
-
-static Datum
-extract_bigint(FunctionCallInfo fcinfo, Timestamp t, bool tz)
-{
-	float8		v;
-
-	check_arg(true, PG_GETARG_TEXT_PP(0));
-	if (!safe_timestamp(t))
-		PG_RETURN_NULL();
-	v = DatumGetFloat8(DirectFunctionCall2(tz ? timestamptz_part : timestamp_part,
-										   PG_GETARG_DATUM(0), TimestampGetDatum(t)));
-	PG_RETURN_INT64((int64) v);
+	return trunc_or_null(fcinfo, t, valid, false);
 }
 
 PG_FUNCTION_INFO_V1(dpagg_extract_ts);
 Datum
 dpagg_extract_ts(PG_FUNCTION_ARGS)
 {
-	return extract_bigint(fcinfo, PG_GETARG_TIMESTAMP(1), false);
+	return extract_or_null(fcinfo, PG_GETARG_TIMESTAMP(1), true, false);
 }
 
 PG_FUNCTION_INFO_V1(dpagg_extract_tstz);
 Datum
 dpagg_extract_tstz(PG_FUNCTION_ARGS)
 {
-	return extract_bigint(fcinfo, (Timestamp) PG_GETARG_TIMESTAMPTZ(1), true);
+	return extract_or_null(fcinfo, (Timestamp) PG_GETARG_TIMESTAMPTZ(1), true, true);
 }
 
 PG_FUNCTION_INFO_V1(dpagg_extract_date);
 Datum
 dpagg_extract_date(PG_FUNCTION_ARGS)
 {
-	DateADT		d = PG_GETARG_DATEADT(1);
+	Timestamp	t = 0;
+	bool		valid = midnight(PG_GETARG_DATEADT(1), &t);
 
-	if (!safe_date(d))
-	{
-		check_arg(true, PG_GETARG_TEXT_PP(0));
-		PG_RETURN_NULL();
-	}
-	return extract_bigint(fcinfo, (Timestamp) d * USECS_PER_DAY, false);
+	return extract_or_null(fcinfo, t, valid, false);
 }

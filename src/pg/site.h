@@ -183,7 +183,7 @@ extern void dpagg_restrict_check_statement(Query *parse, int unbounded_private_r
 										   bool reads_private);
 extern void dpagg_restrict_utility_enter(Node *stmt);
 extern void dpagg_restrict_utility_leave(Node *stmt);
-extern bool dpagg_restrict_check_executor(bool instrumented, bool reads_private);
+extern bool dpagg_restrict_check_executor(PlannedStmt *stmt, bool instrumented, bool reads_private);
 extern void dpagg_restrict_track(MemoryContext query_cxt);
 extern void dpagg_restrict_init(void);
 extern void dpagg_restrict_check_catalog(Query *parse);
@@ -203,7 +203,6 @@ typedef struct DpBoundRelease
 	char		unit[NAMEDATALEN];
 	int			max_groups;		/* L used (1 without GROUP BY) */
 	int			max_rows;
-	bool		grouped;
 	bool		public_groups;
 } DpBoundRelease;
 extern List *dpagg_bound_capture(Query *parse);
