@@ -160,7 +160,8 @@ SELECT expect_error($$EXECUTE raw_read$$) AS error;
 RESET ROLE;
 DEALLOCATE raw_read;
 RESET plan_cache_mode;
--- LIKE with a nondeterministic collation fails only on rows that reach it: refused up front.
+-- LIKE (and starts_with, ...) with a nondeterministic collation fails only on rows that reach it:
+-- every nondeterministic collation on private data is refused up front.
 CREATE COLLATION ci (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
 SET ROLE dp_analyst;
 SELECT expect_error($$SELECT dp_count(1, 1e-5) FROM staff WHERE uid = 42 AND dept LIKE 'd%' COLLATE ci$$) AS error;

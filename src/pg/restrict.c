@@ -330,6 +330,33 @@ safe_date_call(const char *name, Oid fn, Oid nsp, Oid lang, Node *unit)
 	return true;
 }
 
+/*
+ * Collations fail when a comparison runs, not when the query is planned: text compared under no
+ * collation at all (columns of two different collations) raises "could not determine which
+ * collation to use", and LIKE, starts_with and other substring searches raise an error under a
+ * nondeterministic collation.  Only for rows that reach them (after a CASE or an AND): refused
+ * here instead, for every call on private data.
+ */
+static void
+check_collation(Oid inputcollid, List *args)
+{
+	ListCell   *lc;
+
+	if (OidIsValid(inputcollid))
+	{
+		if (!get_collation_isdeterministic(inputcollid))
+			refuse("restricted roles cannot use a nondeterministic collation on private data",
+				   "Some operations (LIKE, starts_with, ...) fail under such a collation only for the rows they reach.",
+				   "Use a deterministic collation.");
+		return;
+	}
+	foreach(lc, args)
+		if (type_is_collatable(exprType((Node *) lfirst(lc))))
+			refuse("restricted roles cannot compare text of different collations on private data",
+				   "The comparison would fail only for the rows it reaches.",
+				   "Add a COLLATE clause.");
+}
+
 typedef struct AllowContext
 {
 	const char *where;
@@ -377,12 +404,7 @@ function_allowed(Oid fn, List *args, Oid inputcollid, AllowContext *ac)
 			   psprintf("Expressions over private rows (%s) may use only functions and operators that cannot raise an error that depends on the data, have no side effects and take bounded time (README, \"Restricted analysts\").",
 						ac->where),
 			   "Use comparisons, boolean logic, IS NULL, CASE, COALESCE, IN lists of constants, lower/upper, substring and LIKE with constant patterns; do arithmetic on the dpagg outputs instead.");
-	/* LIKE and ILIKE raise an error for a nondeterministic collation only when they run, i.e.
-	 * only for rows that reach them (after a CASE or an AND): refused here instead. */
-	if (extra != NULL && strstr(extra->signature, "like(") != NULL && OidIsValid(inputcollid) &&
-		!get_collation_isdeterministic(inputcollid))
-		refuse("restricted roles cannot use LIKE or ILIKE with a nondeterministic collation on private data",
-			   NULL, "Use a deterministic collation, or compare with =.");
+	check_collation(inputcollid, args);
 	if (extra != NULL && extra->const_args != 0)
 	{
 		i = 0;
@@ -443,9 +465,11 @@ allow_walker(Node *node, AllowContext *ac)
 		case T_CaseExpr:
 		case T_CaseWhen:
 		case T_CoalesceExpr:
-		case T_MinMaxExpr:
 		case T_RelabelType:
 		case T_TargetEntry:
+			break;
+		case T_MinMaxExpr:
+			check_collation(((MinMaxExpr *) node)->inputcollid, ((MinMaxExpr *) node)->args);
 			break;
 		case T_FuncExpr:
 			function_allowed(((FuncExpr *) node)->funcid, ((FuncExpr *) node)->args,
@@ -463,7 +487,7 @@ allow_walker(Node *node, AllowContext *ac)
 				ScalarArrayOpExpr *s = (ScalarArrayOpExpr *) node;
 
 				set_sa_opfuncid(s);
-				function_allowed(s->opfuncid, NIL, s->inputcollid, ac);
+				function_allowed(s->opfuncid, s->args, s->inputcollid, ac);
 				if (!IsA(lsecond(s->args), Const) && !IsA(lsecond(s->args), ArrayExpr))
 					refuse("restricted roles may compare private data only with IN lists of constants",
 						   NULL, "Write the list as literals: x IN (1, 2, 3).");
@@ -525,9 +549,9 @@ check_jointree(Node *node)
 
 static void check_source_query(Query *q);
 
-/* A range-table entry between the private relation and the aggregate. */
+/* A range-table entry between the private relation and the aggregate (owner: its query). */
 static void
-check_rte(RangeTblEntry *rte)
+check_rte(Query *owner, RangeTblEntry *rte)
 {
 	DpProtection p;
 
@@ -551,6 +575,28 @@ check_rte(RangeTblEntry *rte)
 	}
 	else if (rte->rtekind == RTE_VALUES)
 		check_expr((Node *) rte->values_lists, "VALUES");
+	else if (rte->rtekind == RTE_CTE)
+	{
+		/* The planner may inline a WITH query, and evaluate its expressions once per private
+		 * row that reaches them: its body is checked like a subquery's. */
+		ListCell   *lc;
+		bool		found = false;
+
+		if (rte->ctelevelsup == 0)
+			foreach(lc, owner->cteList)
+			{
+				CommonTableExpr *cte = lfirst_node(CommonTableExpr, lc);
+
+				if (strcmp(cte->ctename, rte->ctename) == 0)
+				{
+					check_source_query(castNode(Query, cte->ctequery));
+					found = true;
+				}
+			}
+		if (!found)
+			refuse("restricted roles cannot use a WITH query of an outer query level beside private data",
+				   NULL, "Define the WITH query at the level of the dpagg aggregates.");
+	}
 	else if (rte->rtekind == RTE_FUNCTION || rte->rtekind == RTE_TABLEFUNC)
 		refuse("restricted roles cannot call a function in FROM, or XMLTABLE, beside private data",
 			   "Its arguments could be evaluated on private rows (LATERAL).",
@@ -566,7 +612,7 @@ check_source_query(Query *q)
 	foreach(lc, q->targetList)
 		check_expr((Node *) lfirst_node(TargetEntry, lc)->expr, "a subquery's outputs");
 	foreach(lc, q->rtable)
-		check_rte(lfirst_node(RangeTblEntry, lc));
+		check_rte(q, lfirst_node(RangeTblEntry, lc));
 }
 
 void
@@ -579,7 +625,7 @@ dpagg_restrict_check_level(Query *q)
 		check_expr((Node *) get_sortgroupclause_tle(lfirst_node(SortGroupClause, lc),
 													q->targetList)->expr, "GROUP BY");
 	foreach(lc, q->rtable)
-		check_rte(lfirst_node(RangeTblEntry, lc));
+		check_rte(q, lfirst_node(RangeTblEntry, lc));
 }
 
 void

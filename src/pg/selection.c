@@ -26,8 +26,6 @@ typedef struct SelectParams
 	char		spec[128];		/* what the ledger shows: "selection optimal per unit user_id, L=3" */
 } SelectParams;
 
-static void select_plan(const char *strategy, double epsilon, double delta, int L,
-						dpagg_selection_plan *plan);
 
 static double
 select_float8(DpSite *site, int i, const char *name)
@@ -105,7 +103,7 @@ dpagg_select_site_params(DpSite *site)
 		elog(ERROR, "dpagg: group selection without max_groups");
 	d = dpagg_site_param(site, lo.strategy, &isnull);
 	strategy = isnull ? pstrdup("auto") : text_to_cstring(DatumGetTextPP(d));
-	select_plan(strategy, epsilon, delta, L, &p->plan);
+	dpagg_selection_plan_for(strategy, epsilon, delta, L, &p->plan);
 	snprintf(p->spec, sizeof(p->spec), "selection %s per unit %s, L=%d",
 			 dpagg_selection_strategy_name(p->plan.strategy), dpagg_site_unit(site, lo.unit), L);
 	part.spec = p->spec;
@@ -116,16 +114,10 @@ dpagg_select_site_params(DpSite *site)
 	return p;
 }
 
-/* Validate and prepare a selection (the strategy by name, "auto" included). */
+/* Validate and prepare a selection (the strategy by name, "auto" included); dp_explain too. */
 void
 dpagg_selection_plan_for(const char *strategy, double epsilon, double delta, int L,
 						 dpagg_selection_plan *plan)
-{
-	select_plan(strategy, epsilon, delta, L, plan);
-}
-
-static void
-select_plan(const char *strategy, double epsilon, double delta, int L, dpagg_selection_plan *plan)
 {
 	if (!(delta > 0))
 		ereport(ERROR,
@@ -193,7 +185,7 @@ dpagg_group_selection_sql(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("max_groups_contributed must be at least 1"),
 				 errhint("It is the most groups one privacy unit may contribute to.")));
-	select_plan(text_to_cstring(PG_GETARG_TEXT_PP(3)), PG_GETARG_FLOAT8(0), PG_GETARG_FLOAT8(1), L,
+	dpagg_selection_plan_for(text_to_cstring(PG_GETARG_TEXT_PP(3)), PG_GETARG_FLOAT8(0), PG_GETARG_FLOAT8(1), L,
 				&plan);
 	values[0] = CStringGetTextDatum(dpagg_selection_strategy_name(plan.strategy));
 	values[1] = Float8GetDatum(dpagg_selection_probability(&plan, 1));

@@ -55,6 +55,13 @@ CREATE FUNCTION scratch.shout(x double precision) RETURNS boolean LANGUAGE plpgs
 CREATE VIEW scratch.divided AS SELECT uid, 1 / (cost - 123456) AS x FROM public.patients;
 CREATE VIEW scratch.plain AS SELECT uid, cost FROM public.patients;
 CREATE SEQUENCE scratch.tick;
+CREATE FUNCTION scratch.boom(k text) RETURNS boolean LANGUAGE plpgsql IMMUTABLE
+  AS $$ BEGIN RAISE EXCEPTION 'boom %', k; END $$;
+CREATE TABLE scratch.one (k text);
+INSERT INTO scratch.one VALUES ('x');
+CREATE COLLATION scratch.ci (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
+CREATE TABLE scratch.keys (k text COLLATE scratch.ci, a text COLLATE "C", b text COLLATE "POSIX");
+INSERT INTO scratch.keys VALUES ('z', 'a', 'b');
 SQL
 done
 
@@ -123,6 +130,9 @@ attack "an encoding name taken from the data" "SELECT dp_count(1, 1e-6) FROM pat
 attack "a time zone taken from the data" "SELECT dp_count(1, 1e-6) FROM patients WHERE date_trunc('day', now(), diagnosis) IS NOT NULL"
 attack "dp_date_trunc with a unit from the data" "SELECT dp_count(1, 1e-6) FROM patients WHERE dp_date_trunc(diagnosis, now()) IS NULL"
 attack "dp_extract with an unknown field, after a test on the patient" "SELECT dp_count(1, 1e-6) FROM patients WHERE uid = 42 AND dp_extract('fortnight', now()) = 1"
+attack "my function in a WITH query, evaluated lazily per matching row" "WITH c AS (SELECT scratch.boom(k) AS e FROM scratch.one) SELECT dp_count(1, 1e-6) FROM patients p, c WHERE CASE WHEN p.cost = 123456 THEN c.e ELSE true END"
+attack "starts_with under a nondeterministic collation, per matching row" "SELECT dp_count(1, 1e-6) FROM patients p, scratch.keys c WHERE CASE WHEN p.cost = 123456 THEN starts_with(p.zip, c.k) ELSE true END"
+attack "text of two collations compared per matching row" "SELECT dp_count(1, 1e-6) FROM patients p, scratch.keys c WHERE CASE WHEN p.cost = 123456 THEN c.a < c.b ELSE true END"
 attack "my function in LATERAL VALUES" "SELECT dp_count(1, 1e-6) FROM patients p, LATERAL (VALUES (scratch.shout(p.cost))) v(x) WHERE v.x"
 attack "XMLTABLE over the row" "SELECT dp_count(1, 1e-6) FROM patients p, XMLTABLE('/a' PASSING CAST('<a/>' AS xml) COLUMNS x text PATH concat('a', p.diagnosis)) t"
 attack "a huge literal worked on once per matching row (timing)" "SELECT dp_count(1, 1e-6) FROM patients WHERE CASE WHEN cost = 123456 THEN lower(upper(lower('$(head -c 4000 /dev/zero | tr '\0' x)'))) = '' ELSE true END"
