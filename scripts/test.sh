@@ -5,7 +5,8 @@
 # calibrations' script (tests/calibrations/run.sh) in a third, and the attacks that need a
 # real cluster and the extended protocol (tests/security/run.sh) in a fourth, and
 # the protection of private relations across pg_dump and restore (tests/dump/run.sh) in a fifth,
-# and a curious analyst's attacks on a restricted role (tests/restricted/run.sh) in a sixth.
+# a curious analyst's attacks on a restricted role (tests/restricted/run.sh) in a sixth, and
+# the ledger's replication, failover and recovery (tests/wal/run.sh) on clusters of its own.
 # Ends with one line "N passed, N failed".
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -50,6 +51,7 @@ cluster_script "shared calibrations" tests/calibrations/run.sh calibrations.log
 cluster_script "attacks that need a real cluster and the wire protocol" tests/security/run.sh security.log
 cluster_script "protection across pg_dump and restore" tests/dump/run.sh dump.log
 cluster_script "a curious analyst against a restricted role" tests/restricted/run.sh restricted.log
+cluster_script "the ledger in the WAL: standby, synchronous standby, failover, PITR, pg_rewind, migration" tests/wal/run.sh wal.log
 
 echo "$passed passed, $failed failed"
 exit $status

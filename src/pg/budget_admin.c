@@ -1,7 +1,7 @@
 /*
  * budget_admin.c — administering budgets: dp_set_budget and dp_drop_budget, and DROP ROLE, which
  * removes the role's account.  Each change is a record appended to the journal
- * (ledger_journal.c) and applied to the shared accounts (ledger_shmem.c) under the ledger lock,
+ * (ledger_store.c) and applied to the shared accounts (ledger_shmem.c) under the ledger lock,
  * then flushed; ledger.h lists the other files.
  *
  * Budgets are keyed by role OID, and an OID can be reused by a later role: so the journal keeps
@@ -33,10 +33,10 @@ budget_record(RecordType type, Oid role, double epsilon, double delta, int metho
 {
 	char		buf[sizeof(LedgerRecord)];
 	LedgerRecord *r = (LedgerRecord *) buf;
-	uint64		end;
+	XLogRecPtr	end;
 
+	ledger_store_check_writable();
 	ledger_require();
-	ledger_journal_open();
 	ledger_record_init(r, type, role);
 	r->epsilon = epsilon;
 	r->delta = delta;
@@ -45,10 +45,10 @@ budget_record(RecordType type, Oid role, double epsilon, double delta, int metho
 	LWLockAcquire(ledger->lock, LW_EXCLUSIVE);
 	ledger_check_usable_locked();
 	(void) ledger_account_locked(role);	/* room for the record's role (apply needs it) */
-	end = ledger_journal_append_locked(r);
+	end = ledger_store_append_locked(r);
 	ledger_apply_record(r);
 	LWLockRelease(ledger->lock);
-	ledger_journal_flush(end);
+	ledger_store_flush(end);
 }
 
 /*

@@ -1,7 +1,7 @@
 /*
  * budget_views.c — what the SQL views show of the ledger: dp_budgets (each role's budget, spent
  * and remaining, from the shared accounts of ledger_shmem.c) and dpagg_journal (the journal read
- * back through ledger_journal.c, behind the views dp_ledger and dp_budget_log).  Read only;
+ * back through ledger_store.c, behind the views dp_ledger and dp_budget_log).  Read only;
  * ledger.h lists the other files.
  *
  * The journal keeps the role's OID and the names at the time of each event; the views show the
@@ -68,6 +68,7 @@ dpagg_budgets(PG_FUNCTION_ARGS)
 	ledger_require();
 	copy = palloc(sizeof(RoleAccount) * dpagg_max_roles);
 	LWLockAcquire(ledger->lock, LW_SHARED);
+	ledger_check_usable_locked();	/* never a wrong total from a damaged ledger */
 	n = ledger->nroles;
 	memcpy(copy, ledger->roles, sizeof(RoleAccount) * n);
 	LWLockRelease(ledger->lock);
@@ -154,6 +155,9 @@ dpagg_journal(PG_FUNCTION_ARGS)
 
 	InitMaterializedSRF(fcinfo, 0);
 	ledger_require();
+	LWLockAcquire(ledger->lock, LW_SHARED);
+	ledger_check_usable_locked();
+	LWLockRelease(ledger->lock);
 	ledger_reader_begin(&rd);
 
 	/* First pass: the last "role dropped" record of each OID. */

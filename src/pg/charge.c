@@ -1,6 +1,6 @@
 /*
  * charge.c — the charge of a release: one per execution of an aggregation, taken before its Agg
- * node reads a row, appended to the journal and flushed before any value is returned.  The rest
+ * node reads a row, appended to the ledger (a WAL record) and flushed before any value is returned.  The rest
  * of the glue calls dpagg_charge_check_parts (when a call site is prepared) and dpagg_charge_at
  * (site.c); ledger.h lists the other files of the ledger.
  *
@@ -9,7 +9,7 @@
  *    — a refusal, a cancel, a cursor left unread — leaves a scan unpaid.  The charge: under an
  *    exclusive lock the budget is checked against the shared totals (the composition maths is
  *    core/accounting.h), the record is appended (one write()) and the totals updated; then,
- *    outside that lock, the journal is flushed to disk (the group flush of ledger_journal.c).
+ *    outside that lock, the journal is flushed to disk (the WAL flush of ledger_store.c).
  *    Only then is noise drawn and the value returned.  The record does not belong to the
  *    analyst's transaction, so ROLLBACK, savepoints, caught exceptions, later errors, cursors,
  *    disconnects, SIGKILL and an immediate shutdown cannot undo it; and since each release
@@ -150,13 +150,12 @@ ledger_charge(const char *aggregate, int sets, double epsilon, double delta,
 	RoleAccount *a;
 	dpagg_charge_part *costs;
 	dpagg_release_cost cost;
-	uint64		end;
+	XLogRecPtr	end;
 	int			i;
 
 	check_release_context();
+	ledger_store_check_writable();
 	ledger_require();
-	if (!dry_run)
-		ledger_journal_open();
 	ledger_record_init(r, REC_RELEASE, role);
 	r->query_id = pgstat_get_my_query_id();
 	/* the bare name; the views show "name xN" for N > 1 grouping sets */
@@ -266,10 +265,10 @@ ledger_charge(const char *aggregate, int sets, double epsilon, double delta,
 		LWLockRelease(ledger->lock);
 		return;
 	}
-	end = ledger_journal_append_locked(r);
+	end = ledger_store_append_locked(r);
 	dpagg_account_add(&a->acct, &cost);
 	LWLockRelease(ledger->lock);
-	ledger_journal_flush(end);
+	ledger_store_flush(end);
 }
 
 /*

@@ -2,25 +2,30 @@
  * ledger.h — what the files of privacy budgets share (internal to them; the rest of the glue sees
  * only dpagg_budget_init, dpagg_charge_at and dpagg_charge_check_parts, in dpagg_pg.h).
  *
- * Design (README, "Privacy budgets"): every release is charged, before its Agg node reads a row,
- * to the login role's budget; the charge is appended to a durable journal, $PGDATA/pg_dpagg/ledger,
- * which is the only source of truth and is replayed into shared memory at every server start.
- * The work is split by concern:
+ * Design (README, "Privacy budgets"; docs/ledger_wal.md): every release is charged, before its Agg
+ * node reads a row, to the login role's budget; the charge is a record on a page of the ledger's
+ * relation file (global/4200000187), written through shared buffers and logged in the WAL by
+ * dpagg's own resource manager, and the WAL is flushed to it (and confirmed by synchronous
+ * standbys) before anything is released.  Standbys replay it; the shared accounts are built from
+ * the pages by the first process that needs them.  The work is split by concern:
  *
- *   ledger_journal.c  the journal file: its on-disk format (below), CRCs, load and replay at
- *                     startup, appending one record, the group flush, reading it for the views
- *   ledger_shmem.c    shared memory: the replayed accounts, the locks, the ledger's state
- *                     (usable or why not), the GUCs and startup hooks (dpagg_budget_init)
+ *   ledger_store.c    the pages and the WAL: the resource manager (redo), appending one record,
+ *                     the flush and the synchronous-standby wait, loading the accounts, reading
+ *                     the records for the views, refusing writes on a standby
+ *   ledger_migrate.c  the journal file of earlier versions (pg_dpagg/ledger): carried over into
+ *                     the store once, when the accounts are first loaded
+ *   ledger_shmem.c    shared memory: the accounts, the lock, the ledger's state (usable or why
+ *                     not), the GUCs and startup hooks (dpagg_budget_init)
  *   charge.c          the charge of one execution of an aggregation: where releases are allowed,
  *                     rescans and grouping sets, the budget check, append and flush
  *   budget_admin.c    dp_set_budget, dp_drop_budget, and DROP ROLE removing a role's account
- *   budget_views.c    dp_budgets and the journal (the views dp_ledger, dp_budget_log)
+ *   budget_views.c    dp_budgets and the record list (the views dp_ledger, dp_budget_log)
  *   ../core/accounting.{h,cpp}  the composition maths (basic and zCDP spending, the fit test),
  *                     pure C++ functions behind a C interface
  *
- * Locking: ledger->lock (exclusive) covers the accounts, next_seq and appending; ledger->flush_lock
- * the group flush, taken without ledger->lock.  A function whose name ends in _locked expects
- * ledger->lock held, and releases it before any ereport(ERROR) of its own.
+ * Locking: ledger->lock (exclusive) covers the accounts, next_seq, last_block and appending.  A
+ * function whose name ends in _locked expects it held, and releases it before any ereport(ERROR)
+ * of its own.  It is always taken before a ledger page's buffer lock, never while holding one.
  */
 #ifndef DPAGG_LEDGER_H
 #define DPAGG_LEDGER_H
@@ -29,16 +34,19 @@
 
 #include "../core/accounting.h"
 #include "datatype/timestamp.h"
-#include "port/atomics.h"
+#include "access/xlogdefs.h"
+#include "storage/block.h"
 #include "port/pg_crc32c.h"
 #include "storage/lwlock.h"
 
 #define LEDGER_DIR "pg_dpagg"
-#define LEDGER_FILE LEDGER_DIR "/ledger"
+#define LEDGER_FILE LEDGER_DIR "/ledger"	/* the journal of versions before the WAL ledger */
+#define LEDGER_RECORD_MAGIC 0x4450524Cu		/* "DPRL" */
 #define QUERY_TEXT_MAX 1024		/* bytes of query text kept in a release record */
 
 /* ------------------------------------------------------------------------------------------
- * The journal's records (on disk: never change the layout, the values or the meaning).
+ * The ledger's records (on disk, in the WAL and in the old journal: never change the layout,
+ * the values or the meaning).
  */
 typedef enum RecordType
 {
@@ -76,7 +84,7 @@ typedef struct LedgerRecord
 	double		delta;
 	double		rho;			/* release: rho charged under zcdp accounting */
 	double		delta_nz;		/* release: delta of its parts charged as approximate zCDP */
-	uint64		flushed_hint;	/* the journal was durable up to here when this was appended */
+	uint64		flushed_hint;	/* old journal: durable up to here when appended; now 0 */
 	double		cap;			/* budget: per-release epsilon cap, NaN for none */
 	NameData	role_name;
 	NameData	database_name;
@@ -129,13 +137,12 @@ typedef struct RoleAccount
 
 typedef struct LedgerShared
 {
-	LWLock	   *lock;			/* accounts, next_seq, appending */
-	LWLock	   *flush_lock;		/* the group flush */
+	LWLock	   *lock;			/* accounts, next_seq, last_block, appending */
 	bool		usable;
 	char		problem[256];	/* why not usable */
+	bool		loaded;			/* the accounts have been read from the store */
 	uint64		next_seq;
-	pg_atomic_uint64 write_pos; /* end of the journal as written */
-	pg_atomic_uint64 flushed_pos;	/* end of the journal known durable */
+	BlockNumber last_block;		/* the page appended to last (0: none yet) */
 	int			nroles;
 	RoleAccount roles[FLEXIBLE_ARRAY_MEMBER];
 } LedgerShared;
@@ -167,34 +174,43 @@ extern bool ledger_has_account(Oid role);
 extern bool ledger_apply_record(const LedgerRecord *r);
 
 /* ------------------------------------------------------------------------------------------
- * The journal (ledger_journal.c).  Narrow on purpose: load/replay, append, flush, read.
+ * The store (ledger_store.c).  Narrow on purpose: load, append, flush, read.
  */
-/* At startup (postmaster, shared memory just made): check the file and replay it through
- * ledger_apply_record; sets the journal's positions, or marks the ledger unusable. */
-extern void ledger_journal_load(void);
+/* Register the WAL resource manager (from _PG_init, in shared_preload_libraries only). */
+extern void ledger_store_register(void);
+/* Read the store into the accounts, once per server start (ledger_require calls it). */
+extern void ledger_store_load(void);
+/* Refuse (ERROR, naming the primary) on a standby: charges and budgets change on the primary. */
+extern void ledger_store_check_writable(void);
 /* A record of this backend: zeroed, then the type, the role, the time and who/where. */
 extern void ledger_record_init(LedgerRecord *r, RecordType type, Oid role);
-/* Open this backend's append descriptor (once; refuses if the ledger is unusable). */
-extern void ledger_journal_open(void);
-/* Append a record (lock held exclusively; released before an error): sets its magic, seq and
- * CRC; returns the journal's end after it, to flush to. */
-extern uint64 ledger_journal_append_locked(LedgerRecord *r);
-/* Make the journal durable up to `upto` (group flush; call without the lock). */
-extern void ledger_journal_flush(uint64 upto);
+/* Append a record (lock held exclusively; accounts loaded): sets its magic, seq and CRC, writes
+ * it and its WAL record; returns the WAL position to flush to. */
+extern XLogRecPtr ledger_store_append_locked(LedgerRecord *r);
+/* Make the WAL durable up to `lsn`, and confirmed by synchronous standbys (without the lock). */
+extern void ledger_store_flush(XLogRecPtr lsn);
+/* A record's CRC, and whether the bytes at p (room bytes available) are a whole, intact record. */
+extern pg_crc32c ledger_record_crc(const LedgerRecord *r);
+extern bool ledger_record_valid(const char *p, Size room);
 
-/* Reading the durable part of the journal, record by record (for the views). */
+/* Reading every record, in order (for the views). */
 typedef struct LedgerReader
 {
-	int			fd;
-	uint64		pos;
-	uint64		end;			/* durable end when the reading began */
-	char	   *buf;			/* LEDGER_RECORD_MAX bytes: the current record */
+	char	   *buf;			/* a copy of the current page */
+	BlockNumber nblocks;		/* the store's size when the reading began */
+	BlockNumber blk;
+	Size		off;			/* next record in buf */
+	Size		end;			/* end of the records in buf */
 } LedgerReader;
 extern void ledger_reader_begin(LedgerReader *rd);
 /* The next whole, valid record, or NULL at the end (or at the first invalid record). */
 extern const LedgerRecord *ledger_reader_next(LedgerReader *rd);
 extern void ledger_reader_rewind(LedgerReader *rd);
 extern void ledger_reader_end(LedgerReader *rd);
+
+/* The journal of earlier versions (ledger_migrate.c): carried into the store once (lock held,
+ * accounts loaded from the store; primary only); counts the records it adds into *nrec. */
+extern void ledger_migrate_journal(int *nrec);
 
 /* ------------------------------------------------------------------------------------------
  * Administration (budget_admin.c).

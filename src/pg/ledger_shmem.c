@@ -1,14 +1,16 @@
 /*
  * ledger_shmem.c — the ledger in shared memory: every role's account (budget and spending) as
- * replayed from the journal, the two locks, whether the ledger is usable (and why not), the
- * budget GUCs, and the startup hooks (dpagg_budget_init).  ledger.h lists the other files.
+ * read from the store, the lock, whether the ledger is usable (and why not), the budget GUCs,
+ * and the startup hooks (dpagg_budget_init).  ledger.h lists the other files.
  *
- * The journal (ledger_journal.c) is the only source of truth: at server start, and again after
- * every crash restart, the postmaster makes this memory and replays the journal into it through
- * ledger_apply_record.  So dpagg must be in shared_preload_libraries; without it `ledger` stays
- * NULL and every release is refused (ledger_require).  The charge (charge.c) and the
- * administration (budget_admin.c) read and change the accounts under ledger->lock, appending the
- * matching record in the same critical section, so that memory and journal never disagree.
+ * The store (ledger_store.c: pages logged in the WAL) is the only source of truth: after every
+ * server start and crash restart, the first process that needs the accounts reads the store into
+ * this memory through ledger_apply_record (ledger_require calls ledger_store_load), and on a
+ * standby redo applies each replayed record too.  So dpagg must be in shared_preload_libraries;
+ * without it `ledger` stays NULL and every release is refused (ledger_require).  The charge
+ * (charge.c) and the administration (budget_admin.c) read and change the accounts under
+ * ledger->lock, appending the matching record in the same critical section, so that memory and
+ * store never disagree.
  *
  * dpagg.limit_superusers and dpagg.require_budget are PGC_SIGHUP: only postgresql.conf / ALTER
  * SYSTEM and a reload change them, never a function running as a superuser in the middle of a
@@ -82,6 +84,7 @@ ledger_has_account(Oid role)
 {
 	bool		known;
 
+	ledger_require();
 	LWLockAcquire(ledger->lock, LW_SHARED);
 	known = ledger_find_account(role, false) != NULL;
 	LWLockRelease(ledger->lock);
@@ -136,6 +139,8 @@ ledger_require(void)
 				 errmsg("dpagg cannot release values: it is not loaded through shared_preload_libraries"),
 				 errdetail("Every release is charged to a privacy budget in a durable ledger kept in shared memory."),
 				 errhint("Add dpagg to shared_preload_libraries in postgresql.conf and restart the server.")));
+	if (!ledger->loaded)
+		ledger_store_load();
 }
 
 void
@@ -147,8 +152,9 @@ ledger_check_usable_locked(void)
 		return;
 	strlcpy(problem, ledger->problem, sizeof(problem));
 	LWLockRelease(ledger->lock);
-	ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED), errmsg("dpagg cannot release values: %s", problem),
-					errhint("See the server log; the ledger is %s in the data directory.", LEDGER_FILE)));
+	ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED), errmsg("dpagg's ledger cannot be used: %s", problem),
+					errdetail("Nothing is released, no budget changes and the views show nothing until an administrator restores the ledger and restarts the server."),
+					errhint("See the server log and the README's \"Backups, standbys, upgrades\".")));
 }
 
 void
@@ -168,7 +174,7 @@ ledger_shmem_request(void)
 	if (prev_shmem_request_hook)
 		prev_shmem_request_hook();
 	RequestAddinShmemSpace(ledger_shmem_size());
-	RequestNamedLWLockTranche("dpagg", 2);
+	RequestNamedLWLockTranche("dpagg", 1);
 }
 
 static void
@@ -185,12 +191,12 @@ ledger_shmem_startup(void)
 		LWLockPadded *locks = GetNamedLWLockTranche("dpagg");
 
 		ledger->lock = &locks[0].lock;
-		ledger->flush_lock = &locks[1].lock;
 		ledger->problem[0] = '\0';
 		ledger->usable = true;
+		ledger->loaded = false;	/* by the first process that needs it: ledger_store_load */
 		ledger->next_seq = 1;
+		ledger->last_block = 0;
 		ledger->nroles = 0;
-		ledger_journal_load();
 	}
 	LWLockRelease(AddinShmemInitLock);
 }
@@ -222,5 +228,6 @@ dpagg_budget_init(void)
 	shmem_request_hook = ledger_shmem_request;
 	prev_shmem_startup_hook = shmem_startup_hook;
 	shmem_startup_hook = ledger_shmem_startup;
+	ledger_store_register();
 	ledger_role_drop_hooks_init();
 }
