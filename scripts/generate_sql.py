@@ -258,6 +258,11 @@ CREATE AGGREGATE dpagg_fsum(double precision) (
 );
 COMMENT ON AGGREGATE dpagg_fsum(double precision) IS
   'sum of double precision values that saturates to +-Infinity instead of raising an overflow error';
+-- A numeric value as double precision, +-Infinity beyond its range instead of an error: a unit's
+-- numeric values are summed as dpagg_fsum(dpagg_numeric_float8(x)), since sum(numeric) raises an
+-- overflow error past 1e131072 that would tell whether one unit's values add up to that.
+CREATE FUNCTION dpagg_numeric_float8(numeric) RETURNS double precision
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 -- A unit's vector sum (src/pg/bound.c, for dp_sum_vector): the first `dimension` elements of each
 -- vector added coordinate by coordinate (missing and NULL elements count as 0), saturating like
 -- dpagg_fsum; the per-unit aggregate then clips the sum to the l2 bound.

@@ -159,6 +159,26 @@ SET ROLE dp_member;
 SELECT expect_error($$EXECUTE raw_read$$) AS error;
 RESET ROLE;
 DEALLOCATE raw_read;
+-- One that mixes dpagg's aggregates with raw reads passes that check, but the restriction drops
+-- every cached plan: it is planned again at its next execution, and refused.
+SELECT dp_unrestrict('dp_team');
+SET ROLE dp_member;
+PREPARE mixed AS SELECT (dp_count(1, 1e-5) > -1e9)::text FROM staff
+  UNION ALL SELECT salary::text FROM staff WHERE uid = 42;
+EXECUTE mixed;
+RESET ROLE;
+SELECT dp_restrict('dp_team');
+SET ROLE dp_member;
+SELECT expect_error($$EXECUTE mixed$$) AS error;
+RESET ROLE;
+DEALLOCATE mixed;
+-- SET ROLE to a restricted role drops no plan: a cached raw read is refused when it starts.
+PREPARE raw_again AS SELECT salary FROM staff WHERE uid = 42;
+EXECUTE raw_again;
+SET ROLE dp_analyst;
+SELECT expect_error($$EXECUTE raw_again$$) AS error;
+RESET ROLE;
+DEALLOCATE raw_again;
 RESET plan_cache_mode;
 -- LIKE (and starts_with, ...) with a nondeterministic collation fails only on rows that reach it:
 -- every nondeterministic collation on private data is refused up front.

@@ -895,18 +895,24 @@ per_unit_expr(DpCall *call, const char *lc_schema)
 				Oid			f;
 
 				t = exprType((Node *) value);
-				if (t == FLOAT4OID || t == FLOAT8OID)
+				if (t == FLOAT4OID || t == FLOAT8OID || t == NUMERICOID)
 				{
 					/*
-					 * sum() and avg() of floats raise an overflow error past 1.8e308: whether one
-					 * unit's values add up to that would show in an error.  dpagg_fsum saturates
-					 * to +-Infinity instead (the per-unit aggregate clamps it), and the average is
-					 * that sum over the count.
+					 * sum() and avg() of floats raise an overflow error past 1.8e308, and of
+					 * numerics past 1e131072: whether one unit's values add up to that would show
+					 * in an error.  dpagg_fsum saturates to +-Infinity instead (the per-unit
+					 * aggregate clamps it), numerics reaching it through a conversion that
+					 * saturates too; the average is that sum over the count.
 					 */
 					Oid			f8 = FLOAT8OID;
+					Oid			num = NUMERICOID;
+					Expr	   *arg = t == NUMERICOID ?
+						(Expr *) makeFuncExpr(function_oid(lc_schema, "dpagg_numeric_float8", 1, &num),
+											  FLOAT8OID, list_make1(value), InvalidOid, InvalidOid,
+											  COERCE_EXPLICIT_CALL) :
+						cast_to_float8(value);
 					Expr	   *sum = (Expr *) make_aggref(function_oid(lc_schema, "dpagg_fsum", 1, &f8),
-														   list_make1(cast_to_float8(value)), false,
-														   filter, -1);
+														   list_make1(arg), false, filter, -1);
 					Expr	   *n;
 
 					if (call->kind == DP_SITE_SUM)
@@ -1664,6 +1670,14 @@ dpagg_random(PG_FUNCTION_ARGS)
 	u = buf[pos];
 	buf[pos++] = 0;
 	PG_RETURN_FLOAT8(u);
+}
+
+/* numeric to double precision, +-Infinity (not an error) beyond its range. */
+PG_FUNCTION_INFO_V1(dpagg_numeric_float8);
+Datum
+dpagg_numeric_float8(PG_FUNCTION_ARGS)
+{
+	return DirectFunctionCall1(numeric_float8_no_overflow, PG_GETARG_DATUM(0));
 }
 
 /* dpagg_fsum's transition and combine: a + b, +-Infinity past the largest double, no error. */

@@ -51,6 +51,8 @@
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/syscache.h"
+#include "utils/inval.h"
+#include "utils/plancache.h"
 #include "utils/pg_locale.h"
 #include "catalog/dependency.h"
 #include "catalog/pg_language.h"
@@ -70,6 +72,13 @@ dpagg_relabel_role(const ObjectAddress *object, const char *seclabel)
 {
 	char	   *s;
 
+	/*
+	 * Every backend's cached plans are made again after this commits (a relcache invalidation of
+	 * every relation drops every cached plan that reads one): a statement prepared before the
+	 * restriction is checked like a new one at its next execution, so that one mixing dpagg's
+	 * aggregates with raw reads cannot run on.  Also when the label is cleared (harmless).
+	 */
+	CacheInvalidateRelcacheAll();
 	if (seclabel == NULL)
 		return;					/* clearing: always fine */
 	s = pstrdup(seclabel);
@@ -505,10 +514,10 @@ allow_walker(Node *node, AllowContext *ac)
 							   NULL, "Write the list as literals: x IN (1, 2, 3).");
 				break;
 			}
-		case T_Aggref:
-			/* the dpagg aggregate itself: its arguments are checked (the parameters are constants) */
-			break;
 		default:
+			/* including aggregates (a built-in one can fail on one row's value, a user-defined
+			 * one print it) and window functions: the dpagg aggregates' own arguments are
+			 * checked by dpagg_restrict_check_aggref, never as an Aggref */
 			refuse(psprintf("restricted roles cannot use this kind of expression on private data (%s)",
 							ac->where),
 				   "Expressions over private rows are limited to an allow-list (README, \"Restricted analysts\").",
@@ -603,14 +612,55 @@ check_rte(Query *owner, RangeTblEntry *rte)
 			   "Aggregate the private relation with dpagg's aggregates alone, or join a table.");
 }
 
+/*
+ * LIMIT and OFFSET of a subquery beside private data: a negative value is an error, raised only
+ * when some row reaches the subquery (a LATERAL one runs per private row), so even a constant
+ * one would tell whether any row passes the filter.  Only non-negative constants (or none).
+ */
+static void
+check_limit(Node *n)
+{
+	Node	   *v;
+
+	if (n == NULL)
+		return;
+	v = eval_const_expressions(NULL, copyObject(n));
+	if (IsA(v, Const) && exprType(v) == INT8OID &&
+		(((Const *) v)->constisnull || DatumGetInt64(((Const *) v)->constvalue) >= 0))
+		return;
+	refuse("restricted roles may use only non-negative constants as LIMIT or OFFSET of a subquery beside private data",
+		   "A negative or computed limit raises an error only when rows reach it.",
+		   "Write the limit as a literal, or limit the outer query.");
+}
+
+/*
+ * A subquery (or view, or WITH query) beside private data: a LATERAL one can refer to the private
+ * row in any of its expressions, so every expression it has is checked — the join tree, the
+ * outputs (ORDER BY, DISTINCT and GROUP BY refer to them), HAVING, LIMIT, OFFSET and window frame
+ * offsets — and its range table, recursively (set operations' branches are subqueries in it).
+ */
 static void
 check_source_query(Query *q)
 {
 	ListCell   *lc;
 
+	if (q->hasAggs || q->hasWindowFuncs || q->groupingSets != NIL || q->hasTargetSRFs)
+		refuse("restricted roles cannot aggregate, use window functions or set-returning functions in a subquery beside private data",
+			   "A LATERAL subquery evaluates them for each private row; an aggregate or window function is not on the allow-list of expressions.",
+			   "Aggregate public data in a view or an outer query, and join the result.");
 	check_jointree((Node *) q->jointree);
 	foreach(lc, q->targetList)
 		check_expr((Node *) lfirst_node(TargetEntry, lc)->expr, "a subquery's outputs");
+	check_expr(q->havingQual, "a subquery's HAVING");
+	check_limit(q->limitCount);
+	check_limit(q->limitOffset);
+	foreach(lc, q->windowClause)
+	{
+		WindowClause *w = lfirst_node(WindowClause, lc);
+
+		check_expr(w->startOffset, "a window frame");
+		check_expr(w->endOffset, "a window frame");
+	}
 	foreach(lc, q->rtable)
 		check_rte(q, lfirst_node(RangeTblEntry, lc));
 }
@@ -734,11 +784,20 @@ dpagg_restrict_track(MemoryContext query_cxt)
 	restricted_private_depth++;
 }
 
+/* A role granted membership of a restricted role becomes restricted: as for the label, cached
+ * plans are made again (and so checked) at their next execution.  Also on revocation. */
+static void
+membership_changed(Datum arg, int cacheid, uint32 hashvalue)
+{
+	ResetPlanCache();
+}
+
 void
 dpagg_restrict_init(void)
 {
 	prev_emit_log_hook = emit_log_hook;
 	emit_log_hook = restrict_emit_log;
+	CacheRegisterSyscacheCallback(AUTHMEMMEMROLE, membership_changed, (Datum) 0);
 }
 
 bool
@@ -753,11 +812,12 @@ dpagg_restrict_check_executor(PlannedStmt *stmt, bool explained, bool reads_priv
 			   "Its row counts are computed from the raw rows, and its estimates from the private columns' statistics.",
 			   "Use dp_explain to see how a query is bounded.");
 	/*
-	 * The planner hook checked the statement when it was planned; a plan made before the session
-	 * became restricted (a prepared statement, a cursor, a cached plan of a function, then
-	 * dp_restrict or SET ROLE) was not.  One that reads private data without dpagg's per-unit
-	 * aggregates is a raw read: refused.  (One that mixes them with raw reads cannot be told
-	 * apart here: README, "Restricted analysts".)
+	 * The planner hook checked the statement when it was planned.  A change of the restriction
+	 * (the label, or a membership) drops every cached plan, so plans are made and checked again;
+	 * what remains unchecked is a plan already running (an open cursor) or one kept without the
+	 * plan cache, and SET ROLE to a restricted role.  One that reads private data without dpagg's
+	 * per-unit aggregates is a raw read: refused.  (One that mixes them with raw reads cannot be
+	 * told apart here: README, "Restricted analysts".)
 	 */
 	if ((dpagg_statement_aggregates(stmt) & DPAGG_RUNS_UNIT) == 0 || stmt->commandType != CMD_SELECT)
 		refuse("restricted roles may read private relations only through dpagg's aggregates",

@@ -141,6 +141,17 @@ attack "debug_print_plan (estimates)" "SET debug_print_plan = on; SELECT dp_coun
 attack "the activity counters" "SELECT idx_tup_fetch, n_tup_ins FROM pg_stat_user_tables WHERE relname = 'patients'"
 attack "a counter function" "SELECT pg_stat_get_live_tuples('patients'::regclass)"
 attack "a column as a privacy parameter" "SELECT dp_sum(cost, 1, 1e-6, 0, cost) FROM patients"
+# LATERAL subqueries beside the private row: every part of them is checked (fifth attack review)
+attack "a LATERAL subquery's LIMIT that turns negative for the patient" "SELECT dp_count(1, 1e-6) FROM patients p CROSS JOIN LATERAL (SELECT 1 AS one LIMIT CASE WHEN p.cost = 123456 THEN -1 ELSE 1 END) l"
+attack "a constant negative OFFSET reached only if the patient passes the filter" "SELECT dp_count(1, 1e-6) FROM patients p CROSS JOIN LATERAL (SELECT 1 AS one OFFSET -1) l WHERE p.cost = 123456"
+attack "a LATERAL subquery's HAVING that divides by zero" "SELECT dp_count(1, 1e-6) FROM patients p CROSS JOIN LATERAL (SELECT 1 AS one HAVING 1 / (p.cost - 123456) > 0) l"
+attack "a LATERAL subquery's HAVING that prints the row through my function" "SELECT dp_count(1, 1e-6) FROM patients p CROSS JOIN LATERAL (SELECT 1 AS one HAVING scratch.shout(p.cost)) l"
+attack "a built-in aggregate that fails on one row's value, in LATERAL" "SELECT dp_count(1, 1e-6) FROM patients p CROSS JOIN LATERAL (SELECT json_object_agg(CASE WHEN p.cost = 123456 THEN NULL ELSE 'a' END, k) AS x FROM (VALUES (1)) v(k)) l WHERE l.x IS NOT NULL"
+attack "a set operation's LIMIT in LATERAL" "SELECT dp_count(1, 1e-6) FROM patients p, LATERAL (SELECT 1 AS x UNION ALL SELECT 2 LIMIT CASE WHEN p.cost = 123456 THEN -1 END) l"
+attack "a nested LATERAL subquery's LIMIT" "SELECT dp_count(1, 1e-6) FROM patients p, LATERAL (SELECT * FROM (SELECT 1 AS one LIMIT CASE WHEN p.cost = 123456 THEN -1 END) x) l"
+# a unit's numeric sum overflowing (sum(numeric) errs past 1e131072): saturated instead, for every role
+alike "dp_sum of a numeric that overflows for the patient's unit" "SELECT dp_sum(CASE WHEN p.cost = 123456 THEN 9e131071 ELSE 0 END, 1, 1e-6, 0, 1) > -1e9 FROM patients p CROSS JOIN (VALUES (1), (2)) v(k)"
+alike "dp_avg of a numeric that overflows for the patient's unit" "SELECT dp_avg(CASE WHEN p.cost = 123456 THEN 9e131071 ELSE 0 END, 1, 1e-6, 0, 1) > -1e9 FROM patients p CROSS JOIN (VALUES (1), (2)) v(k)"
 alike "HAVING that divides by zero for the patient's group only" "SELECT count(*) FROM (SELECT diagnosis, dp_count(1, 1e-12) FROM patients GROUP BY diagnosis HAVING 1 / (CASE WHEN diagnosis = 'rare_x' THEN 0 ELSE 1 END) = 1) q"
 alike "an outer WHERE that divides by zero for the patient's group only" "SELECT count(*) FROM (SELECT diagnosis, dp_count(1, 1e-12) AS n FROM patients GROUP BY diagnosis) q WHERE 1 / (CASE WHEN diagnosis = 'rare_x' THEN 0 ELSE 1 END) = 1"
 
