@@ -179,6 +179,19 @@ SET ROLE dp_analyst;
 SELECT expect_error($$EXECUTE raw_again$$) AS error;
 RESET ROLE;
 DEALLOCATE raw_again;
+-- A superuser is never restricted; one that loses SUPERUSER as a member of a restricted role is,
+-- and its cached plans are made again (and refused).
+CREATE ROLE dp_super SUPERUSER IN ROLE dp_team;
+SET ROLE dp_super;
+PREPARE su_read AS SELECT salary FROM staff WHERE uid = 42;
+EXECUTE su_read;
+RESET ROLE;
+ALTER ROLE dp_super NOSUPERUSER;
+SET ROLE dp_super;
+SELECT expect_error($$EXECUTE su_read$$) AS error;
+RESET ROLE;
+DEALLOCATE su_read;
+DROP ROLE dp_super;
 RESET plan_cache_mode;
 -- LIKE (and starts_with, ...) with a nondeterministic collation fails only on rows that reach it:
 -- every nondeterministic collation on private data is refused up front.

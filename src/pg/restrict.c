@@ -53,6 +53,7 @@
 #include "utils/syscache.h"
 #include "utils/inval.h"
 #include "utils/plancache.h"
+#include "parser/parse_coerce.h"
 #include "utils/pg_locale.h"
 #include "catalog/dependency.h"
 #include "catalog/pg_language.h"
@@ -613,6 +614,51 @@ check_rte(Query *owner, RangeTblEntry *rte)
 }
 
 /*
+ * UNION, INTERSECT and EXCEPT convert each branch's outputs to the combined column types while
+ * planning, after this check: a conversion that fails on one value (numeric to double precision
+ * out of range, timestamp to timestamptz) would fail for one private row.  Each branch's outputs
+ * must already be of the combined types (or binary-coercible to them).
+ */
+static void
+check_setop_types(Query *q, Node *node)
+{
+	if (IsA(node, SetOperationStmt))
+	{
+		SetOperationStmt *op = (SetOperationStmt *) node;
+		Node	   *sides[2] = {op->larg, op->rarg};
+		int			i;
+
+		for (i = 0; i < 2; i++)
+		{
+			List	   *types = NIL;
+			ListCell   *a,
+					   *b;
+
+			if (IsA(sides[i], SetOperationStmt))
+			{
+				types = ((SetOperationStmt *) sides[i])->colTypes;
+				check_setop_types(q, sides[i]);
+			}
+			else if (IsA(sides[i], RangeTblRef))
+			{
+				RangeTblEntry *rte = rt_fetch(((RangeTblRef *) sides[i])->rtindex, q->rtable);
+				ListCell   *t;
+
+				if (rte->rtekind == RTE_SUBQUERY)
+					foreach(t, rte->subquery->targetList)
+						if (!lfirst_node(TargetEntry, t)->resjunk)
+							types = lappend_oid(types, exprType((Node *) lfirst_node(TargetEntry, t)->expr));
+			}
+			forboth(a, types, b, op->colTypes)
+				if (lfirst_oid(a) != lfirst_oid(b) && !IsBinaryCoercible(lfirst_oid(a), lfirst_oid(b)))
+					refuse("restricted roles cannot combine branches of different column types (UNION, INTERSECT, EXCEPT) beside private data",
+						   "The conversion to the combined type is added after this check and can fail on one value.",
+						   "Cast each branch's outputs to the same type yourself, with casts that cannot fail.");
+		}
+	}
+}
+
+/*
  * LIMIT and OFFSET of a subquery beside private data: a negative value is an error, raised only
  * when some row reaches the subquery (a LATERAL one runs per private row), so even a constant
  * one would tell whether any row passes the filter.  Only non-negative constants (or none).
@@ -644,6 +690,12 @@ check_source_query(Query *q)
 {
 	ListCell   *lc;
 
+	if (q->rowMarks != NIL || q->hasForUpdate)
+		refuse("restricted roles cannot lock rows (FOR UPDATE, FOR SHARE) in a query over private data",
+			   "A lock a private row's values lead to stays on the locked row after the query.",
+			   "Remove the locking clause.");
+	if (q->setOperations != NULL)
+		check_setop_types(q, q->setOperations);
 	if (q->hasAggs || q->hasWindowFuncs || q->groupingSets != NIL || q->hasTargetSRFs)
 		refuse("restricted roles cannot aggregate, use window functions or set-returning functions in a subquery beside private data",
 			   "A LATERAL subquery evaluates them for each private row; an aggregate or window function is not on the allow-list of expressions.",
@@ -798,6 +850,8 @@ dpagg_restrict_init(void)
 	prev_emit_log_hook = emit_log_hook;
 	emit_log_hook = restrict_emit_log;
 	CacheRegisterSyscacheCallback(AUTHMEMMEMROLE, membership_changed, (Datum) 0);
+	/* ... and a role that loses SUPERUSER (never restricted) may become restricted */
+	CacheRegisterSyscacheCallback(AUTHOID, membership_changed, (Datum) 0);
 }
 
 bool
@@ -819,6 +873,10 @@ dpagg_restrict_check_executor(PlannedStmt *stmt, bool explained, bool reads_priv
 	 * per-unit aggregates is a raw read: refused.  (One that mixes them with raw reads cannot be
 	 * told apart here: README, "Restricted analysts".)
 	 */
+	if (stmt->rowMarks != NIL)
+		refuse("restricted roles cannot lock rows (FOR UPDATE, FOR SHARE) in a query over private data",
+			   "A lock a private row's values lead to stays on the locked row after the query.",
+			   "Remove the locking clause.");
 	if ((dpagg_statement_aggregates(stmt) & DPAGG_RUNS_UNIT) == 0 || stmt->commandType != CMD_SELECT)
 		refuse("restricted roles may read private relations only through dpagg's aggregates",
 			   "This statement was planned before the session was restricted, and reads private rows other than through them.",
