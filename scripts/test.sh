@@ -6,7 +6,9 @@
 # real cluster and the extended protocol (tests/security/run.sh) in a fourth, and
 # the protection of private relations across pg_dump and restore (tests/dump/run.sh) in a fifth,
 # a curious analyst's attacks on a restricted role (tests/restricted/run.sh) in a sixth, and
-# the ledger's replication, failover and recovery (tests/wal/run.sh) on clusters of its own.
+# the ledger's replication, failover and recovery (tests/wal/run.sh) on clusters of its own, and
+# dpagg on Citus (tests/citus/run.sh: it builds Citus from ../shared/vendor when it is not
+# installed, and says it skipped when it can do neither).
 # Ends with one line "N passed, N failed".
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -52,6 +54,7 @@ cluster_script "attacks that need a real cluster and the wire protocol" tests/se
 cluster_script "protection across pg_dump and restore" tests/dump/run.sh dump.log
 cluster_script "a curious analyst against a restricted role" tests/restricted/run.sh restricted.log
 cluster_script "the ledger in the WAL: standby, synchronous standby, failover, PITR, pg_rewind, migration" tests/wal/run.sh wal.log
+cluster_script "dpagg on Citus: a coordinator and two workers (skipped without Citus or its source)" tests/citus/run.sh citus.log
 
 echo "$passed passed, $failed failed"
 exit $status

@@ -10,7 +10,7 @@
  * added once per group, in the final function, by the core (dpagg_release), after the release
  * has been charged (budget.c).
  */
-#include "site.h"
+#include "state.h"
 
 #include <math.h>
 
@@ -22,77 +22,6 @@
 #include "utils/builtins.h"
 
 #include "../core/dpagg_accum.h"
-
-#define DPAGG_STATE_VERSION 2
-
-typedef enum DpKind
-{
-	DP_SUM = DP_SITE_SUM,
-	DP_COUNT = DP_SITE_COUNT,
-	DP_AVG = DP_SITE_AVG
-} DpKind;
-
-/*
- * The transition state: data only, 32 bytes.  Fixed size, no pointers, no OIDs.  Once released,
- * the sum is no longer needed and its 16 bytes hold the released value instead.
- */
-typedef struct DpState
-{
-	int32		vl_len_;		/* varlena header */
-	uint8		version;
-	uint8		kind;			/* DpKind */
-	uint8		released;		/* set by the final function (FINALFUNC_MODIFY = READ_WRITE) */
-	uint8		pad;
-	int64		count;			/* non-NULL values (or rows for dp_count(epsilon, delta)) */
-	uint64		sum_lo;			/* 128-bit sum of quanta, as two halves; after the release, */
-	int64		sum_hi;			/* sum_lo holds the bits of the released value */
-} DpState;
-
-StaticAssertDecl(sizeof(DpState) == 32, "the dpagg state is 32 bytes");
-
-static inline __int128
-state_sum(const DpState *s)
-{
-	return (__int128) (((unsigned __int128) (uint64) s->sum_hi << 64) | s->sum_lo);
-}
-
-static inline void
-state_set_sum(DpState *s, __int128 v)
-{
-	s->sum_lo = (uint64) v;
-	s->sum_hi = (int64) (v >> 64);
-}
-
-/* ------------------------------------------------------------------------------------------
- * Argument layout of each aggregate signature, deduced from the Aggref's argument types.
- * Positions are 0-based indexes into the aggregate's arguments.
- */
-typedef enum ValueType
-{
-	VT_NONE, VT_INT2, VT_INT4, VT_INT8, VT_FLOAT4, VT_FLOAT8, VT_NUMERIC, VT_ANY
-} ValueType;
-
-static ValueType
-value_type_of(Oid t)
-{
-	switch (t)
-	{
-		case INT2OID:
-			return VT_INT2;
-		case INT4OID:
-			return VT_INT4;
-		case INT8OID:
-			return VT_INT8;
-		case FLOAT4OID:
-			return VT_FLOAT4;
-		case FLOAT8OID:
-			return VT_FLOAT8;
-		case NUMERICOID:
-			return VT_NUMERIC;
-		default:
-			return VT_ANY;
-	}
-}
 
 /* The kind of the plain aggregate a per-unit kind bounds (the same state, rows and release). */
 static int
@@ -106,6 +35,12 @@ base_kind(int kind)
 			return DP_AVG;
 		case DP_SITE_UNIT_COUNT:
 		case DP_SITE_SELECT:
+			return DP_COUNT;
+		case DP_SITE_MERGE_SUM:
+			return DP_SUM;
+		case DP_SITE_MERGE_AVG:
+			return DP_AVG;
+		case DP_SITE_MERGE_COUNT:
 			return DP_COUNT;
 		default:
 			return kind;
@@ -137,6 +72,22 @@ dpagg_arg_layout(Aggref *aggref, int kind, DpArgLayout *lo)
 		lo->mechanism = p++;
 		lo->max_groups = p++;
 		lo->unit = p++;
+	}
+	else if (DPAGG_KIND_IS_MERGE(kind))
+	{
+		/* Fixed by scripts/generate_sql.py: partial, epsilon, delta, (lower, upper,) mechanism
+		 * (, integer_values) */
+		lo->value = p++;
+		lo->epsilon = p++;
+		lo->delta = p++;
+		if (kind != DP_SITE_MERGE_COUNT)
+		{
+			lo->lower = p++;
+			lo->upper = p++;
+		}
+		lo->mechanism = p++;
+		if (kind == DP_SITE_MERGE_SUM)
+			lo->integer = p++;
 	}
 	else if (DPAGG_KIND_IS_UNIT(kind))
 	{
@@ -275,6 +226,29 @@ set_bounds(ScalarParams *p, double lower, double upper)
 	p->mid = lower / 2 + upper / 2;
 }
 
+double
+dpagg_check_bounds(int kind, double lower, double upper)
+{
+	ScalarParams p;
+
+	memset(&p, 0, sizeof(p));
+	p.kind = kind;
+	set_bounds(&p, lower, upper);
+	return p.bound;
+}
+
+void
+dpagg_scalar_bounds(const void *params, double *lower, double *upper, double *bound,
+					bool *integer_sum)
+{
+	const ScalarParams *p = (const ScalarParams *) params;
+
+	*lower = p->lower;
+	*upper = p->upper;
+	*bound = p->bound;
+	*integer_sum = p->integer_sum;
+}
+
 void *
 dpagg_scalar_site_params(DpSite *site)
 {
@@ -327,8 +301,9 @@ dpagg_scalar_site_params(DpSite *site)
 		bool		isnull;
 		Datum		d = dpagg_site_param(site, lo.mechanism, &isnull);
 
-		/* Per-unit kinds: NULL is the analyst's omitted mechanism (dpagg.default_mechanism). */
-		if (isnull && !DPAGG_KIND_IS_UNIT(site_kind))
+		/* Per-unit and merge kinds: NULL is the analyst's omitted mechanism
+		 * (dpagg.default_mechanism). */
+		if (isnull && !DPAGG_KIND_IS_UNIT(site_kind) && !DPAGG_KIND_IS_MERGE(site_kind))
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("mechanism of %s must not be NULL", dpagg_kind_name(kind)),
@@ -343,6 +318,15 @@ dpagg_scalar_site_params(DpSite *site)
 				   dpagg_int_quantizer_init(&p->iq, p->lower, p->upper, kind == DP_AVG));
 	/* A sum of integers clamped to whole-number bounds changes by a whole number 0..D between
 	 * neighbours: mechanisms may calibrate for those shifts only (see dp_calibrate). */
+	if (lo.integer >= 0)
+	{
+		/* merged: whether the values were integers (each partial state must agree) */
+		bool		isnull;
+		Datum		d = dpagg_site_param(site, lo.integer, &isnull);
+
+		if (!isnull && DatumGetBool(d))
+			vtype = VT_INT8;
+	}
 	p->integer_sum = (kind == DP_SUM &&
 					  (vtype == VT_INT2 || vtype == VT_INT4 || vtype == VT_INT8) &&
 					  p->lower == floor(p->lower) && p->upper == floor(p->upper) &&
@@ -561,8 +545,8 @@ dpagg_aggregate_context(FunctionCallInfo fcinfo, const char *name)
 	return cxt;
 }
 
-static DpState *
-new_state(MemoryContext cxt, int kind)
+DpState *
+dpagg_new_state(MemoryContext cxt, int kind)
 {
 	DpState    *st = MemoryContextAllocZero(cxt, sizeof(DpState));
 
@@ -577,8 +561,8 @@ new_state(MemoryContext cxt, int kind)
  * calls and aggregates that are not dpagg's own, prepare the site if the ExecutorStart hook did
  * not, and make the group's state.  Kept out of line so that the per-row path stays small.
  */
-static pg_noinline DpState *
-transition_state_slow(FunctionCallInfo fcinfo, int kind)
+pg_noinline DpState *
+dpagg_transition_state(FunctionCallInfo fcinfo, int kind)
 {
 	(void) dpagg_aggregate_context(fcinfo, dpagg_kind_name(kind));
 	(void) dpagg_site_of_trans(fcinfo, kind);
@@ -588,37 +572,12 @@ transition_state_slow(FunctionCallInfo fcinfo, int kind)
 	 * so allocating it there too would leave a dead copy per group.
 	 */
 	if (PG_ARGISNULL(0))
-		return new_state(CurrentMemoryContext, kind);
+		return dpagg_new_state(CurrentMemoryContext, kind);
 	/* Our aggregates have no initial state: a state before the first row is not ours. */
 	ereport(ERROR,
 			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 			 errmsg("dpagg support functions can only be used by dpagg's own aggregates")));
 	return NULL;
-}
-
-static inline double
-value_as_double(FunctionCallInfo fcinfo, int argno, ValueType vt)
-{
-	Datum		d = PG_GETARG_DATUM(argno);
-
-	switch (vt)
-	{
-		case VT_INT2:
-			return (double) DatumGetInt16(d);
-		case VT_INT4:
-			return (double) DatumGetInt32(d);
-		case VT_INT8:
-			return (double) DatumGetInt64(d);
-		case VT_FLOAT4:
-			return (double) DatumGetFloat4(d);
-		case VT_FLOAT8:
-			return DatumGetFloat8(d);
-		case VT_NUMERIC:
-			return DatumGetFloat8(DirectFunctionCall1(numeric_float8_no_overflow, d));
-		default:
-			elog(ERROR, "dpagg: unexpected value type");
-	}
-	return 0;					/* not reached */
 }
 
 static inline int64
@@ -636,18 +595,6 @@ value_as_int64(FunctionCallInfo fcinfo, int argno, ValueType vt)
 			return DatumGetInt64(d);
 	}
 }
-
-/* The 128-bit sum += quanta, in place (an add and an add-with-carry on the two halves). */
-static inline void
-add_quanta(DpState *st, int64 quanta)
-{
-	uint64		lo = st->sum_lo + (uint64) quanta;
-
-	st->sum_hi += (quanta >> 63) + (lo < (uint64) quanta);
-	st->sum_lo = lo;
-}
-
-#define IS_INT_TYPE(vt) ((vt) == VT_INT2 || (vt) == VT_INT4 || (vt) == VT_INT8)
 
 /*
  * One row of each aggregate, given the group's state and the site's parameters.
@@ -706,7 +653,7 @@ site_params(FunctionCallInfo fcinfo)
  * One transition function per aggregate and value type, so the type dispatch is resolved at
  * compile time.  Per row only the hot path runs: the site is prepared (only dpagg writes this
  * fn_extra, and only once the site has passed every check) and the group has a state (made by
- * transition_state_slow, which refuses anything that is not dpagg's own aggregate).  Anything
+ * dpagg_transition_state, which refuses anything that is not dpagg's own aggregate).  Anything
  * else goes, by a tail call, to NAME_first, out of line, so that the per-row path calls nothing
  * and needs no stack frame.
  */
@@ -714,7 +661,7 @@ site_params(FunctionCallInfo fcinfo)
 	static pg_noinline Datum \
 	name##_first(FunctionCallInfo fcinfo) \
 	{ \
-		DpState    *st = transition_state_slow(fcinfo, kind); \
+		DpState    *st = dpagg_transition_state(fcinfo, kind); \
 		return row(fcinfo, st, site_params(fcinfo), vt); \
 	} \
 	PG_FUNCTION_INFO_V1(name); \
@@ -772,7 +719,7 @@ select_row(FunctionCallInfo fcinfo, DpState *st, const void *p, ValueType vt)
 	static pg_noinline Datum \
 	name##_first(FunctionCallInfo fcinfo) \
 	{ \
-		DpState    *st = transition_state_slow(fcinfo, kind); \
+		DpState    *st = dpagg_transition_state(fcinfo, kind); \
 		return row(fcinfo, st, (const ptype *) ((DpSite *) fcinfo->flinfo->fn_extra)->params, vt); \
 	} \
 	PG_FUNCTION_INFO_V1(name); \
@@ -791,10 +738,10 @@ DPAGG_UNIT_TRANS(dpagg_unit_avg_trans_numeric, avg_row, DP_SITE_UNIT_AVG, VT_NUM
 DPAGG_UNIT_TRANS(dpagg_unit_count_trans, unit_count_row, DP_SITE_UNIT_COUNT, VT_INT8, ScalarParams)
 DPAGG_UNIT_TRANS(dpagg_unit_select_trans, select_row, DP_SITE_SELECT, VT_NONE, void)
 
-static inline bool
-state_kind_valid(int kind)
+bool
+dpagg_state_kind_valid(int kind)
 {
-	return (kind >= DP_SUM && kind <= DP_AVG) || DPAGG_KIND_IS_UNIT(kind);
+	return (kind >= DP_SUM && kind <= DP_AVG) || DPAGG_KIND_IS_UNIT(kind) || DPAGG_KIND_IS_MERGE(kind);
 }
 
 static void
@@ -909,6 +856,13 @@ dpagg_sum_final(PG_FUNCTION_ARGS)
 	return sum_final(fcinfo, DP_SUM);
 }
 
+PG_FUNCTION_INFO_V1(dpagg_merge_sum_final);
+Datum
+dpagg_merge_sum_final(PG_FUNCTION_ARGS)
+{
+	return sum_final(fcinfo, DP_SITE_MERGE_SUM);
+}
+
 PG_FUNCTION_INFO_V1(dpagg_unit_sum_final);
 Datum
 dpagg_unit_sum_final(PG_FUNCTION_ARGS)
@@ -953,6 +907,13 @@ dpagg_count_final(PG_FUNCTION_ARGS)
 	return count_final(fcinfo, DP_COUNT);
 }
 
+PG_FUNCTION_INFO_V1(dpagg_merge_count_final);
+Datum
+dpagg_merge_count_final(PG_FUNCTION_ARGS)
+{
+	return count_final(fcinfo, DP_SITE_MERGE_COUNT);
+}
+
 PG_FUNCTION_INFO_V1(dpagg_unit_count_final);
 Datum
 dpagg_unit_count_final(PG_FUNCTION_ARGS)
@@ -993,6 +954,13 @@ Datum
 dpagg_avg_final(PG_FUNCTION_ARGS)
 {
 	return avg_final(fcinfo, DP_AVG);
+}
+
+PG_FUNCTION_INFO_V1(dpagg_merge_avg_final);
+Datum
+dpagg_merge_avg_final(PG_FUNCTION_ARGS)
+{
+	return avg_final(fcinfo, DP_SITE_MERGE_AVG);
 }
 
 PG_FUNCTION_INFO_V1(dpagg_unit_avg_final);
@@ -1041,7 +1009,7 @@ dpagg_state_out(PG_FUNCTION_ARGS)
 static void
 check_state(DpState *st)
 {
-	if (st->version != DPAGG_STATE_VERSION || !state_kind_valid(st->kind) || st->count < 0)
+	if (st->version != DPAGG_STATE_VERSION || !dpagg_state_kind_valid(st->kind) || st->count < 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
 				 errmsg("invalid dpagg_state")));
@@ -1053,7 +1021,7 @@ Datum
 dpagg_state_in(PG_FUNCTION_ARGS)
 {
 	char	   *s = PG_GETARG_CSTRING(0);
-	DpState    *st = new_state(CurrentMemoryContext, 0);
+	DpState    *st = dpagg_new_state(CurrentMemoryContext, 0);
 	int			kind,
 				version,
 				consumed = 0;
@@ -1096,7 +1064,7 @@ Datum
 dpagg_state_recv(PG_FUNCTION_ARGS)
 {
 	StringInfo	buf = (StringInfo) PG_GETARG_POINTER(0);
-	DpState    *st = new_state(CurrentMemoryContext, 0);
+	DpState    *st = dpagg_new_state(CurrentMemoryContext, 0);
 
 	st->version = (uint8) pq_getmsgbyte(buf);
 	st->kind = (uint8) pq_getmsgbyte(buf);

@@ -35,6 +35,7 @@
  *    budget.
  */
 #include "ledger.h"
+#include "site.h"
 
 #include "access/parallel.h"
 #include "executor/instrument.h"
@@ -154,6 +155,7 @@ ledger_charge(const char *aggregate, int sets, double epsilon, double delta,
 	int			i;
 
 	check_release_context();
+	dpagg_citus_refuse_on_worker();
 	ledger_store_check_writable();
 	ledger_require();
 	ledger_record_init(r, REC_RELEASE, role);

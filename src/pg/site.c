@@ -28,6 +28,8 @@
  */
 #include "site.h"
 
+#include "tcop/tcopprot.h"
+
 #include "access/transam.h"
 #include "catalog/pg_aggregate.h"
 #include "catalog/pg_proc.h"
@@ -355,6 +357,13 @@ dpagg_kind_name(int kind)
 			return "group selection";
 		case DP_SITE_UNIT_VECTOR:
 			return "dp_sum_vector";
+		/* The merge kinds are what the analyst wrote, split for Citus (citus.c). */
+		case DP_SITE_MERGE_SUM:
+			return "dp_sum";
+		case DP_SITE_MERGE_AVG:
+			return "dp_avg";
+		case DP_SITE_MERGE_COUNT:
+			return "dp_count";
 		default:
 			return "dp_sum_vector";
 	}
@@ -689,7 +698,10 @@ wrap_agg(AggState *as, const char *query_text)
 		if (!is_own_trans_address(pt->transfn.fn_addr) || pt->transfn.fn_extra == NULL)
 			continue;
 		site = (DpSite *) pt->transfn.fn_extra;
-		site->query_text = query_text;
+		/* A merge runs in the statement Citus makes on the coordinator (citus.c): the ledger
+		 * records the client's query instead. */
+		site->query_text = DPAGG_KIND_IS_MERGE(site->kind) && debug_query_string ? debug_query_string
+			: query_text;
 		if (site->releases)
 			w->sites[w->nsites++] = site;
 	}

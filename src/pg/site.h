@@ -37,10 +37,16 @@ typedef enum DpSiteKind
 	DP_SITE_UNIT_AVG = 6,
 	DP_SITE_UNIT_COUNT = 7,
 	DP_SITE_SELECT = 8,
-	DP_SITE_UNIT_VECTOR = 9
+	DP_SITE_UNIT_VECTOR = 9,
+	/* dp_sum, dp_avg and dp_count whose values are partial states (dpagg_partial) made where the
+	 * rows are (on Citus workers: citus.c), merged and released here. */
+	DP_SITE_MERGE_SUM = 10,
+	DP_SITE_MERGE_AVG = 11,
+	DP_SITE_MERGE_COUNT = 12
 } DpSiteKind;
 
 #define DPAGG_KIND_IS_UNIT(k) ((k) >= DP_SITE_UNIT_SUM && (k) <= DP_SITE_UNIT_VECTOR)
+#define DPAGG_KIND_IS_MERGE(k) ((k) >= DP_SITE_MERGE_SUM && (k) <= DP_SITE_MERGE_COUNT)
 
 typedef struct DpSite
 {
@@ -128,6 +134,7 @@ typedef struct DpArgLayout
 	int			strategy;		/* dpagg_unit_select */
 	int			dimension;		/* dpagg_unit_vsum (its l2 bound is `upper`) */
 	int			unit;			/* per-unit kinds: the privacy unit's name (for the ledger) */
+	int			integer;		/* merged dp_sum: the values were of an integer type */
 } DpArgLayout;
 
 /* The privacy unit's name of a per-unit call site, for the ledger ("" if absent). */
@@ -214,6 +221,17 @@ extern int	dpagg_unit_calibrations(int site_kind, double epsilon, double delta, 
 struct dpagg_selection_plan;
 extern void dpagg_selection_plan_for(const char *strategy, double epsilon, double delta, int L,
 									 struct dpagg_selection_plan *plan);
+
+/* The rule for the clamping bounds of a call (22023 when they are unusable): the sensitivity B of
+ * its sum; for a count the bounds are ignored and B is 1 (aggregates.c). */
+extern double dpagg_check_bounds(int kind, double lower, double upper);
+
+/* Citus (citus.c): the rewrite of dpagg's aggregates over Citus tables into partial states and a
+ * release on the coordinator (planner hook, before Citus plans); whether this server is a Citus
+ * worker, and the refusal of releases there (the charge). */
+extern void dpagg_citus_query(Query *parse);
+extern bool dpagg_citus_worker(void);
+extern void dpagg_citus_refuse_on_worker(void);
 
 extern void dpagg_hooks_init(void);
 

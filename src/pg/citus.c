@@ -1,0 +1,582 @@
+/*
+ * citus.c — dpagg's aggregates over Citus tables (README, "dpagg on Citus"; docs/citus.md).
+ *
+ * Citus runs an aggregate with a combine function in two steps, worker_partial_agg on each shard
+ * and coord_combine_agg on the coordinator, or, when the query groups by the distribution
+ * column, entirely on the workers, final function included.  Neither suits a release: the
+ * coordinator's step does not see the privacy parameters, and a final function on a worker would
+ * draw noise and charge where no budget is kept.  So the planner hook (dpagg's runs before Citus's)
+ * rewrites, before Citus plans, each query level whose dpagg aggregates read a Citus table:
+ *
+ *     SELECT g, dp_sum(v, eps, delta, lo, hi) FROM t ... WHERE w GROUP BY g HAVING h
+ *
+ * becomes
+ *
+ *     SELECT g, dpagg_merge_sum(p, eps, delta, lo, hi, NULL, <v is of an integer type>)
+ *       FROM (SELECT g, dpagg_partial_sum(v, lo, hi) AS p FROM t ... WHERE w GROUP BY g
+ *             OFFSET 0) dpagg_partials
+ *      GROUP BY g HAVING h
+ *
+ * The inner query has only ordinary aggregates with data-only states (partial.c), which Citus
+ * runs on the workers, combining across shards on the coordinator where it must.  The OFFSET 0
+ * makes Citus plan it as a distributed subplan whose result (one row per group) comes to the
+ * coordinator; the outer query reads only that result, so Citus runs it on the coordinator, where
+ * dpagg_merge_* is an ordinary dpagg release: one call site, parameters read once, one charge per
+ * execution in the coordinator's ledger, noise drawn there.  Whatever plan Citus picks for the
+ * inner query, nothing on a worker releases; and a release on a worker node is refused anyway
+ * (dpagg_citus_refuse_on_worker, from the charge).
+ *
+ * Refused (0A000) before anything runs: dp_sum_vector and private relations (per-unit bounding)
+ * on Citus tables, grouping sets, privacy parameters that are not constants.
+ */
+#include "site.h"
+
+#include <math.h>
+
+#include "access/genam.h"
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_aggregate.h"
+#include "catalog/pg_collation.h"
+#include "catalog/pg_namespace.h"
+#include "catalog/pg_type.h"
+#include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/optimizer.h"
+#include "parser/parse_func.h"
+#include "parser/parsetree.h"
+#include "rewrite/rewriteManip.h"
+#include "utils/builtins.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+
+static void
+unsupported(const char *msg, const char *hint)
+{
+	ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED), errmsg("%s", msg),
+					errdetail("On Citus tables, dpagg's aggregates are split into partial states made on the workers and one release on the coordinator."),
+					hint ? errhint("%s", hint) : 0));
+}
+
+/* ---- what Citus knows ------------------------------------------------------------------------- */
+
+/* The OID of a Citus metadata table in pg_catalog, or InvalidOid without Citus here. */
+static Oid
+citus_catalog(const char *name)
+{
+	return get_relname_relid(name, PG_CATALOG_NAMESPACE);
+}
+
+/* Is relid a Citus table (distributed, reference or Citus-managed local)? */
+static bool
+is_citus_table(Oid relid, Oid partition_rel)
+{
+	Relation	rel;
+	SysScanDesc scan;
+	ScanKeyData key;
+	bool		found;
+
+	rel = table_open(partition_rel, AccessShareLock);
+	ScanKeyInit(&key, 1, BTEqualStrategyNumber, F_OIDEQ, ObjectIdGetDatum(relid));
+	scan = systable_beginscan(rel, InvalidOid, false, NULL, 1, &key);
+	found = HeapTupleIsValid(systable_getnext(scan));
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	return found;
+}
+
+bool
+dpagg_citus_worker(void)
+{
+	Oid			local_group = citus_catalog("pg_dist_local_group");
+	Relation	rel;
+	SysScanDesc scan;
+	HeapTuple	tup;
+	bool		worker = false;
+
+	if (!OidIsValid(local_group))
+		return false;
+	rel = table_open(local_group, AccessShareLock);
+	scan = systable_beginscan(rel, InvalidOid, false, NULL, 0, NULL);
+	if (HeapTupleIsValid(tup = systable_getnext(scan)))
+	{
+		bool		isnull;
+		Datum		d = heap_getattr(tup, 1, RelationGetDescr(rel), &isnull);
+
+		worker = !isnull && DatumGetInt32(d) != 0;	/* group 0 is the coordinator */
+	}
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	return worker;
+}
+
+void
+dpagg_citus_refuse_on_worker(void)
+{
+	if (dpagg_citus_worker())
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("dpagg releases only on the Citus coordinator"),
+				 errdetail("This server is a Citus worker: its shards' rows reach dpagg's releases as partial states sent to the coordinator, which keeps the ledger and charges each release once."),
+				 errhint("Run the query on the coordinator (the node of group 0 in pg_dist_node).")));
+}
+
+typedef struct ReadsContext
+{
+	Oid			partition_rel;
+	bool		found;
+} ReadsContext;
+
+static bool
+reads_citus_walker(Node *node, ReadsContext *rc)
+{
+	if (node == NULL || rc->found)
+		return false;
+	if (IsA(node, RangeTblEntry))
+	{
+		RangeTblEntry *rte = (RangeTblEntry *) node;
+
+		if (rte->rtekind == RTE_RELATION && is_citus_table(rte->relid, rc->partition_rel))
+			rc->found = true;
+		if (rte->rtekind == RTE_SUBQUERY)
+			return reads_citus_walker((Node *) rte->subquery, rc);
+		return false;
+	}
+	if (IsA(node, Query))
+		return query_tree_walker((Query *) node, reads_citus_walker, rc, QTW_EXAMINE_RTES_BEFORE);
+	return expression_tree_walker(node, reads_citus_walker, rc);
+}
+
+/* ---- the rewrite of one level ------------------------------------------------------------------ */
+
+typedef struct CitusCall
+{
+	Aggref	   *orig;
+	int			kind;			/* DP_SITE_SUM, _AVG, _COUNT */
+	int			column;			/* its partial state's column in the inner query */
+	Expr	   *value;			/* NULL: dp_count of rows */
+	Expr	   *epsilon,
+			   *delta,
+			   *lower,
+			   *upper,
+			   *mechanism;
+	bool		integer;
+} CitusCall;
+
+typedef struct LevelContext
+{
+	bool		merges;			/* the level merges partial states already (written so) */
+	List	   *calls;
+	List	   *gexprs;
+	int			ngroup;
+} LevelContext;
+
+static Oid
+function_oid(const char *schema, const char *name, int nargs, const Oid *argtypes)
+{
+	return LookupFuncName(list_make2(makeString(pstrdup(schema)), makeString(pstrdup(name))),
+						  nargs, argtypes, false);
+}
+
+static Aggref *
+make_aggref(Oid fnoid, List *args, Expr *filter)
+{
+	Aggref	   *a = makeNode(Aggref);
+	ListCell   *lc;
+	int			i = 0;
+
+	a->aggfnoid = fnoid;
+	a->aggtype = get_func_rettype(fnoid);
+	a->aggtranstype = InvalidOid;
+	foreach(lc, args)
+	{
+		Expr	   *e = (Expr *) lfirst(lc);
+
+		a->aggargtypes = lappend_oid(a->aggargtypes, exprType((Node *) e));
+		a->args = lappend(a->args, makeTargetEntry(e, ++i, NULL, false));
+		if (i == 1 && OidIsValid(exprCollation((Node *) e)))
+			a->inputcollid = exprCollation((Node *) e);
+	}
+	a->aggfilter = filter;
+	a->aggkind = AGGKIND_NORMAL;
+	a->aggsplit = AGGSPLIT_SIMPLE;
+	a->aggno = -1;
+	a->aggtransno = -1;
+	a->location = -1;
+	return a;
+}
+
+static Expr *
+float8_const(double v)
+{
+	return (Expr *) makeConst(FLOAT8OID, -1, InvalidOid, 8, Float8GetDatum(v), false, FLOAT8PASSBYVAL);
+}
+
+/* A privacy parameter: a constant (folded), or refused.  NULL when the argument is absent. */
+static Expr *
+param(Aggref *a, int i, Oid type)
+{
+	Node	   *e;
+
+	if (i < 0)
+		return NULL;
+	e = eval_const_expressions(NULL, (Node *) copyObject(list_nth_node(TargetEntry, a->args, i)->expr));
+	if (!IsA(e, Const))
+		unsupported("the privacy parameters of dpagg's aggregates over Citus tables must be constants",
+					"Write epsilon, delta, the bounds and the mechanism as literals.");
+	if (((Const *) e)->constisnull && type != TEXTOID)
+		unsupported("the privacy parameters of dpagg's aggregates must not be NULL", NULL);
+	return (Expr *) e;
+}
+
+static void
+capture(LevelContext *lc, Aggref *a)
+{
+	CitusCall  *c;
+	ListCell   *l;
+	int			kind = dpagg_aggregate_kind(a->aggfnoid);
+	DpArgLayout lo;
+
+	foreach(l, lc->calls)
+		if (equal(((CitusCall *) lfirst(l))->orig, a))
+			return;
+	if (DPAGG_KIND_IS_MERGE(kind))
+	{
+		lc->merges = true;		/* already split: its partial states are its input */
+		return;
+	}
+	if (DPAGG_KIND_IS_UNIT(kind))
+		unsupported("privacy units (private relations) are not available on Citus tables yet",
+					"Protect and query a table that is not distributed, or release over the Citus table without a privacy unit.");
+	if (kind == DP_SITE_VECTOR)
+		unsupported("dp_sum_vector is not available on Citus tables yet",
+					"Release each coordinate with dp_sum, or aggregate a local copy.");
+	if (kind != DP_SITE_SUM && kind != DP_SITE_AVG && kind != DP_SITE_COUNT)
+		unsupported("dpagg cannot split this aggregate for Citus", NULL);
+	if (a->aggorder != NIL || a->aggdistinct != NIL)
+		unsupported("ORDER BY and DISTINCT inside dpagg's aggregates are not available", NULL);
+	c = palloc0(sizeof(CitusCall));
+	c->orig = a;
+	c->kind = kind;
+	dpagg_arg_layout(a, kind, &lo);
+	c->value = lo.value >= 0 ? (Expr *) copyObject(list_nth_node(TargetEntry, a->args, lo.value)->expr) : NULL;
+	c->epsilon = param(a, lo.epsilon, FLOAT8OID);
+	c->delta = param(a, lo.delta, FLOAT8OID);
+	c->mechanism = param(a, lo.mechanism, TEXTOID);
+	if (c->mechanism == NULL)
+		c->mechanism = (Expr *) makeNullConst(TEXTOID, -1, DEFAULT_COLLATION_OID);
+	if (kind != DP_SITE_COUNT)
+	{
+		double		lower,
+					upper;
+
+		if (lo.sensitivity >= 0)
+		{
+			double		s = DatumGetFloat8(((Const *) param(a, lo.sensitivity, FLOAT8OID))->constvalue);
+
+			if (!(isfinite(s) && s > 0))
+				ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+								errmsg("sensitivity must be a finite number greater than 0"),
+								errhint("Pass the largest absolute value one row can contribute, in (0, infinity).")));
+			lower = -s;
+			upper = s;
+		}
+		else
+		{
+			lower = DatumGetFloat8(((Const *) param(a, lo.lower, FLOAT8OID))->constvalue);
+			upper = DatumGetFloat8(((Const *) param(a, lo.upper, FLOAT8OID))->constvalue);
+		}
+		/* the bounds rule, now: before any worker reads a row */
+		(void) dpagg_check_bounds(kind == DP_SITE_AVG ? DP_SITE_AVG : DP_SITE_SUM, lower, upper);
+		c->lower = float8_const(lower);
+		c->upper = float8_const(upper);
+		{
+			Oid			t = exprType((Node *) c->value);
+
+			c->integer = (t == INT2OID || t == INT4OID || t == INT8OID);
+		}
+	}
+	lc->calls = lappend(lc->calls, c);
+}
+
+static bool
+collect_walker(Node *node, LevelContext *lc)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Aggref) && ((Aggref *) node)->agglevelsup == 0)
+	{
+		if (dpagg_is_own_aggregate(((Aggref *) node)->aggfnoid))
+			capture(lc, (Aggref *) node);
+		else
+			unsupported("dpagg's aggregates over Citus tables cannot be mixed with other aggregates in one query level",
+						"Compute the other aggregates in a separate query.");
+		return false;
+	}
+	if (IsA(node, Query))
+		return false;
+	return expression_tree_walker(node, collect_walker, lc);
+}
+
+/* The partial aggregate of a call: dpagg_partial_sum(v, lo, hi), _avg(v, lo, hi), _count(v). */
+static Aggref *
+partial_aggref(CitusCall *c, const char *schema)
+{
+	Expr	   *v = c->value;
+	Oid			types[3] = {InvalidOid, FLOAT8OID, FLOAT8OID};
+
+	if (c->kind == DP_SITE_COUNT)
+	{
+		if (v == NULL)
+			v = (Expr *) makeBoolConst(true, false);	/* rows */
+		else
+		{
+			NullTest   *nt = makeNode(NullTest);
+
+			nt->arg = v;
+			nt->nulltesttype = IS_NOT_NULL;
+			nt->argisrow = false;
+			nt->location = -1;
+			v = (Expr *) nt;
+		}
+		types[0] = BOOLOID;
+		return make_aggref(function_oid(schema, "dpagg_partial_count", 1, types),
+						   list_make1(v), (Expr *) copyObject(c->orig->aggfilter));
+	}
+	types[0] = exprType((Node *) v);
+	return make_aggref(function_oid(schema, c->kind == DP_SITE_SUM ? "dpagg_partial_sum" : "dpagg_partial_avg",
+									3, types),
+					   list_make3(v, c->lower, c->upper), (Expr *) copyObject(c->orig->aggfilter));
+}
+
+static Aggref *
+merge_aggref(CitusCall *c, Var *partial, const char *schema)
+{
+	Oid			p = get_func_rettype(function_oid(schema, "dpagg_partial_count", 1, (Oid[]) {BOOLOID}));
+
+	if (c->kind == DP_SITE_COUNT)
+		return make_aggref(function_oid(schema, "dpagg_merge_count", 4,
+										(Oid[]) {p, FLOAT8OID, FLOAT8OID, TEXTOID}),
+						   list_make4(partial, c->epsilon, c->delta, c->mechanism), NULL);
+	if (c->kind == DP_SITE_AVG)
+		return make_aggref(function_oid(schema, "dpagg_merge_avg", 6,
+										(Oid[]) {p, FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, TEXTOID}),
+						   lappend(list_make5(partial, c->epsilon, c->delta, c->lower, c->upper),
+								   c->mechanism), NULL);
+	return make_aggref(function_oid(schema, "dpagg_merge_sum", 7,
+									(Oid[]) {p, FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, TEXTOID, BOOLOID}),
+					   lappend(lappend(list_make5(partial, c->epsilon, c->delta, c->lower, c->upper),
+									   c->mechanism),
+							   makeBoolConst(c->integer, false)),
+					   NULL);
+}
+
+typedef struct OuterContext
+{
+	LevelContext *lc;
+	List	   *inner_tlist;
+	const char *schema;
+} OuterContext;
+
+static Var *
+inner_var(OuterContext *oc, int column)
+{
+	TargetEntry *tle = list_nth_node(TargetEntry, oc->inner_tlist, column - 1);
+
+	return makeVar(1, column, exprType((Node *) tle->expr), exprTypmod((Node *) tle->expr),
+				   exprCollation((Node *) tle->expr), 0);
+}
+
+static Node *
+outer_mutator(Node *node, OuterContext *oc)
+{
+	ListCell   *c;
+	int			i;
+
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, Aggref) && ((Aggref *) node)->agglevelsup == 0)
+	{
+		foreach(c, oc->lc->calls)
+		{
+			CitusCall  *call = (CitusCall *) lfirst(c);
+
+			if (equal(call->orig, node))
+				return (Node *) merge_aggref(call, inner_var(oc, call->column), oc->schema);
+		}
+		elog(ERROR, "dpagg: an aggregate was not collected");
+	}
+	i = 0;
+	foreach(c, oc->lc->gexprs)
+	{
+		i++;
+		if (equal(lfirst(c), node))
+			return (Node *) inner_var(oc, i);
+	}
+	if (IsA(node, Var) && ((Var *) node)->varlevelsup == 0)
+		unsupported("a column is used outside GROUP BY and dpagg's aggregates",
+					"Add the column to GROUP BY.");
+	return expression_tree_mutator(node, outer_mutator, oc);
+}
+
+static void
+rewrite_level(Query *q)
+{
+	LevelContext lc;
+	OuterContext oc;
+	Query	   *inner;
+	List	   *tlist = NIL;
+	List	   *inner_group = NIL;
+	List	   *colnames = NIL;
+	ListCell   *c;
+	int			resno = 0;
+	RangeTblEntry *rte;
+	RangeTblRef *ref;
+	const char *schema;
+
+	if (q->groupingSets != NIL)
+		unsupported("GROUPING SETS, ROLLUP and CUBE are not available with dpagg on Citus tables",
+					"Run one query per grouping.");
+	if (q->rowMarks != NIL || q->hasModifyingCTE)
+		unsupported("locking clauses and data-modifying WITH are not available with dpagg on Citus tables", NULL);
+	memset(&lc, 0, sizeof(lc));
+	(void) collect_walker((Node *) q->targetList, &lc);
+	(void) collect_walker(q->havingQual, &lc);
+	if (lc.merges && lc.calls != NIL)
+		unsupported("dpagg_merge_* cannot be mixed with dp_sum, dp_avg or dp_count over Citus tables in one query level", NULL);
+	if (lc.calls == NIL)
+		return;
+	schema = get_namespace_name(get_func_namespace(((CitusCall *) linitial(lc.calls))->orig->aggfnoid));
+
+	inner = makeNode(Query);
+	inner->commandType = CMD_SELECT;
+	inner->querySource = QSRC_ORIGINAL;
+	inner->canSetTag = true;
+	inner->rtable = q->rtable;
+	inner->jointree = q->jointree;
+	inner->cteList = q->cteList;
+	inner->hasRecursive = q->hasRecursive;
+	inner->hasSubLinks = q->hasSubLinks;
+	inner->hasAggs = true;
+	foreach(c, q->groupClause)
+	{
+		SortGroupClause *sgc = lfirst_node(SortGroupClause, c);
+		TargetEntry *tle = get_sortgroupclause_tle(sgc, q->targetList);
+		TargetEntry *ntle;
+		SortGroupClause *nsgc = copyObject(sgc);
+
+		lc.gexprs = lappend(lc.gexprs, copyObject(tle->expr));
+		resno++;
+		ntle = makeTargetEntry(copyObject(tle->expr), resno, psprintf("dpagg_g%d", resno), false);
+		ntle->ressortgroupref = resno;
+		nsgc->tleSortGroupRef = resno;
+		tlist = lappend(tlist, ntle);
+		inner_group = lappend(inner_group, nsgc);
+	}
+	lc.ngroup = resno;
+	foreach(c, lc.calls)
+	{
+		CitusCall  *call = (CitusCall *) lfirst(c);
+
+		call->column = ++resno;
+		tlist = lappend(tlist, makeTargetEntry((Expr *) partial_aggref(call, schema), call->column,
+											   psprintf("dpagg_p%d", resno), false));
+	}
+	inner->targetList = tlist;
+	inner->groupClause = inner_group;
+	/* Citus plans a subquery with OFFSET as a subplan of its own, whose result (one row per
+	 * group) comes to the coordinator. */
+	inner->limitOffset = (Node *) makeConst(INT8OID, -1, InvalidOid, 8, Int64GetDatum(0), false,
+											FLOAT8PASSBYVAL);
+	IncrementVarSublevelsUp((Node *) inner, 1, 1);
+
+	foreach(c, tlist)
+		colnames = lappend(colnames, makeString(pstrdup(lfirst_node(TargetEntry, c)->resname)));
+	rte = makeNode(RangeTblEntry);
+	rte->rtekind = RTE_SUBQUERY;
+	rte->subquery = inner;
+	rte->alias = makeAlias("dpagg_partials", NIL);
+	rte->eref = makeAlias("dpagg_partials", colnames);
+	rte->inFromCl = true;
+
+	oc.lc = &lc;
+	oc.inner_tlist = tlist;
+	oc.schema = schema;
+	{
+		List	   *outer_tlist = NIL;
+
+		foreach(c, q->targetList)
+		{
+			TargetEntry *tle = flatCopyTargetEntry(lfirst_node(TargetEntry, c));
+
+			tle->expr = (Expr *) outer_mutator((Node *) tle->expr, &oc);
+			tle->resorigtbl = InvalidOid;
+			tle->resorigcol = 0;
+			outer_tlist = lappend(outer_tlist, tle);
+		}
+		q->targetList = outer_tlist;
+	}
+	q->havingQual = outer_mutator(q->havingQual, &oc);
+	ref = makeNode(RangeTblRef);
+	ref->rtindex = 1;
+	q->rtable = list_make1(rte);
+	q->jointree = makeFromExpr(list_make1(ref), NULL);
+	q->cteList = NIL;
+	q->hasRecursive = false;
+	q->hasSubLinks = checkExprHasSubLink((Node *) q->targetList) || checkExprHasSubLink(q->havingQual);
+	q->hasAggs = true;
+}
+
+/* ---- the walk over a query ------------------------------------------------------------------ */
+
+static bool
+has_dpagg_walker(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Aggref) && ((Aggref *) node)->agglevelsup == 0 &&
+		dpagg_is_own_aggregate(((Aggref *) node)->aggfnoid))
+		return true;
+	if (IsA(node, Query))
+		return false;
+	return expression_tree_walker(node, has_dpagg_walker, context);
+}
+
+static bool
+citus_walker(Node *node, Oid *partition_rel)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Query))
+	{
+		Query	   *q = (Query *) node;
+
+		(void) query_tree_walker(q, citus_walker, partition_rel, 0);
+		if (q->hasAggs &&
+			(has_dpagg_walker((Node *) q->targetList, NULL) || has_dpagg_walker(q->havingQual, NULL)))
+		{
+			ReadsContext rc = {*partition_rel, false};
+			ListCell   *lc;
+
+			foreach(lc, q->rtable)
+				(void) reads_citus_walker((Node *) lfirst(lc), &rc);
+			if (rc.found)
+				rewrite_level(q);
+		}
+		return false;
+	}
+	return expression_tree_walker(node, citus_walker, partition_rel);
+}
+
+void
+dpagg_citus_query(Query *parse)
+{
+	Oid			partition_rel = citus_catalog("pg_dist_partition");
+
+	if (!OidIsValid(partition_rel))
+		return;					/* no Citus in this database */
+	(void) citus_walker((Node *) parse, &partition_rel);
+}

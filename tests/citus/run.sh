@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# dpagg on Citus (issue 13): a coordinator and two workers on this machine (127.0.0.1, ports
+# 5641-5643; Unix sockets for the test's own connections), a table distributed by uid, a
+# reference table and a local table; every shape of query, the exactness of the split (at a huge
+# epsilon the noise vanishes and the answers equal the clamped sums, counts and averages
+# computed directly), one charge per release on the coordinator and none on the workers, releases
+# refused on a worker, and the partial states' checks.
+#
+# Needs Citus for PostgreSQL 15: installed already, or built from a source tarball given as
+# CITUS_TARBALL or found at ../shared/vendor/citus-*.tar.gz beside the checkout (through
+# scripts/install-citus.sh).  Without either it says it skipped, and exits 0.
+# Prints "ok N - ..." / "not ok N - ..." per check and ends with "citus: N passed, N failed".
+# Run as root it runs itself as the user postgres; it stops every server it started.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
+if [ ! -f "$("$PG_CONFIG" --pkglibdir)/citus.so" ]; then
+  tarball=${CITUS_TARBALL:-$(ls "$repo"/../shared/vendor/citus-*.tar.gz 2>/dev/null | head -1)}
+  if [ -z "$tarball" ] || [ ! -f "$tarball" ]; then
+    echo "# SKIPPED: Citus is not installed and no source tarball was found (set CITUS_TARBALL, or put it in ../shared/vendor/)"
+    echo "citus: 0 passed, 0 failed (skipped)"
+    exit 0
+  fi
+  "$repo/scripts/install-citus.sh" "$tarball" || { echo "not ok 1 - installing Citus from $tarball"; exit 1; }
+fi
+if [ "$(id -u)" -eq 0 ]; then
+  copy=$(mktemp /tmp/dpagg-citus-run.XXXXXX.sh); cp "$here/run.sh" "$copy"; chmod 755 "$copy"
+  timeout 900 runuser -u postgres -- env PATH="$PATH" DPAGG_CITUS_INSIDE=1 "$copy" "$@"; st=$?
+  rm -f "$copy"; exit $st
+fi
+if [ -z "${DPAGG_CITUS_INSIDE:-}" ]; then
+  export DPAGG_CITUS_INSIDE=1
+  exec timeout 900 "$here/run.sh" "$@"
+fi
+
+BIN=$("$PG_CONFIG" --bindir)
+tmp=$(mktemp -d /tmp/dpagg-citus.XXXXXX)
+declare -A PORT=([c]=5641 [w1]=5642 [w2]=5643)
+n=0; passed=0; failed=0
+check() {  # check "description" expected actual
+  n=$((n + 1))
+  if [ "$2" == "$3" ]; then passed=$((passed + 1)); echo "ok $n - $1"
+  else failed=$((failed + 1)); echo "not ok $n - $1: expected [$2], got [$3]"; fi
+}
+cleanup() {
+  for c in c w1 w2; do
+    [ -f "$tmp/$c/postmaster.pid" ] && "$BIN/pg_ctl" -D "$tmp/$c" stop -m immediate >/dev/null 2>&1
+  done
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+[ -n "${DPAGG_CITUS_KEEP:-}" ] && trap - EXIT
+q() { local c=$1; shift; local a=(); for s in "$@"; do a+=(-c "$s"); done
+      "$BIN/psql" -X -q -At -h "$tmp" -p "${PORT[$c]}" -d postgres "${a[@]}" 2>&1; }
+as_analyst() { local c=$1; shift; q "$c" "SET SESSION AUTHORIZATION analyst" "$@"; }
+for c in c w1 w2; do
+  "$BIN/initdb" -D "$tmp/$c" -A trust >/dev/null || exit 1
+  cat >>"$tmp/$c/postgresql.conf" <<EOF
+port = ${PORT[$c]}
+listen_addresses = '127.0.0.1'
+unix_socket_directories = '$tmp'
+shared_preload_libraries = 'citus,dpagg'
+max_connections = 100
+EOF
+  "$BIN/pg_ctl" -D "$tmp/$c" -l "$tmp/$c.log" -w start >/dev/null || { tail "$tmp/$c.log"; exit 1; }
+  q "$c" "CREATE EXTENSION citus" >/dev/null
+done
+q c "SELECT citus_set_coordinator_host('127.0.0.1', ${PORT[c]})" \
+    "SELECT citus_add_node('127.0.0.1', ${PORT[w1]})" "SELECT citus_add_node('127.0.0.1', ${PORT[w2]})" >/dev/null
+q c "CREATE EXTENSION dpagg" >/dev/null
+check "dpagg is created on the workers too" "1 1" "$(q w1 "SELECT count(*) FROM pg_extension WHERE extname = 'dpagg'") $(q w2 "SELECT count(*) FROM pg_extension WHERE extname = 'dpagg'")"
+q c "CREATE ROLE analyst LOGIN" "CREATE TABLE t (uid int, dept int, x float8, i bigint)" \
+    "SELECT create_distributed_table('t', 'uid')" \
+    "INSERT INTO t SELECT g, g % 10, (g % 97) - 7, g % 1000 FROM generate_series(1, 100000) g" \
+    "CREATE TABLE depts (dept int PRIMARY KEY, name text)" "SELECT create_reference_table('depts')" \
+    "INSERT INTO depts SELECT g, 'd' || g FROM generate_series(0, 9) g" \
+    "CREATE TABLE local_t AS SELECT * FROM t" \
+    "GRANT SELECT ON t, depts, local_t TO analyst" >/dev/null
+q c "SELECT dp_set_budget('analyst', 1e12, 0.5)" "SELECT dp_set_budget(current_user::regrole, 1e12, 0.5)" >/dev/null
+charges() { q "$1" "SELECT count(*) FROM dp_ledger"; }
+E=1e9   # epsilon so large that the noise is below the rounding of the outputs
+
+# --- every shape, exactly as on one node ---------------------------------------------------
+check "whole table: dp_sum equals the clamped sum" \
+  "$(q c "SELECT round(sum(greatest(0, least(x, 50))))::bigint FROM t")" \
+  "$(as_analyst c "SELECT round(dp_sum(x, $E, 1e-5, 0, 50))::bigint FROM t")"
+check "whole table: dp_count, dp_avg (integer values) and dp_sum with a sensitivity" \
+  "$(q c "SELECT count(*), round(avg(least(i, 500)), 3), round(sum(greatest(-20, least(x, 20))))::bigint FROM t")" \
+  "$(as_analyst c "SELECT dp_count($E, 1e-5), round(dp_avg(i, $E, 1e-5, 0, 500)::numeric, 3), round(dp_sum(x, $E, 1e-5, 20))::bigint FROM t")"
+check "GROUP BY a column that is not the distribution column" \
+  "$(q c "SELECT string_agg(dept || ':' || n || ':' || s, ',' ORDER BY dept) FROM (SELECT dept, count(x) n, round(sum(greatest(0, least(x, 50))))::bigint s FROM t GROUP BY dept) q")" \
+  "$(as_analyst c "SELECT string_agg(dept || ':' || n || ':' || s, ',' ORDER BY dept) FROM (SELECT dept, dp_count(x, $E, 1e-5) n, round(dp_sum(x, $E, 1e-5, 0, 50))::bigint s FROM t GROUP BY dept) q")"
+check "GROUP BY the distribution column (1000 groups)" \
+  "$(q c "SELECT md5(string_agg(uid || ':' || n, ',' ORDER BY uid)) FROM (SELECT uid, count(*) n FROM t WHERE uid <= 1000 GROUP BY uid) q")" \
+  "$(as_analyst c "SELECT md5(string_agg(uid || ':' || n, ',' ORDER BY uid)) FROM (SELECT uid, dp_count($E, 1e-5) n FROM t WHERE uid <= 1000 GROUP BY uid) q")"
+check "a join with a reference table, grouped by its column" \
+  "$(q c "SELECT string_agg(name || ':' || n, ',' ORDER BY name) FROM (SELECT d.name, count(*) n FROM t JOIN depts d USING (dept) GROUP BY d.name) q")" \
+  "$(as_analyst c "SELECT string_agg(name || ':' || n, ',' ORDER BY name) FROM (SELECT d.name, dp_count($E, 1e-5) n FROM t JOIN depts d USING (dept) GROUP BY d.name) q")"
+check "the reference table alone" "10" "$(as_analyst c "SELECT dp_count($E, 1e-5) FROM depts")"
+check "a local table on the coordinator" \
+  "$(q c "SELECT round(sum(greatest(0, least(x, 50))))::bigint FROM local_t")" \
+  "$(as_analyst c "SELECT round(dp_sum(x, $E, 1e-5, 0, 50))::bigint FROM local_t")"
+check "a subquery with post-processing (HAVING, ORDER BY, LIMIT, arithmetic)" \
+  "$(q c "SELECT string_agg(dept || ':' || (n * 2), ',' ORDER BY dept) FROM (SELECT dept, count(*) n FROM t WHERE x > 0 GROUP BY dept HAVING count(*) > 0 ORDER BY dept LIMIT 3) q")" \
+  "$(as_analyst c "SELECT string_agg(dept || ':' || (n * 2), ',' ORDER BY dept) FROM (SELECT dept, dp_count($E, 1e-5) n FROM t WHERE x > 0 GROUP BY dept HAVING dp_count($E, 1e-5) > 0 ORDER BY dept LIMIT 3) q")"
+check "FILTER inside the aggregate" \
+  "$(q c "SELECT count(*) FILTER (WHERE dept < 5) FROM t")" \
+  "$(as_analyst c "SELECT dp_count($E, 1e-5) FILTER (WHERE dept < 5) FROM t")"
+
+# --- one charge per release, on the coordinator --------------------------------------------
+before=$(charges c)
+as_analyst c "SELECT dept, dp_count(1, 1e-5), dp_avg(x, 1, 1e-5, 0, 50) FROM t GROUP BY dept" >/dev/null
+as_analyst c "SELECT uid, dp_sum(x, 1, 1e-5, 0, 50) FROM t GROUP BY uid" >/dev/null
+check "three releases: three charges in the coordinator's ledger" "$((before + 3))" "$(charges c)"
+check "... and none on the workers" "0 0" "$(charges w1) $(charges w2)"
+check "the coordinator's ledger records the analyst's query" 1 \
+  "$(q c "SELECT count(*) FROM dp_ledger WHERE query = 'SELECT uid, dp_sum(x, 1, 1e-5, 0, 50) FROM t GROUP BY uid'")"
+
+# --- refusals -------------------------------------------------------------------------------
+out=$(q w1 "SELECT dp_set_budget(current_user::regrole, 10, 0)" "SELECT dp_count(1, 1e-5) FROM t")
+check "a worker refuses to release, naming the coordinator" 1 "$(echo "$out" | grep -c 'releases only on the Citus coordinator')"
+check "... and charges nothing" "0" "$(q w1 "SELECT count(*) FROM dp_ledger WHERE epsilon = 1")"
+q c "SELECT dp_set_budget('analyst', 2, 0)" >/dev/null
+spent=$(q c "SELECT round(epsilon_spent::numeric) FROM dp_budgets WHERE role = 'analyst'")
+out=$(as_analyst c "SELECT dp_count(1, 1e-5) FROM t")
+check "an exhausted budget on the coordinator refuses" 1 "$(echo "$out" | grep -c 'exhausted')"
+q c "SELECT dp_set_budget('analyst', 1e12, 0.5)" >/dev/null
+check "dp_sum_vector on a Citus table: 0A000 before anything runs" 1 \
+  "$(as_analyst c "SELECT dp_sum_vector(ARRAY[x], 1, 1, 1e-5, 1) FROM t" | grep -c 'not available on Citus tables')"
+check "a merge refuses a partial state clamped to other bounds" 1 \
+  "$(q c "SELECT dpagg_merge_sum(p, 1, 1e-5, 0, 50, NULL, false) FROM (SELECT dpagg_partial_sum(x, 0, 1000) p FROM t OFFSET 0) s" 2>&1 | grep -c 'other bounds')"
+check "a merge refuses a forged state whose sum its count cannot hold" 1 \
+  "$(q c "SELECT dpagg_merge_sum('1:1:0:1:1000000:0:0:50'::dpagg_partial, 1, 1e-5, 0, 50, NULL, false)" 2>&1 | grep -c 'count of clamped values')"
+
+echo "citus: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
