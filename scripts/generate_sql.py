@@ -212,74 +212,32 @@ MERGE_AVG = Kind("DP_SITE_MERGE_AVG", "dpagg_merge_avg: dp_avg over partial stat
 MERGE_COUNT = Kind("DP_SITE_MERGE_COUNT", "dpagg_merge_count: dp_count over partial states.", "dpagg_state",
                    combine, Function("dpagg_merge_count_final", [("", "dpagg_state")], "bigint", "VOLATILE",
                                      strict=False))
-PART = [("partial", "dpagg_partial")]
-MERGE_SUM.add("dpagg_merge_sum", PART + EPS_DELTA + [("lower", F8), ("upper", F8)] + MECH +
+QN = [("quanta", "numeric"), ("n", "bigint")]
+MERGE_SUM.add("dpagg_merge_sum", QN + EPS_DELTA + [("lower", F8), ("upper", F8)] + MECH +
               [("integer_values", "boolean")], "dpagg_merge_sum_trans", "dpagg_merge_sum_trans",
-              "differentially private sum of partial states (dp_sum split for Citus)")
-MERGE_AVG.add("dpagg_merge_avg", PART + EPS_DELTA + [("lower", F8), ("upper", F8)] + MECH,
+              "differentially private sum from partial sums of quanta (dp_sum split for Citus)")
+MERGE_AVG.add("dpagg_merge_avg", QN + EPS_DELTA + [("lower", F8), ("upper", F8)] + MECH,
               "dpagg_merge_avg_trans", "dpagg_merge_avg_trans",
-              "differentially private average of partial states (dp_avg split for Citus)")
-MERGE_COUNT.add("dpagg_merge_count", PART + EPS_DELTA + MECH, "dpagg_merge_count_trans",
-                "dpagg_merge_count_trans", "differentially private count of partial states (dp_count split for Citus)")
+              "differentially private average from partial sums of quanta (dp_avg split for Citus)")
+MERGE_COUNT.add("dpagg_merge_count", [("n", "bigint")] + EPS_DELTA + MECH, "dpagg_merge_count_trans",
+                "dpagg_merge_count_trans", "differentially private count from partial counts (dp_count split for Citus)")
 
 KINDS = [SUM, AVG, COUNT, VECTOR, UNIT_SUM, UNIT_AVG, UNIT_COUNT, SELECT, UNIT_VECTOR,
          MERGE_SUM, MERGE_AVG, MERGE_COUNT]
 
-# The partial aggregates (src/pg/partial.c): ordinary aggregates, no noise and no charge, whose
-# state is the exact sum of clamped values that dp_sum, dp_avg or dp_count would hold; Citus runs
-# them on the workers and combines them on the coordinator, where dpagg_merge_* releases them.
-# Not dpagg's own aggregates (no call site): (name, args, transition symbol, comment).
-PARTIALS = []
-for sqlt, short in TYPES:
-    PARTIALS.append(("dpagg_partial_sum", [("value", sqlt), ("sensitivity", F8)],
-                     f"dpagg_partial_sum_trans_{short}_s", "exact sum of values clamped to [-sensitivity, sensitivity], as a partial state"))
-    PARTIALS.append(("dpagg_partial_sum", [("value", sqlt), ("lower", F8), ("upper", F8)],
-                     f"dpagg_partial_sum_trans_{short}_b", "exact sum of values clamped to [lower, upper], as a partial state"))
-    PARTIALS.append(("dpagg_partial_avg", [("value", sqlt), ("lower", F8), ("upper", F8)],
-                     f"dpagg_partial_avg_trans_{short}", "exact sum and count of values clamped to [lower, upper], as a partial state"))
-PARTIALS.append(("dpagg_partial_count", [("counted", "boolean")], "dpagg_partial_count_trans",
-                 "exact count of the rows where the argument is true, as a partial state"))
+# One row's quanta (src/pg/partial.c): plain functions, summed with sum(bigint) on Citus workers.
+QUANTA = [(f"dpagg_quanta_{what}", sqlt, f"dpagg_quanta_{what}_{short}")
+          for what in ("sum", "avg") for sqlt, short in TYPES]
 
 
-def partial_functions():
-    return [Function(sym, [("", "dpagg_partial")] + [("", t) for _, t in args], "dpagg_partial",
-                     strict=False) for _, args, sym, _ in PARTIALS]
+def quanta_sql():
+    out = ["""-- One row's contribution to dp_sum's (dp_avg's) exact sum, in its quanta (src/pg/partial.c):
+-- Citus sums them with sum(bigint) on the workers for dpagg_merge_sum and dpagg_merge_avg."""]
+    for name, sqlt, sym in QUANTA:
+        out.append(f"CREATE FUNCTION {name}(value {sqlt}, lower double precision, upper double precision)"
+                   f" RETURNS bigint\n  AS 'MODULE_PATHNAME', '{sym}' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;")
+    return "\n".join(out) + "\n"
 
-
-PARTIAL_HEADER = r"""-- Partial states (src/pg/partial.c): what dp_sum, dp_avg and dp_count hold, made where the rows
--- are (Citus workers) and released by dpagg_merge_sum, dpagg_merge_avg and dpagg_merge_count where
--- the ledger is.  48 bytes of data: kind, count, the exact 128-bit sum of clamped values, the
--- bounds they were clamped to and whether they were integers; text and binary forms.
-CREATE TYPE dpagg_partial;
-CREATE FUNCTION dpagg_partial_in(cstring) RETURNS dpagg_partial
-  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-CREATE FUNCTION dpagg_partial_out(dpagg_partial) RETURNS cstring
-  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-CREATE FUNCTION dpagg_partial_recv(internal) RETURNS dpagg_partial
-  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-CREATE FUNCTION dpagg_partial_send(dpagg_partial) RETURNS bytea
-  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-CREATE TYPE dpagg_partial (
-  INPUT = dpagg_partial_in, OUTPUT = dpagg_partial_out,
-  RECEIVE = dpagg_partial_recv, SEND = dpagg_partial_send,
-  INTERNALLENGTH = VARIABLE, ALIGNMENT = double, STORAGE = plain
-);
-COMMENT ON TYPE dpagg_partial IS 'partial state of dp_sum, dp_avg or dp_count (exact; for Citus)';
-CREATE FUNCTION dpagg_partial_combine(dpagg_partial, dpagg_partial) RETURNS dpagg_partial
-  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-"""
-
-
-def partials_sql():
-    out = [PARTIAL_HEADER]
-    for f in partial_functions():
-        out.append(f.sql())
-    for name, args, sym, comment in PARTIALS:
-        arglist = ", ".join(f"{n} {t}" for n, t in args)
-        out.append(f"CREATE AGGREGATE {name}({arglist}) (\n  SFUNC = {sym}, STYPE = dpagg_partial, "
-                   f"COMBINEFUNC = dpagg_partial_combine,\n  PARALLEL = SAFE\n);\n"
-                   f"COMMENT ON AGGREGATE {name}({arglist}) IS '{comment}';\n")
-    return "\n".join(out)
 
 # ---- The extension script -------------------------------------------------------------------
 
@@ -373,7 +331,7 @@ HAND_WRITTEN = ["vector.sql", "protect.sql", "budgets.sql"]
 
 
 def script():
-    out = [HEADER, partials_sql()]
+    out = [HEADER, quanta_sql()]
     declared = set()
     for kind in KINDS:
         out.append(f"-- {kind.title}")
@@ -397,9 +355,8 @@ def script():
         for f in kind.functions():
             if f.signature() not in revoked:
                 revoked.append(f.signature())
-    # (The partial aggregates' functions stay public: Citus's worker_partial_agg and
-    # coord_combine_agg call them with the caller's rights, and an exact sum of clamped values is
-    # no more than sum() gives.)
+    # (The quanta functions stay public: Citus's workers call them with the analyst's rights, and
+    # an exact clamped value is no more than the value itself.)
     out.append(REVOKE + "\nREVOKE ALL ON FUNCTION\n  " + ",\n  ".join(revoked) + "\n  FROM PUBLIC;\n")
     return "\n".join(out)
 

@@ -75,9 +75,11 @@ dpagg_arg_layout(Aggref *aggref, int kind, DpArgLayout *lo)
 	}
 	else if (DPAGG_KIND_IS_MERGE(kind))
 	{
-		/* Fixed by scripts/generate_sql.py: partial, epsilon, delta, (lower, upper,) mechanism
-		 * (, integer_values) */
+		/* Fixed by scripts/generate_sql.py: (quanta,) n, epsilon, delta, (lower, upper,)
+		 * mechanism (, integer_values) */
 		lo->value = p++;
+		if (kind != DP_SITE_MERGE_COUNT)
+			p++;				/* n, the count of values beside the sum (partial.c) */
 		lo->epsilon = p++;
 		lo->delta = p++;
 		if (kind != DP_SITE_MERGE_COUNT)
@@ -235,18 +237,6 @@ dpagg_check_bounds(int kind, double lower, double upper)
 	p.kind = kind;
 	set_bounds(&p, lower, upper);
 	return p.bound;
-}
-
-void
-dpagg_scalar_bounds(const void *params, double *lower, double *upper, double *bound,
-					bool *integer_sum)
-{
-	const ScalarParams *p = (const ScalarParams *) params;
-
-	*lower = p->lower;
-	*upper = p->upper;
-	*bound = p->bound;
-	*integer_sum = p->integer_sum;
 }
 
 void *

@@ -305,6 +305,13 @@ dpagg_charge_check_parts(AggState *as, const char *aggregate, double epsilon, do
 	ledger_charge(aggregate, grouping_sets_of(as), epsilon, delta, parts, nparts, true, NULL);
 }
 
+void
+dpagg_charge_precheck(const char *aggregate, double epsilon, double delta,
+					  const DpChargePart *parts, int nparts)
+{
+	ledger_charge(aggregate, 1, epsilon, delta, parts, nparts, true, NULL);
+}
+
 /*
  * The charge of one execution of an aggregation, keyed by `mark`.  An execution ends with a
  * rescan of the Agg node (ExecReScan), never inside one; the groups of one execution share the

@@ -12,13 +12,14 @@
  *
  * becomes
  *
- *     SELECT g, dpagg_merge_sum(p, eps, delta, lo, hi, NULL, <v is of an integer type>)
- *       FROM (SELECT g, dpagg_partial_sum(v, lo, hi) AS p FROM t ... WHERE w GROUP BY g
- *             OFFSET 0) dpagg_partials
+ *     SELECT g, dpagg_merge_sum(s, n, eps, delta, lo, hi, NULL, <v is of an integer type>)
+ *       FROM (SELECT g, sum(dpagg_quanta_sum(v, lo, hi)) AS s, count(v) AS n
+ *               FROM t ... WHERE w GROUP BY g OFFSET 0) dpagg_partials
  *      GROUP BY g HAVING h
  *
- * The inner query has only ordinary aggregates with data-only states (partial.c), which Citus
- * runs on the workers, combining across shards on the coordinator where it must.  The OFFSET 0
+ * The inner query has only built-in aggregates over one row's quanta (partial.c: the value
+ * clamped and counted in the units dp_sum's exact sum adds), which Citus runs natively on the
+ * workers and combines exactly on the coordinator where it must (sum(bigint) is a numeric).  The OFFSET 0
  * makes Citus plan it as a distributed subplan whose result (one row per group) comes to the
  * coordinator; the outer query reads only that result, so Citus runs it on the coordinator, where
  * dpagg_merge_* is an ordinary dpagg release: one call site, parameters read once, one charge per
@@ -156,7 +157,8 @@ typedef struct CitusCall
 {
 	Aggref	   *orig;
 	int			kind;			/* DP_SITE_SUM, _AVG, _COUNT */
-	int			column;			/* its partial state's column in the inner query */
+	int			column;			/* its partial sum's column in the inner query (0: none) */
+	int			ncolumn;		/* its count's column */
 	Expr	   *value;			/* NULL: dp_count of rows */
 	Expr	   *epsilon,
 			   *delta,
@@ -232,6 +234,8 @@ param(Aggref *a, int i, Oid type)
 	return (Expr *) e;
 }
 
+static void precheck(CitusCall *c);
+
 static void
 capture(LevelContext *lc, Aggref *a)
 {
@@ -299,7 +303,42 @@ capture(LevelContext *lc, Aggref *a)
 			c->integer = (t == INT2OID || t == INT4OID || t == INT8OID);
 		}
 	}
+	precheck(c);
 	lc->calls = lappend(lc->calls, c);
+}
+
+/*
+ * Everything the release would refuse — its parameters (calibration), the budget's existence, the
+ * cap, the floor, overspending, a worker or a standby — checked now, while planning: the workers
+ * read their shards before the coordinator's release starts, and a refusal only then would leave
+ * that work done for nothing (and observable).  The release checks again when it runs.
+ */
+static void
+precheck(CitusCall *c)
+{
+	dpagg_calibration cal[2];
+	DpChargePart parts[2];
+	double		sens;
+	bool		joint[2];
+	double		eps = DatumGetFloat8(((Const *) c->epsilon)->constvalue);
+	double		del = DatumGetFloat8(((Const *) c->delta)->constvalue);
+	Const	   *m = (Const *) c->mechanism;
+	int			n,
+				i;
+
+	n = dpagg_unit_calibrations(c->kind, eps, del,
+								c->lower ? DatumGetFloat8(((Const *) c->lower)->constvalue) : 0,
+								c->upper ? DatumGetFloat8(((Const *) c->upper)->constvalue) : 0,
+								m->constisnull ? NULL : DatumGetTextPP(m->constvalue), 1, 0, cal,
+								&sens, joint);
+	for (i = 0; i < n; i++)
+	{
+		parts[i].spec = cal[i].spec;
+		parts[i].epsilon = cal[i].epsilon;
+		parts[i].delta = cal[i].delta;
+		parts[i].rho = dpagg_zcdp_rho(&cal[i]);
+	}
+	dpagg_charge_precheck(dpagg_kind_name(c->kind), eps, del, parts, n);
 }
 
 static bool
@@ -321,54 +360,55 @@ collect_walker(Node *node, LevelContext *lc)
 	return expression_tree_walker(node, collect_walker, lc);
 }
 
-/* The partial aggregate of a call: dpagg_partial_sum(v, lo, hi), _avg(v, lo, hi), _count(v). */
+/* The inner query's aggregates of a call: sum(dpagg_quanta_sum(v, lo, hi)) (or _avg) and
+ * count(v), or count(*) for rows; all built-in aggregates, which Citus runs natively. */
 static Aggref *
-partial_aggref(CitusCall *c, const char *schema)
+quanta_sum_aggref(CitusCall *c, const char *schema)
 {
-	Expr	   *v = c->value;
-	Oid			types[3] = {InvalidOid, FLOAT8OID, FLOAT8OID};
+	Oid			types[3] = {exprType((Node *) c->value), FLOAT8OID, FLOAT8OID};
+	Oid			int8 = INT8OID;
+	Oid			fn = function_oid(schema, c->kind == DP_SITE_SUM ? "dpagg_quanta_sum" : "dpagg_quanta_avg",
+								  3, types);
+	Expr	   *q = (Expr *) makeFuncExpr(fn, INT8OID,
+										  list_make3(copyObject(c->value), c->lower, c->upper),
+										  InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL);
 
-	if (c->kind == DP_SITE_COUNT)
-	{
-		if (v == NULL)
-			v = (Expr *) makeBoolConst(true, false);	/* rows */
-		else
-		{
-			NullTest   *nt = makeNode(NullTest);
-
-			nt->arg = v;
-			nt->nulltesttype = IS_NOT_NULL;
-			nt->argisrow = false;
-			nt->location = -1;
-			v = (Expr *) nt;
-		}
-		types[0] = BOOLOID;
-		return make_aggref(function_oid(schema, "dpagg_partial_count", 1, types),
-						   list_make1(v), (Expr *) copyObject(c->orig->aggfilter));
-	}
-	types[0] = exprType((Node *) v);
-	return make_aggref(function_oid(schema, c->kind == DP_SITE_SUM ? "dpagg_partial_sum" : "dpagg_partial_avg",
-									3, types),
-					   list_make3(v, c->lower, c->upper), (Expr *) copyObject(c->orig->aggfilter));
+	return make_aggref(function_oid("pg_catalog", "sum", 1, &int8), list_make1(q),
+					   (Expr *) copyObject(c->orig->aggfilter));
 }
 
 static Aggref *
-merge_aggref(CitusCall *c, Var *partial, const char *schema)
+count_aggref(CitusCall *c)
 {
-	Oid			p = get_func_rettype(function_oid(schema, "dpagg_partial_count", 1, (Oid[]) {BOOLOID}));
+	Oid			any = ANYOID;
+	Aggref	   *a;
 
+	if (c->value == NULL)
+	{
+		a = make_aggref(function_oid("pg_catalog", "count", 0, NULL), NIL,
+						(Expr *) copyObject(c->orig->aggfilter));
+		a->aggstar = true;
+		return a;
+	}
+	return make_aggref(function_oid("pg_catalog", "count", 1, &any), list_make1(copyObject(c->value)),
+					   (Expr *) copyObject(c->orig->aggfilter));
+}
+
+static Aggref *
+merge_aggref(CitusCall *c, Var *sum, Var *n, const char *schema)
+{
 	if (c->kind == DP_SITE_COUNT)
 		return make_aggref(function_oid(schema, "dpagg_merge_count", 4,
-										(Oid[]) {p, FLOAT8OID, FLOAT8OID, TEXTOID}),
-						   list_make4(partial, c->epsilon, c->delta, c->mechanism), NULL);
+										(Oid[]) {INT8OID, FLOAT8OID, FLOAT8OID, TEXTOID}),
+						   list_make4(n, c->epsilon, c->delta, c->mechanism), NULL);
 	if (c->kind == DP_SITE_AVG)
-		return make_aggref(function_oid(schema, "dpagg_merge_avg", 6,
-										(Oid[]) {p, FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, TEXTOID}),
-						   lappend(list_make5(partial, c->epsilon, c->delta, c->lower, c->upper),
+		return make_aggref(function_oid(schema, "dpagg_merge_avg", 7,
+										(Oid[]) {NUMERICOID, INT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, TEXTOID}),
+						   lappend(lappend(list_make5(sum, n, c->epsilon, c->delta, c->lower), c->upper),
 								   c->mechanism), NULL);
-	return make_aggref(function_oid(schema, "dpagg_merge_sum", 7,
-									(Oid[]) {p, FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, TEXTOID, BOOLOID}),
-					   lappend(lappend(list_make5(partial, c->epsilon, c->delta, c->lower, c->upper),
+	return make_aggref(function_oid(schema, "dpagg_merge_sum", 8,
+									(Oid[]) {NUMERICOID, INT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, TEXTOID, BOOLOID}),
+					   lappend(lappend(lappend(list_make5(sum, n, c->epsilon, c->delta, c->lower), c->upper),
 									   c->mechanism),
 							   makeBoolConst(c->integer, false)),
 					   NULL);
@@ -405,7 +445,8 @@ outer_mutator(Node *node, OuterContext *oc)
 			CitusCall  *call = (CitusCall *) lfirst(c);
 
 			if (equal(call->orig, node))
-				return (Node *) merge_aggref(call, inner_var(oc, call->column), oc->schema);
+				return (Node *) merge_aggref(call, call->column ? inner_var(oc, call->column) : NULL,
+											 inner_var(oc, call->ncolumn), oc->schema);
 		}
 		elog(ERROR, "dpagg: an aggregate was not collected");
 	}
@@ -481,9 +522,15 @@ rewrite_level(Query *q)
 	{
 		CitusCall  *call = (CitusCall *) lfirst(c);
 
-		call->column = ++resno;
-		tlist = lappend(tlist, makeTargetEntry((Expr *) partial_aggref(call, schema), call->column,
-											   psprintf("dpagg_p%d", resno), false));
+		if (call->kind != DP_SITE_COUNT)
+		{
+			call->column = ++resno;
+			tlist = lappend(tlist, makeTargetEntry((Expr *) quanta_sum_aggref(call, schema), call->column,
+												   psprintf("dpagg_s%d", resno), false));
+		}
+		call->ncolumn = ++resno;
+		tlist = lappend(tlist, makeTargetEntry((Expr *) count_aggref(call), call->ncolumn,
+											   psprintf("dpagg_n%d", resno), false));
 	}
 	inner->targetList = tlist;
 	inner->groupClause = inner_group;

@@ -83,6 +83,10 @@ struct AggState;
 extern void dpagg_charge_check_parts(struct AggState *as, const char *aggregate, double epsilon,
 									 double delta, const DpChargePart *parts, int nparts);
 
+/* The same, for one release planned on Citus (citus.c), before the workers read a row. */
+extern void dpagg_charge_precheck(const char *aggregate, double epsilon, double delta,
+								  const DpChargePart *parts, int nparts);
+
 /* Refuse window use and direct calls; the aggregate memory context (aggregates.c). */
 extern MemoryContext dpagg_aggregate_context(FunctionCallInfo fcinfo, const char *name);
 

@@ -468,7 +468,11 @@ freeze_aggref_walker(Node *node, FreezeContext *fc)
 		{
 			TargetEntry *tle = lfirst_node(TargetEntry, lc);
 
-			if (!tle->resjunk && i != value && !IsA(tle->expr, Const))
+			/* data, not parameters: the value, and a merge's count beside its partial sum */
+			bool		data = i == value ||
+				(i == 1 && (kind == DP_SITE_MERGE_SUM || kind == DP_SITE_MERGE_AVG));
+
+			if (!tle->resjunk && !data && !IsA(tle->expr, Const))
 			{
 				fc->found = true;
 				if (fc->modify)

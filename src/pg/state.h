@@ -1,7 +1,7 @@
 /*
  * state.h — the data-only transition state of dp_sum, dp_avg and dp_count (dpagg_state), shared by
- * aggregates.c (the aggregates, their parameters and releases) and partial.c (partial states for
- * Citus: computed where the rows are, merged and released where the ledger is).
+ * aggregates.c (the aggregates, their parameters and releases) and partial.c (for Citus: exact
+ * partial sums merged and released where the ledger is).
  */
 #ifndef DPAGG_STATE_H
 #define DPAGG_STATE_H
@@ -119,9 +119,5 @@ extern DpState *dpagg_new_state(MemoryContext cxt, int kind);
 /* The first call of a group of one of dpagg's aggregates: the checks, the site, a new state. */
 extern DpState *dpagg_transition_state(FunctionCallInfo fcinfo, int kind);
 extern bool dpagg_state_kind_valid(int kind);
-/* A scalar call site's bounds (aggregates.c): clamping bounds, sensitivity of the sum, and
- * whether it calibrates for integer values. */
-extern void dpagg_scalar_bounds(const void *params, double *lower, double *upper, double *bound,
-								bool *integer_sum);
 
 #endif							/* DPAGG_STATE_H */

@@ -126,12 +126,22 @@ spent=$(q c "SELECT round(epsilon_spent::numeric) FROM dp_budgets WHERE role = '
 out=$(as_analyst c "SELECT dp_count(1, 1e-5) FROM t")
 check "an exhausted budget on the coordinator refuses" 1 "$(echo "$out" | grep -c 'exhausted')"
 q c "SELECT dp_set_budget('analyst', 1e12, 0.5)" >/dev/null
+scans() { echo $(( $(q w1 "SELECT coalesce(sum(seq_scan), 0) FROM pg_stat_user_tables") + $(q w2 "SELECT coalesce(sum(seq_scan), 0) FROM pg_stat_user_tables") )); }
+q c "CREATE ROLE nobudget LOGIN" "GRANT SELECT ON t TO nobudget" >/dev/null
+sleep 0.6; s0=$(scans)
+out=$(q c "SET SESSION AUTHORIZATION nobudget" "SELECT dept, dp_count(1, 1e-5) FROM t GROUP BY dept")
+sleep 0.6
+check "a role without a budget is refused while the query is planned" 1 "$(echo "$out" | grep -c 'has no privacy budget')"
+check "... before any worker read its shards" "$s0" "$(scans)"
 check "dp_sum_vector on a Citus table: 0A000 before anything runs" 1 \
   "$(as_analyst c "SELECT dp_sum_vector(ARRAY[x], 1, 1, 1e-5, 1) FROM t" | grep -c 'not available on Citus tables')"
-check "a merge refuses a partial state clamped to other bounds" 1 \
-  "$(q c "SELECT dpagg_merge_sum(p, 1, 1e-5, 0, 50, NULL, false) FROM (SELECT dpagg_partial_sum(x, 0, 1000) p FROM t OFFSET 0) s" 2>&1 | grep -c 'other bounds')"
-check "a merge refuses a forged state whose sum its count cannot hold" 1 \
-  "$(q c "SELECT dpagg_merge_sum('1:1:0:1:1000000:0:0:50'::dpagg_partial, 1, 1e-5, 0, 50, NULL, false)" 2>&1 | grep -c 'count of clamped values')"
+check "a merge refuses a partial sum its count of values could not make" 1 \
+  "$(q c "SELECT dpagg_merge_sum(1e30, 1, 1, 1e-5, 0, 50, NULL, false)" 2>&1 | grep -c 'count of clamped values')"
+check "... and one that is not a sum of quanta" 1 \
+  "$(q c "SELECT dpagg_merge_sum(1.5, 1, 1, 1e-5, 0, 50, NULL, false)" 2>&1 | grep -c 'not an integer')"
+check "merged by hand on one node, partial sums give dp_sum's exact answer" \
+  "$(q c "SELECT round(sum(greatest(0, least(x, 50))))::bigint FROM local_t")" \
+  "$(q c "SELECT round(dpagg_merge_sum(s, n, $E, 1e-5, 0, 50, NULL, false))::bigint FROM (SELECT dept, sum(dpagg_quanta_sum(x, 0, 50)) s, count(x) n FROM local_t GROUP BY dept) q")"
 
 echo "citus: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
