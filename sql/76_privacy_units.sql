@@ -219,6 +219,12 @@ RESET parallel_setup_cost; RESET parallel_tuple_cost; RESET min_parallel_table_s
 RESET max_parallel_workers_per_gather;
 DROP TABLE big;
 
+-- 11. The split for Citus (dpagg_merge_*) releases partial sums as given: never over a private
+-- relation (the per-row quanta functions are like any function: raw reads, for whoever may).
+SELECT expect_error($$SELECT dpagg_merge_count(n, 1, 1e-5, NULL) FROM (SELECT count(*) AS n FROM pay) s$$) AS merge_over_private;
+SELECT expect_error($$SELECT dpagg_merge_sum(s, n, 1, 1e-5, 0, 10, NULL, false) FROM (SELECT sum(dpagg_quanta_sum(amount, 0, 10)) s, count(amount) n FROM pay GROUP BY uid) q$$) AS merge_over_private_units;
+SELECT expect_error($$SELECT dpagg_merge_sum(dpagg_quanta_sum(amount, 0, 10), 1, 1, 1e-5, 0, 10, NULL, false) FROM pay$$) AS merge_on_private_rows;
+
 DROP VIEW pay_regions, pay_plain;
 DROP TABLE pay, shop, lonely, depts;
 RESET dpagg.default_mechanism;

@@ -42,6 +42,8 @@ budget_record(RecordType type, Oid role, double epsilon, double delta, int metho
 	r->delta = delta;
 	r->method = method;
 	r->cap = cap;
+	if (type == REC_ROLE_DROPPED)
+		r->query_id = (int64) GetCurrentTransactionId();	/* applied if it commits */
 	LWLockAcquire(ledger->lock, LW_EXCLUSIVE);
 	ledger_check_usable_locked();
 	(void) ledger_account_locked(role);	/* room for the record's role (apply needs it) */

@@ -67,6 +67,7 @@ dpagg_budgets(PG_FUNCTION_ARGS)
 	InitMaterializedSRF(fcinfo, 0);
 	ledger_require();
 	copy = palloc(sizeof(RoleAccount) * dpagg_max_roles);
+	ledger_settle_pending();
 	LWLockAcquire(ledger->lock, LW_SHARED);
 	ledger_check_usable_locked();	/* never a wrong total from a damaged ledger */
 	n = ledger->nroles;

@@ -50,6 +50,7 @@
 #include "tcop/tcopprot.h"
 #include "utils/backend_status.h"
 #include "utils/builtins.h"
+#include "utils/syscache.h"
 
 /* SQLSTATEs of dpagg's own refusals (documented in the README). */
 #define ERRCODE_DPAGG_BUDGET_EXHAUSTED MAKE_SQLSTATE('5','3','D','P','1')
@@ -155,6 +156,12 @@ ledger_charge(const char *aggregate, int sets, double epsilon, double delta,
 	int			i;
 
 	check_release_context();
+	/* A session whose login role was dropped meanwhile: its account is gone, and a new one would
+	 * pass, spending and all, to a later role given the same OID. */
+	if (!SearchSysCacheExists1(AUTHOID, ObjectIdGetDatum(role)))
+		ereport(ERROR, (errcode(ERRCODE_UNDEFINED_OBJECT),
+						errmsg("the login role of this session was dropped"),
+						errdetail("Nothing was released.")));
 	dpagg_citus_refuse_on_worker();
 	ledger_store_check_writable();
 	ledger_require();

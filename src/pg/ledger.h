@@ -79,7 +79,8 @@ typedef struct LedgerRecord
 	int32		pid;
 	int32		flags;
 	int32		method;			/* budget records */
-	int64		query_id;
+	int64		query_id;		/* release: the query's id; role dropped: the dropping
+								 * transaction's xid (0 in older records: unconditional) */
 	double		epsilon;		/* release: requested; budget: total */
 	double		delta;
 	double		rho;			/* release: rho charged under zcdp accounting */
@@ -135,6 +136,15 @@ typedef struct RoleAccount
 	dpagg_account acct;			/* budget and spending (core/accounting.h) */
 } RoleAccount;
 
+/* A "role dropped" record whose transaction had not committed when it was applied. */
+typedef struct PendingRoleDrop
+{
+	TransactionId xid;
+	Oid			role;
+} PendingRoleDrop;
+
+#define LEDGER_MAX_PENDING_DROPS 64
+
 typedef struct LedgerShared
 {
 	LWLock	   *lock;			/* accounts, next_seq, last_block, appending */
@@ -143,6 +153,8 @@ typedef struct LedgerShared
 	bool		loaded;			/* the accounts have been read from the store */
 	uint64		next_seq;
 	BlockNumber last_block;		/* the page appended to last (0: none yet) */
+	int			npending;		/* role drops waiting for their transaction's end */
+	PendingRoleDrop pending[LEDGER_MAX_PENDING_DROPS];
 	int			nroles;
 	RoleAccount roles[FLEXIBLE_ARRAY_MEMBER];
 } LedgerShared;
@@ -162,6 +174,8 @@ extern void ledger_require(void);
 extern void ledger_check_usable_locked(void);
 /* Mark the ledger unusable with the reason (lock held exclusively, or at startup); and log it. */
 extern void ledger_set_problem(const char *fmt, const char *detail);
+/* Apply the "role dropped" records whose transactions have ended (takes the lock). */
+extern void ledger_settle_pending(void);
 /* The role's account, or NULL; created when `create` and there is room (lock held). */
 extern RoleAccount *ledger_find_account(Oid role, bool create);
 /* The role's account, created if needed; refuses when there is no room (lock held exclusively;

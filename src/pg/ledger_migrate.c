@@ -88,6 +88,8 @@ ledger_migrate_journal(int *nrec)
 			if (r->seq < ledger->next_seq)
 				continue;		/* carried over before a crash */
 			ledger->next_seq = r->seq;
+			if (r->type == REC_ROLE_DROPPED)
+				r->query_id = 0;	/* the old journal's drops were unconditional */
 			last = ledger_store_append_locked(r);
 			if (!ledger_apply_record(r))
 				damaged("the ledger holds more roles than dpagg.max_roles (%lld records in); raise it and restart",

@@ -20,7 +20,9 @@
 
 #include <math.h>
 
+#include "access/transam.h"
 #include "miscadmin.h"
+#include "storage/procarray.h"
 #include "storage/ipc.h"
 #include "storage/shmem.h"
 #include "utils/guc.h"
@@ -45,10 +47,64 @@ ledger_shmem_size(void)
 /* ------------------------------------------------------------------------------------------
  * The accounts.
  */
+static void
+remove_account(Oid role)
+{
+	int			i;
+
+	for (i = 0; i < ledger->nroles; i++)
+		if (ledger->roles[i].role == role)
+		{
+			/* A later role with the same OID starts afresh, with no budget. */
+			ledger->roles[i] = ledger->roles[--ledger->nroles];
+			return;
+		}
+}
+
+/*
+ * "Role dropped" records take effect when the DROP ROLE commits: the record is written before
+ * the commit (the PRE_COMMIT callback of budget_admin.c) and the transaction can still fail after
+ * it.  A record whose transaction is still running waits here; it is settled whenever an account
+ * is looked up (the transaction status is in the commit log, on a standby too): applied if it
+ * committed, forgotten if it aborted or never finished.  (Lock held exclusively, or at load.)
+ */
+static void
+settle_pending_drops(void)
+{
+	int			i = 0;
+
+	while (i < ledger->npending)
+	{
+		PendingRoleDrop *d = &ledger->pending[i];
+
+		if (TransactionIdIsInProgress(d->xid))
+		{
+			i++;
+			continue;
+		}
+		if (TransactionIdDidCommit(d->xid))
+			remove_account(d->role);
+		ledger->pending[i] = ledger->pending[--ledger->npending];
+	}
+}
+
+void
+ledger_settle_pending(void)
+{
+	if (ledger->npending == 0)
+		return;
+	LWLockAcquire(ledger->lock, LW_EXCLUSIVE);
+	settle_pending_drops();
+	LWLockRelease(ledger->lock);
+}
+
 RoleAccount *
 ledger_find_account(Oid role, bool create)
 {
 	int			i;
+
+	if (ledger->npending > 0 && LWLockHeldByMeInMode(ledger->lock, LW_EXCLUSIVE))
+		settle_pending_drops();
 
 	for (i = 0; i < ledger->nroles; i++)
 		if (ledger->roles[i].role == role)
@@ -118,8 +174,23 @@ ledger_apply_record(const LedgerRecord *r)
 			a->acct.has_budget = false;
 			break;
 		case REC_ROLE_DROPPED:
-			/* A later role with the same OID starts afresh, with no budget. */
-			*a = ledger->roles[--ledger->nroles];
+			{
+				TransactionId xid = (TransactionId) r->query_id;
+
+				/* (An xid older than the commit log kept is taken as committed: it can no longer
+				 * be looked up, and a DROP ROLE that failed after its record is rare.) */
+				if (!TransactionIdIsValid(xid) ||
+					TransactionIdPrecedes(xid, ShmemVariableCache->oldestClogXid) ||
+					TransactionIdDidCommit(xid))
+					remove_account(r->role);
+				else if (TransactionIdIsInProgress(xid) && ledger->npending < LEDGER_MAX_PENDING_DROPS)
+				{
+					ledger->pending[ledger->npending].xid = xid;
+					ledger->pending[ledger->npending].role = r->role;
+					ledger->npending++;
+				}
+				/* else it aborted (or never committed before a crash): the role still exists */
+			}
 			break;
 	}
 	if (r->seq >= ledger->next_seq)
@@ -196,6 +267,7 @@ ledger_shmem_startup(void)
 		ledger->loaded = false;	/* by the first process that needs it: ledger_store_load */
 		ledger->next_seq = 1;
 		ledger->last_block = 0;
+		ledger->npending = 0;
 		ledger->nroles = 0;
 	}
 	LWLockRelease(AddinShmemInitLock);

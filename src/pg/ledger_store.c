@@ -519,8 +519,8 @@ ledger_store_flush(XLogRecPtr lsn)
 	}
 	if (!confirmed)
 		ereport(ERROR, (errcode(ERRCODE_QUERY_CANCELED),
-						errmsg("dpagg stopped waiting for the synchronous standby to confirm a charge"),
-						errdetail("Nothing was released; the charge is in the primary's ledger and reaches the standby when it catches up.")));
+						errmsg("dpagg stopped waiting for the synchronous standby to confirm a ledger record"),
+						errdetail("The record (a release's charge or a budget change) is in the primary's ledger and reaches the standby when it catches up; a release returns nothing.")));
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -555,9 +555,9 @@ load_page_records(BlockNumber blk, Page page, int *nrec)
 	}
 }
 
-/* With ledger->lock held exclusively: read every page into the accounts.  Errors propagate
- * (the caller marks the ledger unusable). */
-static void
+/* With ledger->lock held exclusively: read every page into the accounts; false when there is
+ * nothing to load yet.  Errors propagate (the caller marks the ledger unusable). */
+static bool
 load_locked(void)
 {
 	SMgrRelation smgr = store_smgr();
@@ -567,6 +567,7 @@ load_locked(void)
 	struct stat st;
 
 	ledger->nroles = 0;
+	ledger->npending = 0;
 	ledger->next_seq = 1;
 	ledger->last_block = 0;
 	if (nblocks == 0)
@@ -578,7 +579,8 @@ load_locked(void)
 							errhint("Restore global/%u from a backup (after pg_upgrade: copy it from the old cluster's data directory while this server is stopped). To start a new, empty ledger on purpose, remove pg_dpagg/store while the server is stopped.",
 									LEDGER_RELNODE)));
 		if (RecoveryInProgress())
-			return;				/* a standby of a primary that has no ledger yet: redo makes it */
+			return false;		/* a standby of a primary with no ledger yet: nothing to load;
+								 * loaded later (from the pages redo makes, or as a primary) */
 		store_create();
 		nblocks = 1;
 	}
@@ -615,6 +617,7 @@ load_locked(void)
 	if (!RecoveryInProgress())
 		ledger_migrate_journal(&nrec);
 	ereport(LOG, (errmsg("dpagg: ledger loaded: %d records, %d roles", nrec, ledger->nroles)));
+	return true;
 }
 
 void
@@ -628,8 +631,7 @@ ledger_store_load(void)
 	}
 	PG_TRY();
 	{
-		load_locked();
-		ledger->loaded = true;
+		ledger->loaded = load_locked();
 	}
 	PG_CATCH();
 	{

@@ -147,6 +147,10 @@ check "a parallel plan's release waits for the standby too (raised from synchron
   "1 1" "$(echo "$out" | grep -cx t) $(echo "$out" | grep -c Gather)"
 caught_up standby
 check "... and the standby has its charge" "8" "$(charges standby)"
+q primary "CREATE ROLE victim LOGIN" "GRANT SELECT ON t TO victim" "SELECT dp_set_budget('victim', 1, 0)" >/dev/null
+q primary "CREATE TABLE victim_t AS SELECT g AS x FROM generate_series(1, 10) g" "GRANT SELECT ON victim_t TO victim" >/dev/null
+q primary "SET SESSION AUTHORIZATION victim" "$REL" >/dev/null
+q primary "REVOKE ALL ON t, victim_t FROM victim" "DROP TABLE victim_t" >/dev/null
 # The standby stops: a release waits for it, as a commit would, and is not returned.
 "$BIN/pg_ctl" -D "$tmp/standby" stop -m fast >/dev/null
 out=$(as_analyst primary "SET synchronous_commit = local" "SET statement_timeout = '2s'" "$REL")
@@ -154,6 +158,17 @@ check "standby down: a release waits for it even under synchronous_commit = loca
   "$(echo "$out" | grep -c 'stopped waiting for the synchronous standby')"
 check "... no value came back" 0 "$(echo "$out" | grep -cE '^[0-9]+$')"
 check "... its charge is kept on the primary" "9" "$(charges primary)"
+# A DROP ROLE whose commit fails in that wait (its "role dropped" record already written) leaves
+# the role and its account as they were: the record takes effect only if the DROP commits.
+# (statement_timeout ends before the commit: the DBA cancels the waiting DROP)
+q primary "DROP ROLE victim" >"$tmp/drop.out" 2>&1 &
+sleep 2
+q primary "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE query = 'DROP ROLE victim'" >/dev/null
+wait
+out=$(cat "$tmp/drop.out")
+check "a DROP ROLE cancelled while waiting for the standby fails" 1 "$(echo "$out" | grep -c 'stopped waiting')"
+check "... the role and its spending remain" "1 0.500000" \
+  "$(q primary "SELECT count(*) FROM pg_roles WHERE rolname = 'victim'") $(q primary "SELECT round(epsilon_spent::numeric, 6) FROM dp_budgets WHERE role = 'victim'")"
 start standby
 caught_up standby
 check "... and reaches the standby when it is back" "9" "$(charges standby)"
@@ -204,10 +219,14 @@ conf fresh
 mkdir -p "$tmp/fresh/pg_dpagg"
 python3 - "$tmp/standby/global/4200000187" "$tmp/fresh/pg_dpagg/ledger" <<'EOF'
 import struct, sys
-page = open(sys.argv[1], 'rb').read()[8192:16384]
-lower = struct.unpack_from('<H', page, 12)[0]
+data = open(sys.argv[1], 'rb').read()
+recs = b''
+for off in range(8192, len(data), 8192):          # every data page after the meta page
+    page = data[off:off + 8192]
+    lower = struct.unpack_from('<H', page, 12)[0]
+    recs += page[24:lower]
 with open(sys.argv[2], 'wb') as f:
-    f.write(b'DPAGGLG1' + bytes(8) + page[24:lower] + b'DPRL\x40\x02\x00\x00partial')
+    f.write(b'DPAGGLG1' + bytes(8) + recs + b'DPRL\x40\x02\x00\x00partial')
 EOF
 old_total=$(python3 - "$tmp/fresh/pg_dpagg/ledger" <<'EOF'
 import struct, sys
@@ -215,7 +234,7 @@ b = open(sys.argv[1], 'rb').read(); pos = 16; n = 0
 while pos + 456 <= len(b):
     length = struct.unpack_from('<I', b, pos + 4)[0]
     if b[pos:pos + 4] != b'LRPD' or length < 456 or pos + length > len(b): break
-    n += struct.unpack_from('<I', b, pos + 12)[0] == 1   # releases
+    n += struct.unpack_from('<I', b, pos + 12)[0] == 1 and b[pos + 112:pos + 119] == b'analyst'   # the analyst's releases
     pos += length
 print(n)
 EOF
@@ -224,7 +243,7 @@ start fresh
 q fresh "CREATE EXTENSION dpagg" >/dev/null
 records=$(charges fresh)
 check "a fresh server carries over an old journal: every whole record, the torn end left behind" "$old_total" "$records"
-check "... its totals are the journal's" "6.000000" "$(q fresh "SELECT round(epsilon_spent::numeric, 6) FROM dp_budgets WHERE role_oid = (SELECT role_oid FROM dp_ledger WHERE role = 'analyst' LIMIT 1)")"
+check "... its totals are the journal's" "$(awk -v n="$old_total" 'BEGIN { printf "%.6f", n * 0.5 }')" "$(q fresh "SELECT round(epsilon_spent::numeric, 6) FROM dp_budgets WHERE role_oid = (SELECT role_oid FROM dp_ledger WHERE role = 'analyst' LIMIT 1)")"
 check "... the journal is kept as pg_dpagg/ledger.migrated" "yes" "$([ -f "$tmp/fresh/pg_dpagg/ledger.migrated" ] && [ ! -f "$tmp/fresh/pg_dpagg/ledger" ] && echo yes)"
 "$BIN/pg_ctl" -D "$tmp/fresh" stop -m immediate >/dev/null
 start fresh
