@@ -52,6 +52,7 @@
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
+#include "utils/guc.h"
 #include "utils/rel.h"
 
 static void
@@ -114,9 +115,61 @@ dpagg_citus_worker(void)
 	return worker;
 }
 
+Oid
+dpagg_citus_shard_of(Oid relid)
+{
+	Oid			shard_rel = citus_catalog("pg_dist_shard");
+	char	   *name;
+	char	   *us;
+	char	   *end;
+	int64		shardid;
+	Relation	rel;
+	SysScanDesc scan;
+	ScanKeyData key;
+	HeapTuple	tup;
+	Oid			logical = InvalidOid;
+
+	if (!OidIsValid(shard_rel) || (name = get_rel_name(relid)) == NULL ||
+		(us = strrchr(name, '_')) == NULL || us[1] < '0' || us[1] > '9')
+		return InvalidOid;
+	errno = 0;
+	shardid = strtoll(us + 1, &end, 10);
+	if (errno != 0 || *end != '\0')
+		return InvalidOid;
+	rel = table_open(shard_rel, AccessShareLock);
+	ScanKeyInit(&key, 2, BTEqualStrategyNumber, F_INT8EQ, Int64GetDatum(shardid));
+	scan = systable_beginscan(rel, InvalidOid, false, NULL, 1, &key);
+	if (HeapTupleIsValid(tup = systable_getnext(scan)))
+	{
+		bool		isnull;
+		Oid			l = DatumGetObjectId(heap_getattr(tup, 1, RelationGetDescr(rel), &isnull));
+		char	   *lname = isnull ? NULL : get_rel_name(l);
+
+		/* the shard is named after its table, in its table's schema */
+		if (lname && strlen(lname) == (size_t) (us - name) && strncmp(lname, name, us - name) == 0 &&
+			get_rel_namespace(l) == get_rel_namespace(relid))
+			logical = l;
+	}
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	return logical;
+}
+
 void
 dpagg_citus_refuse_on_worker(void)
 {
+	/*
+	 * A backend Citus opened itself to run part of a query (its application_name says so): a
+	 * release there would be charged to whichever role Citus logged in as (the current role of
+	 * the session that asked, e.g. after SET ROLE), not to the session's login role.  dpagg's
+	 * merges run in the asking backend (local execution, which the rewrite requires).  (Setting
+	 * this name on one's own session only refuses one's own releases.)
+	 */
+	if (application_name != NULL && strncmp(application_name, "citus_internal", 14) == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("dpagg does not release in a backend Citus opened for part of a query"),
+				 errhint("Keep citus.enable_local_execution on.")));
 	if (dpagg_citus_worker())
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
@@ -610,8 +663,20 @@ citus_walker(Node *node, Oid *partition_rel)
 
 			foreach(lc, q->rtable)
 				(void) reads_citus_walker((Node *) lfirst(lc), &rc);
+			/* a WITH query the planner (or Citus) may inline into this level */
+			foreach(lc, q->cteList)
+				(void) reads_citus_walker(lfirst_node(CommonTableExpr, lc)->ctequery, &rc);
 			if (rc.found)
+			{
+				/* The merge must run in this backend: over a connection Citus would open
+				 * without local execution, it would be charged to the current role. */
+				const char *local = GetConfigOption("citus.enable_local_execution", true, false);
+
+				if (local != NULL && strcmp(local, "on") != 0)
+					unsupported("dpagg on Citus needs citus.enable_local_execution = on",
+								"RESET citus.enable_local_execution.");
 				rewrite_level(q);
+			}
 		}
 		return false;
 	}
@@ -625,5 +690,6 @@ dpagg_citus_query(Query *parse)
 
 	if (!OidIsValid(partition_rel))
 		return;					/* no Citus in this database */
+
 	(void) citus_walker((Node *) parse, &partition_rel);
 }

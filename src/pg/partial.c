@@ -141,6 +141,10 @@ merge_row(FunctionCallInfo fcinfo, int site_kind, int kind)
 		if (sum > (__int128) n << 53 || sum < -((__int128) n << 53))
 			bad_partial("its sum is larger than its count of clamped values allows");
 	}
+	if (st->count > PG_INT64_MAX - n)
+		bad_partial("the counts add up to more than a bigint holds");
+	/* with the count within a bigint and each value within 2^53 quanta, the sum stays within
+	 * 2^116: no overflow of the 128-bit state */
 	st->count += n;
 	state_set_sum(st, state_sum(st) + sum);
 	PG_RETURN_POINTER(st);

@@ -432,6 +432,15 @@ dpagg_relation_protection(Oid relid, DpProtection *out, Oid *labelled)
 			}
 			list_free(ancestors);
 		}
+		else
+		{
+			/* A Citus shard (or a node's copy of a reference table) of a private relation is
+			 * private: its rows are the relation's (citus.c). */
+			Oid			logical = dpagg_citus_shard_of(relid);
+
+			if (OidIsValid(logical) && label_of(logical, &p))
+				at = logical;
+		}
 		e->private = OidIsValid(at);
 		e->labelled = at;
 		if (e->private)

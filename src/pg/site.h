@@ -232,6 +232,8 @@ extern double dpagg_check_bounds(int kind, double lower, double upper);
 extern void dpagg_citus_query(Query *parse);
 extern bool dpagg_citus_worker(void);
 extern void dpagg_citus_refuse_on_worker(void);
+/* The Citus table whose shard relid is (named <table>_<shardid>), or InvalidOid. */
+extern Oid	dpagg_citus_shard_of(Oid relid);
 
 extern void dpagg_hooks_init(void);
 

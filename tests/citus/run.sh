@@ -143,5 +143,30 @@ check "merged by hand on one node, partial sums give dp_sum's exact answer" \
   "$(q c "SELECT round(sum(greatest(0, least(x, 50))))::bigint FROM local_t")" \
   "$(q c "SELECT round(dpagg_merge_sum(s, n, $E, 1e-5, 0, 50, NULL, false))::bigint FROM (SELECT dept, sum(dpagg_quanta_sum(x, 0, 50)) s, count(x) n FROM local_t GROUP BY dept) q")"
 
+# --- the charge stays with the login role ------------------------------------------------------
+q c "CREATE ROLE rich LOGIN" "GRANT rich TO analyst" "GRANT SELECT ON t TO rich" "SELECT dp_set_budget('rich', 1000, 0.5)" >/dev/null
+out=$(as_analyst c "SET ROLE rich" "SET citus.enable_local_execution = off" "SELECT dp_count(1, 1e-5) FROM t")
+check "without local execution (Citus would run the release as the current role) dpagg refuses" 1 \
+  "$(echo "$out" | grep -c 'needs citus.enable_local_execution = on')"
+check "... also for a statement prepared and run once before it was switched off" 1 \
+  "$(q c "SET plan_cache_mode = force_generic_plan" "PREPARE rel AS SELECT dp_count(1, 1e-5) FROM t" "EXECUTE rel" \
+        "SET citus.enable_local_execution = off" "EXECUTE rel" | grep -cE 'backend Citus opened|needs citus.enable_local_execution')"
+check "a release in a backend that Citus opened (its application_name) is refused" 1 \
+  "$(q c "SET application_name = 'citus_internal gpid=1'" "SELECT dp_count(1, 1e-5) FROM local_t" | grep -c 'backend Citus opened')"
+check "... and nothing was charged to the other role" "0" "$(q c "SELECT count(*) FROM dp_ledger WHERE role = 'rich'")"
+
+# --- private relations on Citus: their shards are private too ---------------------------------
+q c "CREATE TABLE pt (uid int, v int)" "SELECT create_distributed_table('pt', 'uid')" \
+    "INSERT INTO pt SELECT g, g * 10 FROM generate_series(1, 1000) g" "SELECT dp_protect('pt', 'uid')" \
+    "CREATE TABLE rpriv (uid int, v int)" "SELECT create_reference_table('rpriv')" \
+    "INSERT INTO rpriv SELECT g, g FROM generate_series(1, 100) g" "SELECT dp_protect('rpriv', 'uid')" \
+    "CREATE ROLE curious LOGIN" "GRANT SELECT ON pt, rpriv TO curious" "SELECT dp_restrict('curious')" >/dev/null
+shard=$(q c "SELECT 'rpriv_' || shardid FROM pg_dist_shard WHERE logicalrelid = 'rpriv'::regclass")
+out=$(q c "SET SESSION AUTHORIZATION curious" "SELECT * FROM $shard LIMIT 1")
+check "a restricted role reading a private reference table's copy by its shard name is refused" 1 \
+  "$(echo "$out" | grep -c 'restricted roles may read private relations only')"
+out=$(q c "SET SESSION AUTHORIZATION curious" "SELECT result FROM run_command_on_shards('pt', 'SELECT sum(v) FROM %s')")
+check "... and through run_command_on_shards on the workers" 0 "$(echo "$out" | grep -cE '^[0-9]+$')"
+
 echo "citus: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
