@@ -480,16 +480,16 @@ find_unit_join(Query *q, int n, Source *src)
 
 /* ---- building blocks ------------------------------------------------------------------------ */
 
-static Oid
-function_oid(const char *schema, const char *name, int nargs, const Oid *argtypes)
+Oid
+dpagg_function_oid(const char *schema, const char *name, int nargs, const Oid *argtypes)
 {
 	return LookupFuncName(list_make2(makeString(pstrdup(schema)), makeString(pstrdup(name))),
 						  nargs, argtypes, false);
 }
 
 /* An Aggref of `fnoid` over `args` (expressions), as the parser would make it. */
-static Aggref *
-make_aggref(Oid fnoid, List *args, bool star, Expr *filter, int location)
+Aggref *
+dpagg_make_aggref(Oid fnoid, List *args, bool star, Expr *filter, int location)
 {
 	Aggref	   *a = makeNode(Aggref);
 	ListCell   *lc;
@@ -911,42 +911,42 @@ per_unit_expr(DpCall *call, const char *lc_schema)
 					Oid			f8 = FLOAT8OID;
 					Oid			num = NUMERICOID;
 					Expr	   *arg = t == NUMERICOID ?
-						(Expr *) makeFuncExpr(function_oid(lc_schema, "dpagg_numeric_float8", 1, &num),
+						(Expr *) makeFuncExpr(dpagg_function_oid(lc_schema, "dpagg_numeric_float8", 1, &num),
 											  FLOAT8OID, list_make1(value), InvalidOid, InvalidOid,
 											  COERCE_EXPLICIT_CALL) :
 						cast_to_float8(value);
-					Expr	   *sum = (Expr *) make_aggref(function_oid(lc_schema, "dpagg_fsum", 1, &f8),
+					Expr	   *sum = (Expr *) dpagg_make_aggref(dpagg_function_oid(lc_schema, "dpagg_fsum", 1, &f8),
 														   list_make1(arg), false, filter, -1);
 					Expr	   *n;
 
 					if (call->kind == DP_SITE_SUM)
 						return sum;
 					t = ANYOID;
-					n = cast_to_float8((Expr *) make_aggref(function_oid("pg_catalog", "count", 1, &t),
+					n = cast_to_float8((Expr *) dpagg_make_aggref(dpagg_function_oid("pg_catalog", "count", 1, &t),
 															list_make1(copyObject(value)), false,
 															(Expr *) copyObject(filter), -1));
 					return (Expr *) makeFuncExpr(F_FLOAT8DIV, FLOAT8OID, list_make2(sum, n),
 												 InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL);
 				}
-				f = function_oid("pg_catalog", name, 1, &t);
-				return cast_to_float8((Expr *) make_aggref(f, list_make1(value), false, filter, -1));
+				f = dpagg_function_oid("pg_catalog", name, 1, &t);
+				return cast_to_float8((Expr *) dpagg_make_aggref(f, list_make1(value), false, filter, -1));
 			}
 		case DP_SITE_VECTOR:
 			{
 				/* The unit's vector sum in the group (the first `dimension` coordinates). */
 				Oid			types[2] = {FLOAT8ARRAYOID, INT4OID};
 
-				return (Expr *) make_aggref(function_oid(lc_schema, "dpagg_vadd", 2, types),
+				return (Expr *) dpagg_make_aggref(dpagg_function_oid(lc_schema, "dpagg_vadd", 2, types),
 											list_make2(value, arg_of(a, 1)), false, filter, -1);
 			}
 		case DP_SITE_COUNT:
 			if (value != NULL)
 			{
 				t = ANYOID;
-				return (Expr *) make_aggref(function_oid("pg_catalog", "count", 1, &t),
+				return (Expr *) dpagg_make_aggref(dpagg_function_oid("pg_catalog", "count", 1, &t),
 											list_make1(value), false, filter, -1);
 			}
-			return (Expr *) make_aggref(function_oid("pg_catalog", "count", 0, NULL), NIL, true,
+			return (Expr *) dpagg_make_aggref(dpagg_function_oid("pg_catalog", "count", 0, NULL), NIL, true,
 										filter, -1);
 		default:
 			elog(ERROR, "dpagg: unexpected aggregate kind %d", call->kind);
@@ -1024,7 +1024,7 @@ bounded_call(DpCall *call, LevelContext *lc, Expr *value)
 	foreach(c, args)
 		types[n++] = exprType((Node *) lfirst(c));
 	{
-		Aggref	   *made = make_aggref(function_oid(lc->schema, name, n, types), args, false, NULL,
+		Aggref	   *made = dpagg_make_aggref(dpagg_function_oid(lc->schema, name, n, types), args, false, NULL,
 									   BOUND_MARK);
 
 		if (!call->captured)
@@ -1099,6 +1099,40 @@ outer_mutator(Node *node, OuterContext *oc)
 	return expression_tree_mutator(node, outer_mutator, oc);
 }
 
+Query *
+dpagg_grouped_inner(Query *q, List **gexprs, List **tlist, List **group)
+{
+	Query	   *inner = makeNode(Query);
+	ListCell   *c;
+	int			resno = 0;
+
+	inner->commandType = CMD_SELECT;
+	inner->querySource = QSRC_ORIGINAL;
+	inner->canSetTag = true;
+	inner->rtable = q->rtable;
+	inner->jointree = q->jointree;
+	inner->cteList = q->cteList;
+	inner->hasRecursive = q->hasRecursive;
+	inner->hasSubLinks = q->hasSubLinks;
+	inner->hasAggs = true;
+	foreach(c, q->groupClause)
+	{
+		SortGroupClause *sgc = lfirst_node(SortGroupClause, c);
+		TargetEntry *tle = get_sortgroupclause_tle(sgc, q->targetList);
+		TargetEntry *ntle;
+		SortGroupClause *nsgc = copyObject(sgc);
+
+		*gexprs = lappend(*gexprs, copyObject(tle->expr));
+		resno++;
+		ntle = makeTargetEntry(copyObject(tle->expr), resno, psprintf("dpagg_g%d", resno), false);
+		ntle->ressortgroupref = resno;
+		nsgc->tleSortGroupRef = resno;
+		*tlist = lappend(*tlist, ntle);
+		*group = lappend(*group, nsgc);
+	}
+	return inner;
+}
+
 static void
 rewrite_level(Query *q, Source *src)
 {
@@ -1157,30 +1191,8 @@ rewrite_level(Query *q, Source *src)
 	}
 
 	/* The inner query: one row per group and unit. */
-	inner = makeNode(Query);
-	inner->commandType = CMD_SELECT;
-	inner->querySource = QSRC_ORIGINAL;
-	inner->canSetTag = true;
-	inner->rtable = q->rtable;
-	inner->cteList = q->cteList;
-	inner->hasRecursive = q->hasRecursive;
-	inner->hasSubLinks = q->hasSubLinks;
-	inner->hasAggs = true;
-	foreach(c, q->groupClause)
-	{
-		SortGroupClause *sgc = lfirst_node(SortGroupClause, c);
-		TargetEntry *tle = get_sortgroupclause_tle(sgc, q->targetList);
-		TargetEntry *ntle;
-		SortGroupClause *nsgc = copyObject(sgc);
-
-		lc.gexprs = lappend(lc.gexprs, copyObject(tle->expr));
-		resno++;
-		ntle = makeTargetEntry(copyObject(tle->expr), resno, psprintf("dpagg_g%d", resno), false);
-		ntle->ressortgroupref = resno;
-		nsgc->tleSortGroupRef = resno;
-		tlist = lappend(tlist, ntle);
-		inner_group = lappend(inner_group, nsgc);
-	}
+	inner = dpagg_grouped_inner(q, &lc.gexprs, &tlist, &inner_group);
+	resno = list_length(tlist);
 	lc.ngroup = resno;
 	unit = makeVar(src->rtindex, src->attno, src->type, src->typmod, src->collation, 0);
 	{
@@ -1208,7 +1220,7 @@ rewrite_level(Query *q, Source *src)
 		WindowFunc *wf = makeNode(WindowFunc);
 		WindowClause *wc = makeNode(WindowClause);
 		TargetEntry *order;
-		Oid			random_fn = function_oid(lc.schema, "dpagg_random", 0, NULL);
+		Oid			random_fn = dpagg_function_oid(lc.schema, "dpagg_random", 0, NULL);
 		int			rank_column = ++resno;
 
 		wf->winfnoid = F_ROW_NUMBER;
@@ -1305,7 +1317,7 @@ rewrite_level(Query *q, Source *src)
 												  false, false);
 		List	   *args = list_make5(eps, del, int4_const(lc.L), strategy, unit_name(&lc));
 		Oid			types[5] = {FLOAT8OID, FLOAT8OID, INT4OID, TEXTOID, TEXTOID};
-		Aggref	   *sel = make_aggref(function_oid(lc.schema, "dpagg_unit_select", 5, types),
+		Aggref	   *sel = dpagg_make_aggref(dpagg_function_oid(lc.schema, "dpagg_unit_select", 5, types),
 									  args, false, NULL, BOUND_MARK);
 
 		/*

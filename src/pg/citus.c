@@ -229,41 +229,6 @@ typedef struct LevelContext
 	int			ngroup;
 } LevelContext;
 
-static Oid
-function_oid(const char *schema, const char *name, int nargs, const Oid *argtypes)
-{
-	return LookupFuncName(list_make2(makeString(pstrdup(schema)), makeString(pstrdup(name))),
-						  nargs, argtypes, false);
-}
-
-static Aggref *
-make_aggref(Oid fnoid, List *args, Expr *filter)
-{
-	Aggref	   *a = makeNode(Aggref);
-	ListCell   *lc;
-	int			i = 0;
-
-	a->aggfnoid = fnoid;
-	a->aggtype = get_func_rettype(fnoid);
-	a->aggtranstype = InvalidOid;
-	foreach(lc, args)
-	{
-		Expr	   *e = (Expr *) lfirst(lc);
-
-		a->aggargtypes = lappend_oid(a->aggargtypes, exprType((Node *) e));
-		a->args = lappend(a->args, makeTargetEntry(e, ++i, NULL, false));
-		if (i == 1 && OidIsValid(exprCollation((Node *) e)))
-			a->inputcollid = exprCollation((Node *) e);
-	}
-	a->aggfilter = filter;
-	a->aggkind = AGGKIND_NORMAL;
-	a->aggsplit = AGGSPLIT_SIMPLE;
-	a->aggno = -1;
-	a->aggtransno = -1;
-	a->location = -1;
-	return a;
-}
-
 static Expr *
 float8_const(double v)
 {
@@ -420,14 +385,14 @@ quanta_sum_aggref(CitusCall *c, const char *schema)
 {
 	Oid			types[3] = {exprType((Node *) c->value), FLOAT8OID, FLOAT8OID};
 	Oid			int8 = INT8OID;
-	Oid			fn = function_oid(schema, c->kind == DP_SITE_SUM ? "dpagg_quanta_sum" : "dpagg_quanta_avg",
+	Oid			fn = dpagg_function_oid(schema, c->kind == DP_SITE_SUM ? "dpagg_quanta_sum" : "dpagg_quanta_avg",
 								  3, types);
 	Expr	   *q = (Expr *) makeFuncExpr(fn, INT8OID,
 										  list_make3(copyObject(c->value), c->lower, c->upper),
 										  InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL);
 
-	return make_aggref(function_oid("pg_catalog", "sum", 1, &int8), list_make1(q),
-					   (Expr *) copyObject(c->orig->aggfilter));
+	return dpagg_make_aggref(dpagg_function_oid("pg_catalog", "sum", 1, &int8), list_make1(q), false,
+							 (Expr *) copyObject(c->orig->aggfilter), -1);
 }
 
 static Aggref *
@@ -438,33 +403,33 @@ count_aggref(CitusCall *c)
 
 	if (c->value == NULL)
 	{
-		a = make_aggref(function_oid("pg_catalog", "count", 0, NULL), NIL,
-						(Expr *) copyObject(c->orig->aggfilter));
-		a->aggstar = true;
+		a = dpagg_make_aggref(dpagg_function_oid("pg_catalog", "count", 0, NULL), NIL, true,
+							  (Expr *) copyObject(c->orig->aggfilter), -1);
 		return a;
 	}
-	return make_aggref(function_oid("pg_catalog", "count", 1, &any), list_make1(copyObject(c->value)),
-					   (Expr *) copyObject(c->orig->aggfilter));
+	return dpagg_make_aggref(dpagg_function_oid("pg_catalog", "count", 1, &any),
+							 list_make1(copyObject(c->value)), false,
+							 (Expr *) copyObject(c->orig->aggfilter), -1);
 }
 
 static Aggref *
 merge_aggref(CitusCall *c, Var *sum, Var *n, const char *schema)
 {
 	if (c->kind == DP_SITE_COUNT)
-		return make_aggref(function_oid(schema, "dpagg_merge_count", 4,
+		return dpagg_make_aggref(dpagg_function_oid(schema, "dpagg_merge_count", 4,
 										(Oid[]) {INT8OID, FLOAT8OID, FLOAT8OID, TEXTOID}),
-						   list_make4(n, c->epsilon, c->delta, c->mechanism), NULL);
+						   list_make4(n, c->epsilon, c->delta, c->mechanism), false, NULL, -1);
 	if (c->kind == DP_SITE_AVG)
-		return make_aggref(function_oid(schema, "dpagg_merge_avg", 7,
+		return dpagg_make_aggref(dpagg_function_oid(schema, "dpagg_merge_avg", 7,
 										(Oid[]) {NUMERICOID, INT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, TEXTOID}),
 						   lappend(lappend(list_make5(sum, n, c->epsilon, c->delta, c->lower), c->upper),
-								   c->mechanism), NULL);
-	return make_aggref(function_oid(schema, "dpagg_merge_sum", 8,
+								   c->mechanism), false, NULL, -1);
+	return dpagg_make_aggref(dpagg_function_oid(schema, "dpagg_merge_sum", 8,
 									(Oid[]) {NUMERICOID, INT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, TEXTOID, BOOLOID}),
-					   lappend(lappend(lappend(list_make5(sum, n, c->epsilon, c->delta, c->lower), c->upper),
-									   c->mechanism),
-							   makeBoolConst(c->integer, false)),
-					   NULL);
+							 lappend(lappend(lappend(list_make5(sum, n, c->epsilon, c->delta, c->lower), c->upper),
+											 c->mechanism),
+									 makeBoolConst(c->integer, false)),
+							 false, NULL, -1);
 }
 
 typedef struct OuterContext
@@ -545,31 +510,8 @@ rewrite_level(Query *q)
 		return;
 	schema = get_namespace_name(get_func_namespace(((CitusCall *) linitial(lc.calls))->orig->aggfnoid));
 
-	inner = makeNode(Query);
-	inner->commandType = CMD_SELECT;
-	inner->querySource = QSRC_ORIGINAL;
-	inner->canSetTag = true;
-	inner->rtable = q->rtable;
-	inner->jointree = q->jointree;
-	inner->cteList = q->cteList;
-	inner->hasRecursive = q->hasRecursive;
-	inner->hasSubLinks = q->hasSubLinks;
-	inner->hasAggs = true;
-	foreach(c, q->groupClause)
-	{
-		SortGroupClause *sgc = lfirst_node(SortGroupClause, c);
-		TargetEntry *tle = get_sortgroupclause_tle(sgc, q->targetList);
-		TargetEntry *ntle;
-		SortGroupClause *nsgc = copyObject(sgc);
-
-		lc.gexprs = lappend(lc.gexprs, copyObject(tle->expr));
-		resno++;
-		ntle = makeTargetEntry(copyObject(tle->expr), resno, psprintf("dpagg_g%d", resno), false);
-		ntle->ressortgroupref = resno;
-		nsgc->tleSortGroupRef = resno;
-		tlist = lappend(tlist, ntle);
-		inner_group = lappend(inner_group, nsgc);
-	}
+	inner = dpagg_grouped_inner(q, &lc.gexprs, &tlist, &inner_group);
+	resno = list_length(tlist);
 	lc.ngroup = resno;
 	foreach(c, lc.calls)
 	{

@@ -226,6 +226,14 @@ extern void dpagg_selection_plan_for(const char *strategy, double epsilon, doubl
  * its sum; for a count the bounds are ignored and B is 1 (aggregates.c). */
 extern double dpagg_check_bounds(int kind, double lower, double upper);
 
+/* Building blocks of the rewrites (bound.c, used by citus.c too): a function by schema-qualified
+ * name and argument types; an Aggref as the parser would make it; and a query level's FROM,
+ * WHERE and WITH under a new grouped query whose first outputs are the level's grouping
+ * expressions (dpagg_g1, ...), with copies of those expressions appended to *gexprs. */
+extern Oid	dpagg_function_oid(const char *schema, const char *name, int nargs, const Oid *argtypes);
+extern Aggref *dpagg_make_aggref(Oid fnoid, List *args, bool star, Expr *filter, int location);
+extern Query *dpagg_grouped_inner(Query *q, List **gexprs, List **tlist, List **group);
+
 /* Citus (citus.c): the rewrite of dpagg's aggregates over Citus tables into partial states and a
  * release on the coordinator (planner hook, before Citus plans); whether this server is a Citus
  * worker, and the refusal of releases there (the charge). */
