@@ -116,12 +116,11 @@ check "... and the recovered server charges from there" "4 2.000000" \
 "$BIN/pg_ctl" -D "$tmp/pitr" stop -m fast >/dev/null
 
 # --- a streaming standby -----------------------------------------------------------------
-cp -a "$tmp/base" "$tmp/standby"
+# pg_basebackup -R writes standby.signal and primary_conninfo; cluster_name names the standby
+# (the walreceiver's application_name) for synchronous_standby_names below.
+"$BIN/pg_basebackup" -h "$tmp" -p "${PORT[primary]}" -D "$tmp/standby" -R -X stream -c fast >/dev/null 2>&1
 sed -i '/^port = /d' "$tmp/standby/postgresql.conf"
-echo "port = ${PORT[standby]}" >>"$tmp/standby/postgresql.conf"
-echo "archive_mode = off" >>"$tmp/standby/postgresql.conf"
-echo "primary_conninfo = 'host=$tmp port=${PORT[primary]} application_name=s1'" >>"$tmp/standby/postgresql.conf"
-touch "$tmp/standby/standby.signal"
+printf "port = ${PORT[standby]}\narchive_mode = off\ncluster_name = 's1'\n" >>"$tmp/standby/postgresql.conf"
 start standby
 as_analyst primary "$REL" >/dev/null
 caught_up standby
