@@ -46,7 +46,9 @@
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
+#include "parser/analyze.h"
 #include "parser/parse_func.h"
+#include "parser/parser.h"
 #include "parser/parsetree.h"
 #include "rewrite/rewriteManip.h"
 #include "utils/builtins.h"
@@ -481,6 +483,30 @@ outer_mutator(Node *node, OuterContext *oc)
 	return expression_tree_mutator(node, outer_mutator, oc);
 }
 
+/*
+ * A one-row subquery of a local catalog, (SELECT 1 FROM pg_catalog.pg_am LIMIT 1), joined to the
+ * partial sums: a query whose tables all prune to one shard (WHERE uid = 5) would otherwise be
+ * sent whole to that shard's worker by Citus's router planner, the release included, and the
+ * worker refuses; with a local relation in it, Citus plans the partial sums as a subplan and
+ * runs the release on the coordinator, in every shape.  (Its one row leaves the groups as they
+ * are.)
+ */
+static RangeTblEntry *
+pinning_rte(void)
+{
+	const char *sql = "SELECT 1 AS one FROM pg_catalog.pg_am LIMIT 1";
+	RawStmt    *raw = linitial_node(RawStmt, raw_parser(sql, RAW_PARSE_DEFAULT));
+	Query	   *sq = parse_analyze_fixedparams(raw, sql, NULL, 0, NULL);
+	RangeTblEntry *rte = makeNode(RangeTblEntry);
+
+	rte->rtekind = RTE_SUBQUERY;
+	rte->subquery = sq;
+	rte->alias = makeAlias("dpagg_coordinator", NIL);
+	rte->eref = makeAlias("dpagg_coordinator", list_make1(makeString(pstrdup("one"))));
+	rte->inFromCl = true;
+	return rte;
+}
+
 static void
 rewrite_level(Query *q)
 {
@@ -564,8 +590,9 @@ rewrite_level(Query *q)
 	q->havingQual = outer_mutator(q->havingQual, &oc);
 	ref = makeNode(RangeTblRef);
 	ref->rtindex = 1;
-	q->rtable = list_make1(rte);
-	q->jointree = makeFromExpr(list_make1(ref), NULL);
+	q->rtable = list_make2(rte, pinning_rte());
+	q->jointree = makeFromExpr(list_make2(ref, makeNode(RangeTblRef)), NULL);
+	((RangeTblRef *) lsecond(q->jointree->fromlist))->rtindex = 2;
 	q->cteList = NIL;
 	q->hasRecursive = false;
 	q->hasSubLinks = checkExprHasSubLink((Node *) q->targetList) || checkExprHasSubLink(q->havingQual);

@@ -104,6 +104,8 @@ check "a local table on the coordinator" \
 check "a subquery with post-processing (HAVING, ORDER BY, LIMIT, arithmetic)" \
   "$(q c "SELECT string_agg(dept || ':' || (n * 2), ',' ORDER BY dept) FROM (SELECT dept, count(*) n FROM t WHERE x > 0 GROUP BY dept HAVING count(*) > 0 ORDER BY dept LIMIT 3) q")" \
   "$(as_analyst c "SELECT string_agg(dept || ':' || (n * 2), ',' ORDER BY dept) FROM (SELECT dept, dp_count($E, 1e-5) n FROM t WHERE x > 0 GROUP BY dept HAVING dp_count($E, 1e-5) > 0 ORDER BY dept LIMIT 3) q")"
+check "a query whose rows are on one shard (WHERE uid = 5): the release stays on the coordinator" \
+  "$(q c "SELECT count(*) FROM t WHERE uid = 5")" "$(as_analyst c "SELECT dp_count($E, 1e-5) FROM t WHERE uid = 5")"
 check "FILTER inside the aggregate" \
   "$(q c "SELECT count(*) FILTER (WHERE dept < 5) FROM t")" \
   "$(as_analyst c "SELECT dp_count($E, 1e-5) FILTER (WHERE dept < 5) FROM t")"
