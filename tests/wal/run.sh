@@ -32,7 +32,7 @@ declare -A PORT=([primary]=5601 [standby]=5602 [pitr]=5603 [fresh]=5604)
 started=()
 cleanup() {
   for c in "${started[@]}"; do "$BIN/pg_ctl" -D "$tmp/$c" stop -m immediate >/dev/null 2>&1; done
-  for c in primary standby pitr fresh upgraded; do
+  for c in primary standby pitr fresh upgraded early; do
     [ -f "$tmp/$c/postmaster.pid" ] && "$BIN/pg_ctl" -D "$tmp/$c" stop -m immediate >/dev/null 2>&1
   done
   rm -rf "$tmp"
@@ -81,7 +81,20 @@ mkdir -p "$tmp/archive"
 "$BIN/initdb" -D "$tmp/primary" -A trust >/dev/null || exit 1
 conf primary
 start primary
-q primary "CREATE EXTENSION dpagg" "CREATE TABLE t AS SELECT g AS x FROM generate_series(1, 100) g" \
+q primary "CREATE EXTENSION dpagg" >/dev/null
+# A standby made before the primary has a ledger, read (an empty ledger), then promoted: it makes
+# its own ledger and charges (it once kept the empty one as loaded and could not).
+PORT[early]=5606
+"$BIN/pg_basebackup" -h "$tmp" -p "${PORT[primary]}" -D "$tmp/early" -R -X stream -c fast >/dev/null 2>&1
+sed -i '/^port = /d' "$tmp/early/postgresql.conf"
+printf "port = ${PORT[early]}\narchive_mode = off\n" >>"$tmp/early/postgresql.conf"
+start early
+check "a standby of a primary without a ledger shows an empty one" "0" "$(q early "SELECT count(*) FROM dp_budgets")"
+"$BIN/pg_ctl" -D "$tmp/early" promote -w >/dev/null
+check "... and once promoted, makes its own and takes budget changes" "1" \
+  "$(q early "SELECT dp_set_budget(current_user::regrole, 5, 0)" >/dev/null; q early "SELECT count(*) FROM dp_budgets")"
+"$BIN/pg_ctl" -D "$tmp/early" stop -m immediate >/dev/null
+q primary "CREATE TABLE t AS SELECT g AS x FROM generate_series(1, 100) g" \
   "CREATE ROLE analyst LOGIN" "GRANT SELECT ON t TO analyst" "SELECT dp_set_budget('analyst', 10, 0)" >/dev/null
 for _ in 1 2 3; do as_analyst primary "$REL" >/dev/null; done
 "$BIN/pg_basebackup" -h "$tmp" -p "${PORT[primary]}" -D "$tmp/base" -X stream -c fast >/dev/null 2>&1
