@@ -16,9 +16,10 @@ if [ -f "$("$PG_CONFIG" --pkglibdir)/citus.so" ]; then
   echo "citus is already installed in $("$PG_CONFIG" --pkglibdir)"; exit 0
 fi
 [ -f "$tarball" ] || { echo "no such file: $tarball" >&2; exit 1; }
-as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q postgresql-server-dev-15 libzstd-dev \
-  liblz4-dev libkrb5-dev libssl-dev libselinux1-dev libxslt1-dev libpam0g-dev libreadline-dev \
-  libcurl4-openssl-dev >/dev/null
+as_root apt-get update -qq
+as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends gcc make \
+  postgresql-server-dev-15 libzstd-dev liblz4-dev libkrb5-dev libssl-dev libselinux1-dev \
+  libxslt1-dev libpam0g-dev libreadline-dev >/dev/null
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 tar -xzf "$tarball" -C "$work"
