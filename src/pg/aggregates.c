@@ -310,7 +310,8 @@ dpagg_scalar_site_params(DpSite *site)
 	 * neighbours: mechanisms may calibrate for those shifts only (see dp_calibrate). */
 	if (lo.integer >= 0)
 	{
-		/* merged: whether the values were integers (each partial state must agree) */
+		/* merged (partial.c): whether the values were of an integer type, as the rewrite
+		 * (citus.c) knew from the value's type */
 		bool		isnull;
 		Datum		d = dpagg_site_param(site, lo.integer, &isnull);
 
@@ -821,6 +822,11 @@ released_value(const DpState *st)
  * Nothing random happens before the charge is taken.  The parameters charged and the parameters
  * released under are the same object: the call site's.
  */
+/* The final function of one kind: the shared body with the kind's identity. */
+#define DPAGG_FINAL(name, body, kind) \
+	PG_FUNCTION_INFO_V1(name); \
+	Datum name(PG_FUNCTION_ARGS) { return body(fcinfo, kind); }
+
 static Datum
 sum_final(FunctionCallInfo fcinfo, int kind)
 {
@@ -839,26 +845,11 @@ sum_final(FunctionCallInfo fcinfo, int kind)
 	PG_RETURN_FLOAT8(v);
 }
 
-PG_FUNCTION_INFO_V1(dpagg_sum_final);
-Datum
-dpagg_sum_final(PG_FUNCTION_ARGS)
-{
-	return sum_final(fcinfo, DP_SUM);
-}
+DPAGG_FINAL(dpagg_sum_final, sum_final, DP_SUM)
 
-PG_FUNCTION_INFO_V1(dpagg_merge_sum_final);
-Datum
-dpagg_merge_sum_final(PG_FUNCTION_ARGS)
-{
-	return sum_final(fcinfo, DP_SITE_MERGE_SUM);
-}
+DPAGG_FINAL(dpagg_merge_sum_final, sum_final, DP_SITE_MERGE_SUM)
 
-PG_FUNCTION_INFO_V1(dpagg_unit_sum_final);
-Datum
-dpagg_unit_sum_final(PG_FUNCTION_ARGS)
-{
-	return sum_final(fcinfo, DP_SITE_UNIT_SUM);
-}
+DPAGG_FINAL(dpagg_unit_sum_final, sum_final, DP_SITE_UNIT_SUM)
 
 /* A noisy count, rounded and never negative (post-processing). */
 static double
@@ -890,26 +881,11 @@ count_final(FunctionCallInfo fcinfo, int kind)
 	PG_RETURN_INT64((int64) c);
 }
 
-PG_FUNCTION_INFO_V1(dpagg_count_final);
-Datum
-dpagg_count_final(PG_FUNCTION_ARGS)
-{
-	return count_final(fcinfo, DP_COUNT);
-}
+DPAGG_FINAL(dpagg_count_final, count_final, DP_COUNT)
 
-PG_FUNCTION_INFO_V1(dpagg_merge_count_final);
-Datum
-dpagg_merge_count_final(PG_FUNCTION_ARGS)
-{
-	return count_final(fcinfo, DP_SITE_MERGE_COUNT);
-}
+DPAGG_FINAL(dpagg_merge_count_final, count_final, DP_SITE_MERGE_COUNT)
 
-PG_FUNCTION_INFO_V1(dpagg_unit_count_final);
-Datum
-dpagg_unit_count_final(PG_FUNCTION_ARGS)
-{
-	return count_final(fcinfo, DP_SITE_UNIT_COUNT);
-}
+DPAGG_FINAL(dpagg_unit_count_final, count_final, DP_SITE_UNIT_COUNT)
 
 /*
  * dp_avg: half of epsilon and of delta for the sum of the centred values, half for the count
@@ -939,26 +915,11 @@ avg_final(FunctionCallInfo fcinfo, int kind)
 	PG_RETURN_FLOAT8(avg);
 }
 
-PG_FUNCTION_INFO_V1(dpagg_avg_final);
-Datum
-dpagg_avg_final(PG_FUNCTION_ARGS)
-{
-	return avg_final(fcinfo, DP_AVG);
-}
+DPAGG_FINAL(dpagg_avg_final, avg_final, DP_AVG)
 
-PG_FUNCTION_INFO_V1(dpagg_merge_avg_final);
-Datum
-dpagg_merge_avg_final(PG_FUNCTION_ARGS)
-{
-	return avg_final(fcinfo, DP_SITE_MERGE_AVG);
-}
+DPAGG_FINAL(dpagg_merge_avg_final, avg_final, DP_SITE_MERGE_AVG)
 
-PG_FUNCTION_INFO_V1(dpagg_unit_avg_final);
-Datum
-dpagg_unit_avg_final(PG_FUNCTION_ARGS)
-{
-	return avg_final(fcinfo, DP_SITE_UNIT_AVG);
-}
+DPAGG_FINAL(dpagg_unit_avg_final, avg_final, DP_SITE_UNIT_AVG)
 
 /*
  * Group selection (selection.c prepares the plan): keep the group or not, from its number of

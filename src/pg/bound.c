@@ -856,7 +856,7 @@ collect_walker(Node *node, LevelContext *lc)
 			 * something else or nothing: refused here as site.c would refuse it (22023). */
 			foreach(c, a->args)
 			{
-				if (i != call->lo.value)
+				if (!dpagg_data_argument(a, kind, i))
 					dpagg_check_param_expr((Node *) lfirst_node(TargetEntry, c)->expr,
 										   dpagg_kind_name(kind), i);
 				i++;

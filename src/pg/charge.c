@@ -1,6 +1,7 @@
 /*
  * charge.c — the charge of a release: one per execution of an aggregation, taken before its Agg
- * node reads a row, appended to the ledger (a WAL record) and flushed before any value is returned.  The rest
+ * node reads a row, appended to the ledger (a WAL record) and flushed before any value is
+ * returned.  The rest
  * of the glue calls dpagg_charge_check_parts (when a call site is prepared) and dpagg_charge_at
  * (site.c); ledger.h lists the other files of the ledger.
  *
@@ -8,8 +9,9 @@
  *    wraps the node; the final function finds it charged), so nothing that stops the query later
  *    — a refusal, a cancel, a cursor left unread — leaves a scan unpaid.  The charge: under an
  *    exclusive lock the budget is checked against the shared totals (the composition maths is
- *    core/accounting.h), the record is appended (one write()) and the totals updated; then,
- *    outside that lock, the journal is flushed to disk (the WAL flush of ledger_store.c).
+ *    core/accounting.h), the record is appended (a page change and its WAL record) and the
+ *    totals updated; then, outside that lock, the WAL is flushed to it, and synchronous standbys
+ *    confirm it (ledger_store.c).
  *    Only then is noise drawn and the value returned.  The record does not belong to the
  *    analyst's transaction, so ROLLBACK, savepoints, caught exceptions, later errors, cursors,
  *    disconnects, SIGKILL and an immediate shutdown cannot undo it; and since each release

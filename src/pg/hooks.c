@@ -187,7 +187,7 @@ dpagg_planner(Query *parse, const char *query_string, int options, ParamListInfo
 	dpagg_refuse_unit_aggregates(parse);
 	dpagg_restrict_check_catalog(parse);
 	dpagg_bound_query(parse);
-	/* On Citus tables: partial states on the workers, one release on the coordinator. */
+	/* On Citus tables: partial sums on the workers, one release on the coordinator. */
 	dpagg_citus_query(parse);
 	private_entries = dpagg_private_entries_of_query(parse);
 	if (private_entries > 0)

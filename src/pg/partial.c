@@ -150,23 +150,10 @@ merge_row(FunctionCallInfo fcinfo, int site_kind, int kind)
 	PG_RETURN_POINTER(st);
 }
 
-PG_FUNCTION_INFO_V1(dpagg_merge_sum_trans);
-Datum
-dpagg_merge_sum_trans(PG_FUNCTION_ARGS)
-{
-	return merge_row(fcinfo, DP_SITE_MERGE_SUM, DP_SUM);
-}
+#define MERGE_TRANS(name, site_kind, kind) \
+	PG_FUNCTION_INFO_V1(name); \
+	Datum name(PG_FUNCTION_ARGS) { return merge_row(fcinfo, site_kind, kind); }
 
-PG_FUNCTION_INFO_V1(dpagg_merge_avg_trans);
-Datum
-dpagg_merge_avg_trans(PG_FUNCTION_ARGS)
-{
-	return merge_row(fcinfo, DP_SITE_MERGE_AVG, DP_AVG);
-}
-
-PG_FUNCTION_INFO_V1(dpagg_merge_count_trans);
-Datum
-dpagg_merge_count_trans(PG_FUNCTION_ARGS)
-{
-	return merge_row(fcinfo, DP_SITE_MERGE_COUNT, DP_COUNT);
-}
+MERGE_TRANS(dpagg_merge_sum_trans, DP_SITE_MERGE_SUM, DP_SUM)
+MERGE_TRANS(dpagg_merge_avg_trans, DP_SITE_MERGE_AVG, DP_AVG)
+MERGE_TRANS(dpagg_merge_count_trans, DP_SITE_MERGE_COUNT, DP_COUNT)

@@ -234,7 +234,6 @@ partial_aggref(AggState *as, Aggref *aggref)
  * What a parameter expression may be (see the top of the file).
  */
 static bool param_expr_ok(Node *node);
-static void check_param_expr(Node *expr, const char *aggname, int i);
 
 static bool
 function_ok(Oid funcid, Oid resulttype, List *args)
@@ -287,15 +286,9 @@ param_expr_ok(Node *node)
 	}
 }
 
-/* For bound.c: the same rule, before a call's parameters move into the rewritten query. */
+/* The rule (also for bound.c, before a call's parameters move into the rewritten query). */
 void
 dpagg_check_param_expr(Node *expr, const char *aggname, int i)
-{
-	check_param_expr(expr, aggname, i);
-}
-
-static void
-check_param_expr(Node *expr, const char *aggname, int i)
 {
 	if (!param_expr_ok(expr))
 		ereport(ERROR,
@@ -315,7 +308,7 @@ dpagg_site_param(DpSite *site, int i, bool *isnull)
 	MemoryContext old;
 	Datum		d;
 
-	check_param_expr((Node *) tle->expr, dpagg_kind_name(site->kind), i);
+	dpagg_check_param_expr((Node *) tle->expr, dpagg_kind_name(site->kind), i);
 	old = MemoryContextSwitchTo(site->cxt);
 	es = ExecInitExpr(tle->expr, &site->aggstate->ss.ps);
 	MemoryContextSwitchTo(old);
@@ -367,6 +360,14 @@ dpagg_kind_name(int kind)
 		default:
 			return "dp_sum_vector";
 	}
+}
+
+bool
+dpagg_data_argument(Aggref *aggref, int kind, int i)
+{
+	/* the value, and a merge's count beside its partial sum (partial.c) */
+	return i == dpagg_value_position(aggref, kind) ||
+		(i == 1 && (kind == DP_SITE_MERGE_SUM || kind == DP_SITE_MERGE_AVG));
 }
 
 int
@@ -454,7 +455,6 @@ freeze_aggref_walker(Node *node, FreezeContext *fc)
 	{
 		Aggref	   *aggref = (Aggref *) node;
 		int			kind;
-		int			value;
 		ListCell   *lc;
 		int			i = 0;
 
@@ -463,16 +463,11 @@ freeze_aggref_walker(Node *node, FreezeContext *fc)
 		kind = aggregate_kind(aggref->aggfnoid);
 		if (kind == 0)
 			return false;
-		value = dpagg_value_position(aggref, kind);
 		foreach(lc, aggref->args)
 		{
 			TargetEntry *tle = lfirst_node(TargetEntry, lc);
 
-			/* data, not parameters: the value, and a merge's count beside its partial sum */
-			bool		data = i == value ||
-				(i == 1 && (kind == DP_SITE_MERGE_SUM || kind == DP_SITE_MERGE_AVG));
-
-			if (!tle->resjunk && !data && !IsA(tle->expr, Const))
+			if (!tle->resjunk && !dpagg_data_argument(aggref, kind, i) && !IsA(tle->expr, Const))
 			{
 				fc->found = true;
 				if (fc->modify)
@@ -484,7 +479,7 @@ freeze_aggref_walker(Node *node, FreezeContext *fc)
 					int16		typlen;
 					bool		typbyval;
 
-					check_param_expr((Node *) expr, dpagg_kind_name(kind), i);
+					dpagg_check_param_expr((Node *) expr, dpagg_kind_name(kind), i);
 					es = ExecInitExprWithParams(expr, fc->params);
 					d = ExecEvalExprSwitchContext(es, fc->econtext, &isnull);
 					get_typlenbyval(exprType((Node *) expr), &typlen, &typbyval);

@@ -97,6 +97,8 @@ extern void dpagg_check_param_expr(Node *expr, const char *aggname, int i);
  * dp_count(epsilon, delta)): one rule for site.c and the kinds. */
 extern const char *dpagg_kind_name(int kind);
 extern int	dpagg_value_position(Aggref *aggref, int kind);
+/* Is argument i of the call data (its rows), not a privacy parameter? */
+extern bool dpagg_data_argument(Aggref *aggref, int kind, int i);
 
 /* Before the executor starts (hooks.c): check every dpagg parameter that is not a constant,
  * evaluate it once and replace it by a constant in a private copy of the plan. */

@@ -37,17 +37,30 @@ typedef struct DpState
 
 StaticAssertDecl(sizeof(DpState) == 32, "the dpagg state is 32 bytes");
 
+/* A 128-bit integer kept as two 64-bit halves (the states' exact sums: this file, vector.c). */
+static inline __int128
+dpagg_int128_get(int64 hi, uint64 lo)
+{
+	return (__int128) (((unsigned __int128) (uint64) hi << 64) | lo);
+}
+
+static inline void
+dpagg_int128_set(__int128 v, int64 *hi, uint64 *lo)
+{
+	*lo = (uint64) v;
+	*hi = (int64) (v >> 64);
+}
+
 static inline __int128
 state_sum(const DpState *s)
 {
-	return (__int128) (((unsigned __int128) (uint64) s->sum_hi << 64) | s->sum_lo);
+	return dpagg_int128_get(s->sum_hi, s->sum_lo);
 }
 
 static inline void
 state_set_sum(DpState *s, __int128 v)
 {
-	s->sum_lo = (uint64) v;
-	s->sum_hi = (int64) (v >> 64);
+	dpagg_int128_set(v, &s->sum_hi, &s->sum_lo);
 }
 
 typedef enum ValueType

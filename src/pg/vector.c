@@ -18,7 +18,7 @@
  * to the call site and are read once per query (site.c): every buffer is sized from that one
  * dimension.  Only dp_sum_vector itself may drive these functions.
  */
-#include "site.h"
+#include "state.h"
 
 #include <math.h>
 
@@ -71,14 +71,13 @@ typedef struct VParams
 static inline __int128
 vsum_get(const VSum *s)
 {
-	return (__int128) (((unsigned __int128) (uint64) s->hi << 64) | s->lo);
+	return dpagg_int128_get(s->hi, s->lo);
 }
 
 static inline void
 vsum_set(VSum *s, __int128 v)
 {
-	s->lo = (uint64) v;
-	s->hi = (int64) (v >> 64);
+	dpagg_int128_set(v, &s->hi, &s->lo);
 }
 
 static VState *
