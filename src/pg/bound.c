@@ -1435,6 +1435,13 @@ has_dpagg_walker(Node *node, void *context)
 	return expression_tree_walker(node, has_dpagg_walker, context);
 }
 
+/* Does this query level (its outputs or HAVING) call one of dpagg's aggregates? */
+bool
+dpagg_level_has_own_aggregate(Query *q)
+{
+	return has_dpagg_walker((Node *) q->targetList, NULL) || has_dpagg_walker(q->havingQual, NULL);
+}
+
 static void bound_level(Query *q);
 
 static bool
@@ -1462,7 +1469,7 @@ bound_level(Query *q)
 
 	if (!q->hasAggs || level_is_bounded(q))
 		return;
-	if (!has_dpagg_walker((Node *) q->targetList, NULL) && !has_dpagg_walker(q->havingQual, NULL))
+	if (!dpagg_level_has_own_aggregate(q))
 		return;
 	n = private_reads((Node *) q, &rel);
 	if (n == 0)

@@ -228,7 +228,6 @@ typedef struct LevelContext
 	bool		merges;			/* the level merges partial states already (written so) */
 	List	   *calls;
 	List	   *gexprs;
-	int			ngroup;
 } LevelContext;
 
 static Expr *
@@ -538,7 +537,6 @@ rewrite_level(Query *q)
 
 	inner = dpagg_grouped_inner(q, &lc.gexprs, &tlist, &inner_group);
 	resno = list_length(tlist);
-	lc.ngroup = resno;
 	foreach(c, lc.calls)
 	{
 		CitusCall  *call = (CitusCall *) lfirst(c);
@@ -602,19 +600,6 @@ rewrite_level(Query *q)
 /* ---- the walk over a query ------------------------------------------------------------------ */
 
 static bool
-has_dpagg_walker(Node *node, void *context)
-{
-	if (node == NULL)
-		return false;
-	if (IsA(node, Aggref) && ((Aggref *) node)->agglevelsup == 0 &&
-		dpagg_is_own_aggregate(((Aggref *) node)->aggfnoid))
-		return true;
-	if (IsA(node, Query))
-		return false;
-	return expression_tree_walker(node, has_dpagg_walker, context);
-}
-
-static bool
 citus_walker(Node *node, Oid *partition_rel)
 {
 	if (node == NULL)
@@ -624,8 +609,7 @@ citus_walker(Node *node, Oid *partition_rel)
 		Query	   *q = (Query *) node;
 
 		(void) query_tree_walker(q, citus_walker, partition_rel, 0);
-		if (q->hasAggs &&
-			(has_dpagg_walker((Node *) q->targetList, NULL) || has_dpagg_walker(q->havingQual, NULL)))
+		if (q->hasAggs && dpagg_level_has_own_aggregate(q))
 		{
 			ReadsContext rc = {*partition_rel, false};
 			ListCell   *lc;

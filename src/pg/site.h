@@ -235,6 +235,7 @@ extern double dpagg_check_bounds(int kind, double lower, double upper);
 extern Oid	dpagg_function_oid(const char *schema, const char *name, int nargs, const Oid *argtypes);
 extern Aggref *dpagg_make_aggref(Oid fnoid, List *args, bool star, Expr *filter, int location);
 extern Query *dpagg_grouped_inner(Query *q, List **gexprs, List **tlist, List **group);
+extern bool dpagg_level_has_own_aggregate(Query *q);
 
 /* Citus (citus.c): the rewrite of dpagg's aggregates over Citus tables into partial states and a
  * release on the coordinator (planner hook, before Citus plans); whether this server is a Citus
