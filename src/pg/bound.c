@@ -1335,7 +1335,7 @@ rewrite_level(Query *q, Source *src)
 			CaseWhen   *cw = makeNode(CaseWhen);
 
 			cw->expr = (Expr *) sel;
-			cw->result = (Expr *) make_ands_explicit(make_ands_implicit((Expr *) having));
+			cw->result = (Expr *) having;
 			cw->location = -1;
 			ce->casetype = BOOLOID;
 			ce->casecollid = InvalidOid;

@@ -46,6 +46,15 @@ budget_record(RecordType type, Oid role, double epsilon, double delta, int metho
 		r->query_id = (int64) GetCurrentTransactionId();	/* applied if it commits */
 	LWLockAcquire(ledger->lock, LW_EXCLUSIVE);
 	ledger_check_usable_locked();
+	if (type == REC_ROLE_DROPPED && !ledger_pending_room_locked())
+	{
+		LWLockRelease(ledger->lock);
+		ereport(ERROR, (errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+						errmsg("too many roles with privacy accounts are being dropped at once"),
+						errdetail("Each waits for its transaction to commit before its account is removed; at most %d can wait.",
+								  LEDGER_MAX_PENDING_DROPS),
+						errhint("Drop fewer roles with accounts per transaction.")));
+	}
 	(void) ledger_account_locked(role);	/* room for the record's role (apply needs it) */
 	end = ledger_store_append_locked(r);
 	ledger_apply_record(r);

@@ -174,6 +174,8 @@ extern void ledger_require(void);
 extern void ledger_check_usable_locked(void);
 /* Mark the ledger unusable with the reason (lock held exclusively, or at startup); and log it. */
 extern void ledger_set_problem(const char *fmt, const char *detail);
+/* Room for one more "role dropped" record waiting for its transaction (lock held exclusively). */
+extern bool ledger_pending_room_locked(void);
 /* Apply the "role dropped" records whose transactions have ended (takes the lock). */
 extern void ledger_settle_pending(void);
 /* The role's account, or NULL; created when `create` and there is room (lock held). */

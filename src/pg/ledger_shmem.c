@@ -88,6 +88,13 @@ settle_pending_drops(void)
 	}
 }
 
+bool
+ledger_pending_room_locked(void)
+{
+	settle_pending_drops();
+	return ledger->npending < LEDGER_MAX_PENDING_DROPS;
+}
+
 void
 ledger_settle_pending(void)
 {
@@ -189,7 +196,8 @@ ledger_apply_record(const LedgerRecord *r)
 					ledger->pending[ledger->npending].role = r->role;
 					ledger->npending++;
 				}
-				/* else it aborted (or never committed before a crash): the role still exists */
+				/* else it aborted (or never committed before a crash): the role still exists.
+				 * (The list cannot be full here: budget_record refuses a drop when it is.) */
 			}
 			break;
 	}

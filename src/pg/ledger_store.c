@@ -636,8 +636,9 @@ ledger_store_load(void)
 	PG_CATCH();
 	{
 		/* A damaged or missing ledger refuses every release until a restart: say why.  Any
-		 * other error (a cancel) leaves it to be loaded again by the next caller.  The error
-		 * goes on; the abort releases the lock. */
+		 * other error (a full disk in the migration) leaves it to be loaded again by the next
+		 * caller.  (Interrupts are held off while the lock is held: a load is not cancelled.)
+		 * The error goes on; the abort releases the lock. */
 		MemoryContext cxt = MemoryContextSwitchTo(TopMemoryContext);
 		ErrorData  *e = CopyErrorData();
 

@@ -31,6 +31,7 @@
 #include "catalog/partition.h"
 #include "catalog/pg_authid.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_namespace.h"
 #include "catalog/pg_inherits.h"
 #include "catalog/pg_seclabel.h"
 #include "commands/seclabel.h"
@@ -344,6 +345,10 @@ relabel(const ObjectAddress *object, const char *seclabel)
 		foreach(lc, all)
 			CacheInvalidateRelcacheByRelid(lfirst_oid(lc));
 		list_free(all);
+		/* A Citus table's shards (and reference-table copies) are other relations whose
+		 * protection is the table's (citus.c): with Citus here, every backend forgets all. */
+		if (OidIsValid(get_relname_relid("pg_dist_shard", PG_CATALOG_NAMESPACE)))
+			CacheInvalidateRelcacheAll();
 	}
 }
 

@@ -31,14 +31,12 @@
 #include "access/genam.h"
 #include "access/htup_details.h"
 #include "access/table.h"
-#include "catalog/indexing.h"
 #include "catalog/pg_authid.h"
 #include "catalog/pg_namespace.h"
 #include "catalog/pg_proc.h"
 #include "catalog/pg_shseclabel.h"
 #include "catalog/pg_type.h"
 #include "commands/seclabel.h"
-#include "executor/spi.h"
 #include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
 #include "parser/parse_func.h"
@@ -54,13 +52,10 @@
 #include "utils/inval.h"
 #include "utils/plancache.h"
 #include "parser/parse_coerce.h"
-#include "utils/pg_locale.h"
 #include "catalog/dependency.h"
 #include "catalog/pg_language.h"
 #include "utils/guc.h"
 #include "utils/array.h"
-#include "utils/regproc.h"
-#include "catalog/pg_language.h"
 #include "access/transam.h"
 
 #define PROVIDER "dpagg"
@@ -873,6 +868,10 @@ dpagg_restrict_check_executor(PlannedStmt *stmt, bool explained, bool reads_priv
 	 * per-unit aggregates is a raw read: refused.  (One that mixes them with raw reads cannot be
 	 * told apart here: README, "Restricted analysts".)
 	 */
+	if (in_create_as > 0)
+		refuse("restricted roles cannot store or write the results of queries over private relations",
+			   "CREATE TABLE AS EXECUTE of a prepared statement over private relations is refused too.",
+			   "Run the query and keep its results on the client.");
 	if (stmt->rowMarks != NIL)
 		refuse("restricted roles cannot lock rows (FOR UPDATE, FOR SHARE) in a query over private data",
 			   "A lock a private row's values lead to stays on the locked row after the query.",

@@ -37,6 +37,8 @@
 #define VSTATE_VERSION 2
 #define VNAME "dp_sum_vector"
 
+#define DPAGG_MAX_DIMENSION 10000	/* coordinates of one dp_sum_vector release */
+
 typedef struct VSum
 {
 	uint64		lo;
@@ -56,8 +58,6 @@ typedef struct VState
 /* The parameters of one call site. */
 typedef struct VParams
 {
-	int			kind;			/* DP_SITE_VECTOR, or DP_SITE_UNIT_VECTOR (bound.c) */
-	int			max_groups;		/* per unit: L (1 otherwise) */
 	int			dimension;
 	double		epsilon;
 	double		delta;
@@ -161,8 +161,6 @@ dpagg_vector_site_params(DpSite *site)
 	}
 	dimension = DatumGetInt32(v[1]);
 	p = MemoryContextAllocZero(site->cxt, sizeof(VParams));
-	p->kind = site->kind;
-	p->max_groups = L;
 	p->dimension = dimension;
 	p->epsilon = DatumGetFloat8(v[2]);
 	p->delta = DatumGetFloat8(v[3]);
@@ -371,7 +369,7 @@ dpagg_vsum_serialize(PG_FUNCTION_ARGS)
 
 	(void) dpagg_aggregate_context(fcinfo, VNAME);
 	st = (VState *) PG_GETARG_POINTER(0);
-	if (st->version != VSTATE_VERSION || st->dimension < 1 || st->dimension > 10000)
+	if (st->version != VSTATE_VERSION || st->dimension < 1 || st->dimension > DPAGG_MAX_DIMENSION)
 		elog(ERROR, "dp_sum_vector: state of the wrong kind");
 	len = offsetof(VState, sums) + sizeof(VSum) * st->dimension;
 	out = palloc(VARHDRSZ + len);
@@ -396,7 +394,7 @@ dpagg_vsum_deserialize(PG_FUNCTION_ARGS)
 	if (len < offsetof(VState, sums))
 		elog(ERROR, "dp_sum_vector: malformed partial state");
 	memcpy(&head, VARDATA_ANY(in), offsetof(VState, sums));
-	if (head.version != VSTATE_VERSION || head.dimension < 1 || head.dimension > 10000 ||
+	if (head.version != VSTATE_VERSION || head.dimension < 1 || head.dimension > DPAGG_MAX_DIMENSION ||
 		len != offsetof(VState, sums) + sizeof(VSum) * head.dimension)
 		elog(ERROR, "dp_sum_vector: malformed partial state");
 	st = palloc(len);
@@ -522,7 +520,7 @@ dpagg_vadd_trans(PG_FUNCTION_ARGS)
 
 	if (!AggCheckCallContext(fcinfo, &cxt))
 		elog(ERROR, "dpagg_vadd_trans called in non-aggregate context");
-	if (PG_ARGISNULL(2) || (dimension = PG_GETARG_INT32(2)) < 1 || dimension > 10000)
+	if (PG_ARGISNULL(2) || (dimension = PG_GETARG_INT32(2)) < 1 || dimension > DPAGG_MAX_DIMENSION)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("dimension must be between 1 and 10000"),

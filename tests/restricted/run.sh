@@ -151,6 +151,7 @@ attack "a set operation's LIMIT in LATERAL" "SELECT dp_count(1, 1e-6) FROM patie
 attack "a nested LATERAL subquery's LIMIT" "SELECT dp_count(1, 1e-6) FROM patients p, LATERAL (SELECT * FROM (SELECT 1 AS one LIMIT CASE WHEN p.cost = 123456 THEN -1 END) x) l"
 attack "row locks in LATERAL left on my table by the patient's row" "SELECT dp_count(1, 1e-6) FROM patients p CROSS JOIN LATERAL (SELECT 1 AS one FROM scratch.one WHERE p.cost = 123456 FOR UPDATE) l"
 attack "a UNION branch converted to the combined type after the check" "SELECT dp_count(1, 1e-6) FROM patients p CROSS JOIN LATERAL (SELECT CASE WHEN p.cost = 123456 THEN 1e400 ELSE 0 END AS x UNION ALL SELECT 1::float8) l"
+attack "CREATE TABLE AS EXECUTE of a cached DP plan" "SET plan_cache_mode = force_generic_plan; PREPARE p AS SELECT dp_count(1, 1e-6) > -1e9 FROM patients; EXECUTE p; CREATE TABLE scratch.cx AS EXECUTE p"
 # a unit's numeric sum overflowing (sum(numeric) errs past 1e131072): saturated instead, for every role
 alike "dp_sum of a numeric that overflows for the patient's unit" "SELECT dp_sum(CASE WHEN p.cost = 123456 THEN 9e131071 ELSE 0 END, 1, 1e-6, 0, 1) > -1e9 FROM patients p CROSS JOIN (VALUES (1), (2)) v(k)"
 alike "dp_avg of a numeric that overflows for the patient's unit" "SELECT dp_avg(CASE WHEN p.cost = 123456 THEN 9e131071 ELSE 0 END, 1, 1e-6, 0, 1) > -1e9 FROM patients p CROSS JOIN (VALUES (1), (2)) v(k)"
