@@ -12,6 +12,7 @@
 #include "dpagg_core.h"
 #include "errors.h"
 #include "guarded.h"
+#include "interval.h"
 #include "mechanisms/auto/auto.h"
 #include "registry.h"
 #include "random.h"
@@ -170,6 +171,11 @@ int dpagg_describe(const dpagg_calibration* cal, char* buf, size_t buflen, dpagg
     js << "}";
     std::snprintf(buf, buflen, "%s", js.str().c_str());
   });
+}
+
+int dpagg_noise_halfwidth(const dpagg_calibration* cal, double confidence, double* out,
+                          dpagg_error* err) {
+  return guarded(err, [&] { *out = dpagg::release_halfwidth(*cal, confidence); });
 }
 
 double dpagg_zcdp_rho(const dpagg_calibration* cal) {

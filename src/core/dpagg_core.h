@@ -61,7 +61,11 @@ typedef enum dpagg_mechanism_id
 	DPAGG_MECH_QUASI_GAUSSIAN = 13,
 	DPAGG_MECH_MULTI_GAUSSIAN = 14,
 	DPAGG_MECH_AUTO = 15,			/* never in a calibration: auto returns the one it chose */
-	DPAGG_MECH_L2 = 16				/* the l2 mechanism of vector releases (SGG(T-1, 1)) */
+	DPAGG_MECH_L2 = 16,				/* the l2 mechanism of vector releases (SGG(T-1, 1)) */
+	DPAGG_MECH_TRUNCATED_LAPLACE = 17,
+	DPAGG_MECH_STAIRCASE = 18,
+	DPAGG_MECH_DISCRETE_LAPLACE = 19,
+	DPAGG_MECH_TULAP = 20
 } dpagg_mechanism_id;
 #define DPAGG_MAX_PARAMS 8
 
@@ -173,6 +177,17 @@ int			dpagg_describe(const dpagg_calibration *cal, char *buf, size_t buflen, dpa
  */
 int			dpagg_release(const dpagg_calibration *cal, __int128 quanta, double quantum,
 						  double *out, dpagg_error *err);
+
+/*
+ * Accuracy of a scalar release (interval.h): the half-width w of an interval that holds the
+ * released value's error with probability at least `confidence` (0 < confidence < 1): for the
+ * release v of a true answer a, P(|v - a| <= w) >= confidence.  w covers the noise and the
+ * release grid's rounding, not the bias of clamping.  Conservative: w is never below the exact
+ * quantile.  DPAGG_INVALID_PARAMETER for a confidence out of range or a mechanism whose noise has
+ * no known tail.
+ */
+int			dpagg_noise_halfwidth(const dpagg_calibration *cal, double confidence, double *out,
+								  dpagg_error *err);
 
 /* rho of the calibrated noise where the mechanism is rho-zCDP, else NaN. */
 double		dpagg_zcdp_rho(const dpagg_calibration *cal);

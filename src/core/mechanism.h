@@ -74,6 +74,15 @@ class Mechanism {
     for (int j = 0; j < cal.dimension; ++j) out[j] = sample(cal, rng);
   }
 
+  // The two-sided tail of the calibrated noise X: an upper bound on P(|X| > w) for w >= 0 (every
+  // dpagg noise is symmetric about 0), never below the exact value (rounding errs toward a larger
+  // tail, so an interval built from it is at least as wide as the exact one: interval.h).  NaN
+  // where the mechanism cannot say; the glue then refuses an interval.  The noise meant is the one
+  // sample() draws, before the release grid (release.cpp), which interval.cpp accounts for.
+  virtual double noise_tail(const dpagg_calibration&, double /*w*/) const {
+    return std::numeric_limits<double>::quiet_NaN();
+  }
+
   // The zCDP parameter rho of the calibrated noise where the mechanism is rho-zCDP, else NaN.
   virtual double zcdp_rho(const dpagg_calibration&) const;
 

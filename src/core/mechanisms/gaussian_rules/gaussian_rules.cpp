@@ -3,6 +3,7 @@
 // each rule's choice of sigma.
 #include <boost/math/special_functions/erf.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -20,6 +21,10 @@ class GaussianRule : public Mechanism {
   std::vector<std::string> param_names() const override { return {"sigma"}; }
   double sample(const dpagg_calibration& cal, RandomSource& rng) const override {
     return cal.scale * sample_standard_normal(rng);
+  }
+  // P(|X| > w) = erfc(w / (sigma sqrt 2)), raised by 2^-40 relative for erfc's few-ulp error.
+  double noise_tail(const dpagg_calibration& cal, double w) const override {
+    return std::min(1.0, std::erfc(w / (cal.scale * std::sqrt(2.0))) * (1 + 0x1p-40));
   }
   // N(0, sigma^2) on sensitivity D is rho-zCDP with rho = D^2/(2 sigma^2) (Bun & Steinke 2016).
   double zcdp_rho(const dpagg_calibration& cal) const override {

@@ -47,6 +47,10 @@ class Laplace final : public Mechanism {
   double sample(const dpagg_calibration& cal, RandomSource& rng) const override {
     return sample_laplace(cal.scale, rng);
   }
+  // P(|X| > w) = exp(-w / b), raised by 2^-40 relative for exp's rounding.
+  double noise_tail(const dpagg_calibration& cal, double w) const override {
+    return std::min(1.0, std::exp(-w / cal.scale) * (1 + 0x1p-40));
+  }
 
   // Laplace(b) is (D/b)-DP, and eps-DP implies (eps^2/2)-zCDP (Bun & Steinke 2016, Prop. 3.3).
   double zcdp_rho(const dpagg_calibration& cal) const override {
