@@ -113,7 +113,15 @@ double RandomSource::uniform_open01() {
     break;
   }
   uint64_t mantissa = next_u64() >> 12;  // 52 bits
-  return std::ldexp(1.0 + static_cast<double>(mantissa) * 0x1p-52, exponent);
+  if (exponent >= -1022) {
+    // (1 + mantissa 2^-52) 2^exponent, assembled from its bits: the same double std::ldexp
+    // returns, without its cost (a tenth of a release's time).
+    const uint64_t bits = (static_cast<uint64_t>(exponent + 1023) << 52) | mantissa;
+    double out;
+    std::memcpy(&out, &bits, sizeof(out));
+    return out;
+  }
+  return std::ldexp(1.0 + static_cast<double>(mantissa) * 0x1p-52, exponent);  // subnormal
 }
 
 }  // namespace dpagg
