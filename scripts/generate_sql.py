@@ -52,10 +52,12 @@ class Function:
 
 
 class Aggregate:
-    """One signature of an aggregate; sfunc is its transition function (the state comes first)."""
+    """One signature of an aggregate; sfunc is its transition function (the state comes first).
+    final: its final function when it is not the kind's (the report forms)."""
 
-    def __init__(self, name, args, sfunc, comment):
+    def __init__(self, name, args, sfunc, comment, final=None):
         self.name, self.args, self.sfunc, self.comment = name, args, sfunc, comment
+        self.final = final
 
     def arglist(self):
         return ", ".join(f"{n} {t}" for n, t in self.args)
@@ -65,9 +67,12 @@ class Kind:
     """The aggregates of one kind of site.c (DpSiteKind): one state type, one combine, final,
     serial and deserial function, one transition function per signature."""
 
-    def __init__(self, c_kind, title, stype, combine, final, serial=None, deserial=None):
+    def __init__(self, c_kind, title, stype, combine, final, serial=None, deserial=None, report=None):
         self.c_kind, self.title, self.stype = c_kind, title, stype
         self.combine, self.final, self.serial, self.deserial = combine, final, serial, deserial
+        # The final function of the kind's report forms (NAME_report: the same transition, one
+        # release, returned as a dp_report row with its noise interval), if it has them.
+        self.report = report
         self.aggregates = []
 
     def add(self, name, args, sfunc_name, symbol, comment, named_sfunc_args=True):
@@ -75,10 +80,14 @@ class Kind:
                                                            for n, t in args],
                          self.stype, strict=False, symbol=symbol)
         self.aggregates.append(Aggregate(name, args, sfunc, comment))
+        if self.report:
+            self.aggregates.append(Aggregate(name + "_report", args, sfunc,
+                                             comment + ", with its noise interval (one release)",
+                                             final=self.report))
 
     def support(self):
         """The support functions other than the transition functions, in declaration order."""
-        return [f for f in (self.combine, self.final, self.serial, self.deserial) if f]
+        return [f for f in (self.combine, self.final, self.report, self.serial, self.deserial) if f]
 
     def functions(self):
         return self.support() + [a.sfunc for a in self.aggregates]
@@ -95,7 +104,7 @@ class Kind:
                    f"COMBINEFUNC = {self.combine.name}"]
         if self.serial:
             options += [f"SERIALFUNC = {self.serial.name}", f"DESERIALFUNC = {self.deserial.name}"]
-        options += [f"FINALFUNC = {self.final.name}", "FINALFUNC_MODIFY = READ_WRITE",
+        options += [f"FINALFUNC = {(a.final or self.final).name}", "FINALFUNC_MODIFY = READ_WRITE",
                     "PARALLEL = SAFE"]
         lines, line = [], "  "
         for o in options:
@@ -117,12 +126,18 @@ STATE2 = [("", "dpagg_state"), ("", "dpagg_state")]
 combine = Function("dpagg_combine", STATE2, "dpagg_state")
 SUM = Kind("DP_SITE_SUM", "dp_sum: values clamped to [-sensitivity, sensitivity] or to [lower, upper].",
            "dpagg_state", combine,
-           Function("dpagg_sum_final", [("", "dpagg_state")], F8, "VOLATILE", strict=False))
+           Function("dpagg_sum_final", [("", "dpagg_state")], F8, "VOLATILE", strict=False),
+           report=Function("dpagg_sum_report_final", [("", "dpagg_state")], "dp_report", "VOLATILE",
+                           strict=False))
 AVG = Kind("DP_SITE_AVG", "dp_avg: values clamped to [lower, upper]; a noisy sum over a noisy count.",
            "dpagg_state", combine,
-           Function("dpagg_avg_final", [("", "dpagg_state")], F8, "VOLATILE", strict=False))
+           Function("dpagg_avg_final", [("", "dpagg_state")], F8, "VOLATILE", strict=False),
+           report=Function("dpagg_avg_report_final", [("", "dpagg_state")], "dp_report", "VOLATILE",
+                           strict=False))
 COUNT = Kind("DP_SITE_COUNT", "dp_count: of non-NULL values, or of rows.", "dpagg_state", combine,
-             Function("dpagg_count_final", [("", "dpagg_state")], "bigint", "VOLATILE", strict=False))
+             Function("dpagg_count_final", [("", "dpagg_state")], "bigint", "VOLATILE", strict=False),
+             report=Function("dpagg_count_report_final", [("", "dpagg_state")], "dp_report", "VOLATILE",
+                             strict=False))
 VECTOR = Kind("DP_SITE_VECTOR",
               "dp_sum_vector (src/pg/vector.c, src/core/mechanisms/l2/l2.h): several sums over the same rows\n"
               "-- released together, each row's vector clipped to an l2 norm bound.", "internal",
@@ -167,13 +182,19 @@ VECTOR.add("dp_sum_vector", VARGS + MECH, "dpagg_vsum_trans_m", "dpagg_vsum_tran
 # of counts).  Each group is calibrated at (epsilon / L, delta / L).
 UNIT_SUM = Kind("DP_SITE_UNIT_SUM", "dpagg_unit_sum: a unit's sum in a group, clamped to [lower, upper] (per unit).",
                 "dpagg_state", combine,
-                Function("dpagg_unit_sum_final", [("", "dpagg_state")], F8, "VOLATILE", strict=False))
+                Function("dpagg_unit_sum_final", [("", "dpagg_state")], F8, "VOLATILE", strict=False),
+                report=Function("dpagg_unit_sum_report_final", [("", "dpagg_state")], "dp_report",
+                                "VOLATILE", strict=False))
 UNIT_AVG = Kind("DP_SITE_UNIT_AVG", "dpagg_unit_avg: the average of per-unit averages clamped to [lower, upper].",
                 "dpagg_state", combine,
-                Function("dpagg_unit_avg_final", [("", "dpagg_state")], F8, "VOLATILE", strict=False))
+                Function("dpagg_unit_avg_final", [("", "dpagg_state")], F8, "VOLATILE", strict=False),
+                report=Function("dpagg_unit_avg_report_final", [("", "dpagg_state")], "dp_report",
+                                "VOLATILE", strict=False))
 UNIT_COUNT = Kind("DP_SITE_UNIT_COUNT", "dpagg_unit_count: units, or a unit's rows capped at max_rows_per_group.",
                   "dpagg_state", combine,
-                  Function("dpagg_unit_count_final", [("", "dpagg_state")], "bigint", "VOLATILE", strict=False))
+                  Function("dpagg_unit_count_final", [("", "dpagg_state")], "bigint", "VOLATILE", strict=False),
+                  report=Function("dpagg_unit_count_report_final", [("", "dpagg_state")], "dp_report",
+                                  "VOLATILE", strict=False))
 SELECT = Kind("DP_SITE_SELECT", "dpagg_unit_select: private group selection on the number of units (HAVING).",
               "dpagg_state", combine,
               Function("dpagg_unit_select_final", [("", "dpagg_state")], "boolean", "VOLATILE", strict=False))
@@ -267,6 +288,18 @@ CREATE TYPE dpagg_state (
 );
 COMMENT ON TYPE dpagg_state IS 'transition state of the dpagg aggregates (internal use)';
 
+-- What the report forms of the aggregates (dp_sum_report, dp_avg_report, dp_count_report) return:
+-- the released value and an interval that holds the true answer with probability at least
+-- `confidence` (docs/intervals.md: the noise only, not the bias of clamping), with what it was
+-- released under.  epsilon and delta are the whole release's; noise_scale is the scale of the
+-- noise of its (first) part.
+CREATE TYPE dp_report AS (
+  value double precision, ci_low double precision, ci_high double precision,
+  confidence double precision, mechanism text, epsilon double precision,
+  delta double precision, noise_scale double precision
+);
+COMMENT ON TYPE dp_report IS 'a differentially private release with its noise interval';
+
 -- The aggregates.  The final functions add the noise and are VOLATILE.  The support functions
 -- run only inside an aggregate, the transition, combine and final functions only inside dpagg's
 -- own aggregates (src/pg/site.c), and PUBLIC may execute none of them (the end of this script).
@@ -281,6 +314,18 @@ CREATE FUNCTION dp_calibrate(
   AS 'MODULE_PATHNAME', 'dpagg_calibrate_sql' LANGUAGE C STABLE PARALLEL SAFE;
 COMMENT ON FUNCTION dp_calibrate(text, double precision, double precision, double precision, boolean) IS
   'calibrate a mechanism (scale, expected absolute and squared error of its noise, zCDP rho where it holds); releases nothing';
+
+-- Accuracy without release: the half-width w of the interval [v - w, v + w] that holds the true
+-- answer with probability at least `confidence` for a release v of these parameters (the noise
+-- and the release grid; docs/intervals.md).  Releases nothing, spends nothing.
+CREATE FUNCTION dp_noise_interval(
+    mechanism text, epsilon double precision, delta double precision,
+    sensitivity double precision DEFAULT 1.0, confidence double precision DEFAULT 0.95,
+    integer_valued boolean DEFAULT false)
+  RETURNS double precision
+  AS 'MODULE_PATHNAME', 'dpagg_noise_interval_sql' LANGUAGE C STABLE PARALLEL SAFE;
+COMMENT ON FUNCTION dp_noise_interval(text, double precision, double precision, double precision, double precision, boolean) IS
+  'half-width of the noise interval of a release with these parameters at this confidence; releases nothing';
 
 -- A unit's sum of floating-point values (src/pg/bound.c): like sum(double precision) but never an
 -- overflow error (the sum saturates to +-Infinity, which the per-unit aggregate then clamps like
@@ -340,7 +385,9 @@ def script():
                 declared.add(f.name)
                 out.append(f.sql())
         for a in kind.aggregates:
-            out.append(a.sfunc.sql())
+            if a.sfunc.signature() not in declared:  # a report form shares its kind's sfunc
+                declared.add(a.sfunc.signature())
+                out.append(a.sfunc.sql())
             out.append(kind.aggregate_sql(a) + "\n")
     out.append(FOOTER)
     for extra in HAND_WRITTEN:
@@ -388,8 +435,9 @@ def header():
             "/* The most transition functions of one kind (one per value type). */",
             f"#define DPAGG_MAX_TRANS {max_trans}",
             "",
-            "/* One initializer per kind, for a struct with the members kind, final, combine, serial,",
-            " * deserial (PGFunction, NULL when the kind has none) and trans[DPAGG_MAX_TRANS]. */",
+            "/* One initializer per kind, for a struct with the members kind, final, report (the final",
+            " * function of its report forms), combine, serial, deserial (PGFunction, NULL when the kind",
+            " * has none) and trans[DPAGG_MAX_TRANS]. */",
             "#define DPAGG_KIND_FUNCTIONS \\"]
     rows = []
     for kind in KINDS:
@@ -397,7 +445,8 @@ def header():
             return f.symbol if f else "NULL"
         trans = kind.trans_symbols()
         trans = ", \\\n\t\t\t   ".join(", ".join(trans[i:i + 3]) for i in range(0, len(trans), 3))
-        rows.append(f"\t{{.kind = {kind.c_kind}, .final = {c(kind.final)}, .combine = {c(kind.combine)}, "
+        rows.append(f"\t{{.kind = {kind.c_kind}, .final = {c(kind.final)}, .report = {c(kind.report)}, "
+                    f".combine = {c(kind.combine)}, "
                     f"\\\n\t .serial = {c(kind.serial)}, .deserial = {c(kind.deserial)}, \\\n"
                     f"\t .trans = {{{trans}}}}}")
     out.append(", \\\n".join(rows))

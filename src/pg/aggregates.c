@@ -19,7 +19,10 @@
 #include "libpq/pqformat.h"
 #include "nodes/execnodes.h"
 #include "nodes/primnodes.h"
+#include "funcapi.h"
 #include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/typcache.h"
 
 #include "../core/dpagg_accum.h"
 
@@ -166,6 +169,13 @@ typedef struct ScalarParams
 	bool		joint[2];		/* cal[i] is a Gaussian for the l2 sensitivity sqrt(L) * bound */
 	char		mechanism[DPAGG_MECH_SPEC_LEN];
 	dpagg_calibration cal[2];	/* calibrated when the site is prepared */
+	/* The report forms (dp_sum_report, ...): the half-width of each part's noise interval at the
+	 * part's confidence, and the dp_report row type; computed with the calibration, before any
+	 * charge, so that a mechanism without a known interval is refused before anything is spent. */
+	bool		report;
+	double		confidence;		/* dpagg.report_confidence when the query started */
+	double		halfwidth[2];
+	TupleDesc	report_desc;
 } ScalarParams;
 
 static double
@@ -192,6 +202,7 @@ bad_bounds(const char *msg, const char *hint)
 }
 
 static void calibrate_site(ScalarParams *p);
+static void prepare_report(DpSite *site, ScalarParams *p);
 static bool try_joint_gaussian(ScalarParams *p, int i);
 
 /*
@@ -330,6 +341,8 @@ dpagg_scalar_site_params(DpSite *site)
 	 * calibration in the shared cache.
 	 */
 	calibrate_site(p);
+	if (dpagg_aggregate_is_report(site->argref->aggfnoid))
+		prepare_report(site, p);
 	/* What one execution is charged; what the charge would refuse (no budget, cap, floor,
 	 * overspending) is checked now too. */
 	{
@@ -399,6 +412,36 @@ dpagg_share(double x, int L)
 	while (s > 0 && s * L > x)
 		s = nextafter(s, 0);
 	return s;
+}
+
+/*
+ * The report forms' intervals (docs/intervals.md).  dp_sum: the noise's half-width at the
+ * confidence c.  dp_count: the same, widened to whole numbers.  dp_avg: two noisy parts, each
+ * within its half-width at confidence 1 - (1 - c)/2, so both at once with probability at least c
+ * (the union bound); the interval is the range of the ratio over that box (report_avg).
+ */
+static void
+prepare_report(DpSite *site, ScalarParams *p)
+{
+	int			n = p->kind == DP_AVG ? 2 : 1;
+	double		c = dpagg_report_confidence;
+	Oid			rettype = get_func_rettype(site->argref->aggfnoid);
+	MemoryContext old;
+	int			i;
+
+	p->report = true;
+	p->confidence = c;
+	for (i = 0; i < n; i++)
+	{
+		dpagg_error err;
+
+		if (dpagg_noise_halfwidth(&p->cal[i], n == 2 ? 1 - (1 - c) / 2 : c, &p->halfwidth[i],
+								  &err) != DPAGG_OK)
+			dpagg_report(&err);
+	}
+	old = MemoryContextSwitchTo(site->cxt);
+	p->report_desc = BlessTupleDesc(lookup_rowtype_tupdesc_copy(rettype, -1));
+	MemoryContextSwitchTo(old);
 }
 
 /* The site's calibrations, once, for every group of every execution. */
@@ -812,8 +855,6 @@ released_value(const DpState *st)
 	return v;
 }
 
-#define RETURN_IF_RELEASED(st) \
-	do { if ((st)->released) PG_RETURN_DATUM(Float8GetDatum(released_value(st))); } while (0)
 #define REMEMBER_RELEASE(st, v) \
 	do { double v_ = (v); memcpy(&(st)->sum_lo, &v_, sizeof(v_)); (st)->sum_hi = 0; (st)->released = 1; } while (0)
 
@@ -827,21 +868,81 @@ released_value(const DpState *st)
 	PG_FUNCTION_INFO_V1(name); \
 	Datum name(PG_FUNCTION_ARGS) { return body(fcinfo, kind); }
 
+/*
+ * The report forms keep the whole row's numbers in the released state (value, low end, high end;
+ * released = 2), so that a re-finalized state returns the same row.
+ */
+#define REMEMBER_REPORT(st, v, lo, hi) \
+	do { double v_ = (v), l_ = (lo), h_ = (hi); memcpy(&(st)->sum_lo, &v_, 8); \
+		 memcpy(&(st)->sum_hi, &l_, 8); memcpy(&(st)->count, &h_, 8); (st)->released = 2; } while (0)
+
 static Datum
-sum_final(FunctionCallInfo fcinfo, int kind)
+report_row(const ScalarParams *p, const DpState *st)
+{
+	Datum		values[8];
+	bool		nulls[8] = {false, false, false, false, false, false, false, false};
+	double		v,
+				lo,
+				hi;
+	const char *mech = p->cal[0].spec;
+
+	memcpy(&v, &st->sum_lo, 8);
+	memcpy(&lo, &st->sum_hi, 8);
+	memcpy(&hi, &st->count, 8);
+	if (p->kind == DP_AVG && strcmp(p->cal[0].spec, p->cal[1].spec) != 0)
+		mech = psprintf("%s / %s", p->cal[0].spec, p->cal[1].spec);
+	values[0] = Float8GetDatum(v);
+	values[1] = Float8GetDatum(lo);
+	values[2] = Float8GetDatum(hi);
+	values[3] = Float8GetDatum(p->confidence);
+	values[4] = CStringGetTextDatum(mech);
+	values[5] = Float8GetDatum(p->epsilon);
+	values[6] = Float8GetDatum(p->delta);
+	values[7] = Float8GetDatum(p->cal[0].scale);
+	return HeapTupleGetDatum(heap_form_tuple(p->report_desc, values, nulls));
+}
+
+/* x moved outward past the rounding of the arithmetic that made it from exact ends: err is a
+ * bound on the magnitudes involved, 2^-51 of which covers a few roundings. */
+static double
+widen(double x, double err, int dir)
+{
+	double		m = err * 0x1p-51;
+
+	return dir < 0 ? x - m : x + m;
+}
+
+static double
+release_sum(FunctionCallInfo fcinfo, int kind, DpState **st_out, ScalarParams **p_out)
 {
 	DpState		empty;
 	DpSite	   *site;
 	DpState    *st = final_state(fcinfo, kind, &empty, &site);
 	ScalarParams *p = (ScalarParams *) site->params;
-	const dpagg_calibration *cal;
-	double		v;
 
-	RETURN_IF_RELEASED(st);
-	cal = p->cal;
+	*p_out = p;
+	if (st == &empty)
+	{
+		/* An empty group's state lives on this stack frame: give the caller a lasting one. */
+		st = palloc(sizeof(DpState));
+		memcpy(st, &empty, sizeof(DpState));
+	}
+	*st_out = st;
+	if (st->released)
+		return released_value(st);
 	dpagg_site_charge(site);	/* normally charged already, before the first row */
-	v = draw(&cal[0], state_sum(st), p->quantum);
-	REMEMBER_RELEASE(st, v);
+	return draw(&p->cal[0], state_sum(st), p->quantum);
+}
+
+static Datum
+sum_final(FunctionCallInfo fcinfo, int kind)
+{
+	DpState    *st;
+	ScalarParams *p;
+	double		v = release_sum(fcinfo, kind, &st, &p);
+
+	if (!st->released)
+		REMEMBER_RELEASE(st, v);
 	PG_RETURN_FLOAT8(v);
 }
 
@@ -850,6 +951,28 @@ DPAGG_FINAL(dpagg_sum_final, sum_final, DP_SUM)
 DPAGG_FINAL(dpagg_merge_sum_final, sum_final, DP_SITE_MERGE_SUM)
 
 DPAGG_FINAL(dpagg_unit_sum_final, sum_final, DP_SITE_UNIT_SUM)
+
+/* dp_sum_report: |v - a| <= w with probability >= confidence (the half-width includes the
+ * release grid, interval.h); the ends are moved out by the rounding of v -+ w. */
+static Datum
+sum_report_final(FunctionCallInfo fcinfo, int kind)
+{
+	DpState    *st;
+	ScalarParams *p;
+	double		v = release_sum(fcinfo, kind, &st, &p);
+
+	if (!st->released)
+	{
+		double		w = p->halfwidth[0];
+
+		REMEMBER_REPORT(st, v, widen(v - w, fabs(v) + w, -1), widen(v + w, fabs(v) + w, 1));
+	}
+	PG_RETURN_DATUM(report_row(p, st));
+}
+
+DPAGG_FINAL(dpagg_sum_report_final, sum_report_final, DP_SUM)
+
+DPAGG_FINAL(dpagg_unit_sum_report_final, sum_report_final, DP_SITE_UNIT_SUM)
 
 /* A noisy count, rounded and never negative (post-processing). */
 static double
@@ -860,24 +983,38 @@ noisy_count(const DpState *st, const dpagg_calibration *cal)
 	return c < 0 ? 0 : c;
 }
 
-static Datum
-count_final(FunctionCallInfo fcinfo, int kind)
+static double
+release_count(FunctionCallInfo fcinfo, int kind, DpState **st_out, ScalarParams **p_out)
 {
 	DpState		empty;
 	DpSite	   *site;
 	DpState    *st = final_state(fcinfo, kind, &empty, &site);
 	ScalarParams *p = (ScalarParams *) site->params;
-	const dpagg_calibration *cal;
 	double		c;
 
+	*p_out = p;
+	if (st == &empty)
+	{
+		st = palloc(sizeof(DpState));
+		memcpy(st, &empty, sizeof(DpState));
+	}
+	*st_out = st;
 	if (st->released)
-		PG_RETURN_INT64((int64) released_value(st));
-	cal = p->cal;
+		return released_value(st);
 	dpagg_site_charge(site);	/* normally charged already, before the first row */
-	c = noisy_count(st, &cal[0]);
-	if (c >= 9.2e18)
-		c = 9.2e18;
-	REMEMBER_RELEASE(st, c);
+	c = noisy_count(st, &p->cal[0]);
+	return c >= 9.2e18 ? 9.2e18 : c;
+}
+
+static Datum
+count_final(FunctionCallInfo fcinfo, int kind)
+{
+	DpState    *st;
+	ScalarParams *p;
+	double		c = release_count(fcinfo, kind, &st, &p);
+
+	if (!st->released)
+		REMEMBER_RELEASE(st, c);
 	PG_RETURN_INT64((int64) c);
 }
 
@@ -888,29 +1025,78 @@ DPAGG_FINAL(dpagg_merge_count_final, count_final, DP_SITE_MERGE_COUNT)
 DPAGG_FINAL(dpagg_unit_count_final, count_final, DP_SITE_UNIT_COUNT)
 
 /*
+ * dp_count_report: with |X| <= w (X the noise after the grid), the count before clamping at 0 is
+ * n + rint(X), within W = ceil(w) of n; a released 0 means n + X < 1/2, so n <= W.  Either way
+ * n lies in [max(0, v - W), v + W]: whole numbers, exact.
+ */
+static Datum
+count_report_final(FunctionCallInfo fcinfo, int kind)
+{
+	DpState    *st;
+	ScalarParams *p;
+	double		c = release_count(fcinfo, kind, &st, &p);
+
+	if (!st->released)
+	{
+		double		W = ceil(p->halfwidth[0]);
+
+		REMEMBER_REPORT(st, c, fmax(0, c - W), c + W);
+	}
+	PG_RETURN_DATUM(report_row(p, st));
+}
+
+DPAGG_FINAL(dpagg_count_report_final, count_report_final, DP_COUNT)
+
+DPAGG_FINAL(dpagg_unit_count_report_final, count_report_final, DP_SITE_UNIT_COUNT)
+
+/*
  * dp_avg: half of epsilon and of delta for the sum of the centred values, half for the count
  * (basic composition: the two releases together are (epsilon, delta)-DP, and are charged as one
  * release of (epsilon, delta)).  The answer is m + S / max(C, 1), clamped to [lower, upper]; all
  * of it is post-processing.
  */
-static Datum
-avg_final(FunctionCallInfo fcinfo, int kind)
+static void
+release_avg(FunctionCallInfo fcinfo, int kind, DpState **st_out, ScalarParams **p_out,
+			double *s, double *c)
 {
 	DpState		empty;
 	DpSite	   *site;
 	DpState    *st = final_state(fcinfo, kind, &empty, &site);
 	ScalarParams *p = (ScalarParams *) site->params;
-	const dpagg_calibration *cal;
-	double		s,
-				c,
+
+	*p_out = p;
+	if (st == &empty)
+	{
+		st = palloc(sizeof(DpState));
+		memcpy(st, &empty, sizeof(DpState));
+	}
+	*st_out = st;
+	if (st->released)
+		return;
+	dpagg_site_charge(site);	/* normally charged already, before the first row */
+	*s = draw(&p->cal[0], state_sum(st), p->quantum);
+	*c = noisy_count(st, &p->cal[1]);
+}
+
+static double
+avg_of(const ScalarParams *p, double s, double c)
+{
+	return fmin(p->upper, fmax(p->lower, p->mid + s / (c < 1 ? 1 : c)));
+}
+
+static Datum
+avg_final(FunctionCallInfo fcinfo, int kind)
+{
+	DpState    *st;
+	ScalarParams *p;
+	double		s = 0,
+				c = 0,
 				avg;
 
-	RETURN_IF_RELEASED(st);
-	cal = p->cal;
-	dpagg_site_charge(site);	/* normally charged already, before the first row */
-	s = draw(&cal[0], state_sum(st), p->quantum);
-	c = noisy_count(st, &cal[1]);
-	avg = fmin(p->upper, fmax(p->lower, p->mid + s / (c < 1 ? 1 : c)));
+	release_avg(fcinfo, kind, &st, &p, &s, &c);
+	if (st->released)
+		PG_RETURN_FLOAT8(released_value(st));
+	avg = avg_of(p, s, c);
 	REMEMBER_RELEASE(st, avg);
 	PG_RETURN_FLOAT8(avg);
 }
@@ -920,6 +1106,45 @@ DPAGG_FINAL(dpagg_avg_final, avg_final, DP_AVG)
 DPAGG_FINAL(dpagg_merge_avg_final, avg_final, DP_SITE_MERGE_AVG)
 
 DPAGG_FINAL(dpagg_unit_avg_final, avg_final, DP_SITE_UNIT_AVG)
+
+/*
+ * dp_avg_report (docs/intervals.md): with both parts inside their half-widths, the true centred
+ * sum S0 is in [s - ws, s + ws] and the true count N0 (>= 1 for a group with rows) in
+ * [max(1, c - Wc), c + Wc]; the true average m + S0/N0 then lies between the smallest and largest
+ * ratio over that box (at a corner), and in [lower, upper].  Conservative: the clamping of the
+ * values is not part of it, and for an empty group the interval says nothing.
+ */
+static Datum
+avg_report_final(FunctionCallInfo fcinfo, int kind)
+{
+	DpState    *st;
+	ScalarParams *p;
+	double		s = 0,
+				c = 0;
+
+	release_avg(fcinfo, kind, &st, &p, &s, &c);
+	if (!st->released)
+	{
+		double		ws = p->halfwidth[0],
+					Wc = ceil(p->halfwidth[1]),
+					nmin = fmax(1, c - Wc),
+					nmax = fmax(1, c + Wc),
+					slo = s - ws,
+					shi = s + ws,
+					rlo = slo >= 0 ? slo / nmax : slo / nmin,
+					rhi = shi >= 0 ? shi / nmin : shi / nmax,
+					lo = widen(p->mid + rlo, fabs(p->mid) + fabs(rlo) + fabs(s) + ws, -1),
+					hi = widen(p->mid + rhi, fabs(p->mid) + fabs(rhi) + fabs(s) + ws, 1);
+
+		REMEMBER_REPORT(st, avg_of(p, s, c), fmax(p->lower, fmin(p->upper, lo)),
+						fmin(p->upper, fmax(p->lower, hi)));
+	}
+	PG_RETURN_DATUM(report_row(p, st));
+}
+
+DPAGG_FINAL(dpagg_avg_report_final, avg_report_final, DP_AVG)
+
+DPAGG_FINAL(dpagg_unit_avg_report_final, avg_report_final, DP_SITE_UNIT_AVG)
 
 /*
  * Group selection (selection.c prepares the plan): keep the group or not, from its number of

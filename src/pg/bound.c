@@ -1021,6 +1021,9 @@ bounded_call(DpCall *call, LevelContext *lc, Expr *value)
 		args = lappend(args, int4_const(lc->L));
 		args = lappend(args, unit_name(lc));
 	}
+	/* A report form (dp_sum_report, ...) becomes the per-unit report form of its kind. */
+	if (dpagg_aggregate_is_report(a->aggfnoid))
+		name = psprintf("%s_report", name);
 	foreach(c, args)
 		types[n++] = exprType((Node *) lfirst(c));
 	{

@@ -271,6 +271,9 @@ capture(LevelContext *lc, Aggref *a)
 		lc->merges = true;		/* already split: its partial states are its input */
 		return;
 	}
+	if (dpagg_aggregate_is_report(a->aggfnoid))
+		unsupported("the report forms (dp_sum_report, dp_avg_report, dp_count_report) are not available on Citus tables yet",
+					"Use dp_sum, dp_avg or dp_count, and dp_noise_interval() for the interval of the same parameters.");
 	if (DPAGG_KIND_IS_UNIT(kind))
 		unsupported("privacy units (private relations) are not available on Citus tables yet",
 					"Protect and query a table that is not distributed, or release over the Citus table without a privacy unit.");

@@ -19,6 +19,7 @@ PG_MODULE_MAGIC;
 
 char	   *dpagg_default_mechanism = NULL;
 int			dpagg_objective_setting = DPAGG_OBJECTIVE_L2;
+double		dpagg_report_confidence = 0.95;
 
 static const struct config_enum_entry objective_options[] = {
 	{"l2", DPAGG_OBJECTIVE_L2, false},
@@ -74,6 +75,18 @@ _PG_init(void)
 							 &dpagg_objective_setting,
 							 DPAGG_OBJECTIVE_L2,
 							 objective_options,
+							 PGC_USERSET,
+							 0,
+							 NULL,
+							 NULL,
+							 NULL);
+	DefineCustomRealVariable("dpagg.report_confidence",
+							 "Confidence of the intervals of the report forms (dp_sum_report, ...).",
+							 "The interval holds the true answer (before clamping) with at least this probability; read once per query.",
+							 &dpagg_report_confidence,
+							 0.95,
+							 0.5,
+							 0.999999,
 							 PGC_USERSET,
 							 0,
 							 NULL,
@@ -349,6 +362,44 @@ dpagg_calibrate_sql(PG_FUNCTION_ARGS)
 	nulls[4] = isnan(rho);
 	values[5] = details_cached(&cal, sensitivity);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}
+
+/*
+ * dp_noise_interval(mechanism, epsilon, delta, sensitivity, confidence, integer_valued): the
+ * half-width of the interval a release with these parameters holds its true answer in, with
+ * probability at least `confidence`; calibrated as dp_calibrate is.  Releases nothing.
+ */
+PG_FUNCTION_INFO_V1(dpagg_noise_interval_sql);
+Datum
+dpagg_noise_interval_sql(PG_FUNCTION_ARGS)
+{
+	char		spec[DPAGG_MECH_SPEC_LEN];
+	double		epsilon = arg_float8(fcinfo, 1, "epsilon");
+	double		delta = arg_float8(fcinfo, 2, "delta");
+	double		sensitivity = arg_float8(fcinfo, 3, "sensitivity");
+	double		confidence = arg_float8(fcinfo, 4, "confidence");
+	bool		integer_valued = PG_ARGISNULL(5) ? false : PG_GETARG_BOOL(5);
+	dpagg_calibration cal;
+	dpagg_request req;
+	dpagg_error err;
+	double		w;
+
+	dpagg_mechanism_spec(PG_ARGISNULL(0) ? NULL : PG_GETARG_TEXT_PP(0), spec, sizeof(spec));
+	if (!(isfinite(sensitivity) && sensitivity > 0))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("sensitivity must be a finite number greater than 0"),
+				 errhint("Pass the largest absolute value one row can contribute, in (0, infinity).")));
+	if (!(confidence > 0 && confidence < 1))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("confidence must be between 0 and 1 (exclusive)"),
+				 errhint("Ask for example for 0.95 (a 95 %% interval).")));
+	req = dpagg_scalar_request(epsilon, delta, sensitivity, integer_valued);
+	dpagg_calibrate_cached(spec, &req, &cal);
+	if (dpagg_noise_halfwidth(&cal, confidence, &w, &err) != DPAGG_OK)
+		dpagg_report(&err);
+	PG_RETURN_FLOAT8(w);
 }
 
 PG_FUNCTION_INFO_V1(dpagg_mechanisms_sql);

@@ -17,6 +17,7 @@ extern char *dpagg_default_mechanism;
 /* GUC dpagg.objective: what auto minimises, a dpagg_objective (passed to the core typed, in the
  * dpagg_request of a release) */
 extern int	dpagg_objective_setting;
+extern double dpagg_report_confidence;	/* dpagg.report_confidence */
 
 /* ereport(ERROR) for a core error; never returns. */
 extern void dpagg_report(const dpagg_error *err) pg_attribute_noreturn();

@@ -55,6 +55,7 @@ typedef struct KindFunctions
 {
 	int			kind;
 	PGFunction	final;
+	PGFunction	report;			/* the final function of the kind's report forms, or NULL */
 	PGFunction	combine;
 	PGFunction	serial;
 	PGFunction	deserial;
@@ -101,7 +102,7 @@ is_own_trans_address(PGFunction f)
  * seed them through INITCOND.
  */
 static int
-aggregate_kind_uncached(Oid aggfnoid)
+aggregate_kind_uncached(Oid aggfnoid, bool *report)
 {
 	HeapTuple	tup;
 	Form_pg_aggregate agg;
@@ -127,13 +128,17 @@ aggregate_kind_uncached(Oid aggfnoid)
 	serial = fn_address(agg->aggserialfn);
 	deserial = fn_address(agg->aggdeserialfn);
 	ReleaseSysCache(tup);
+	*report = false;
 	if (!initval_null || moving)
 		return 0;
 	for (k = 0; k < lengthof(kinds); k++)
 	{
-		if (final != kinds[k].final || combine != kinds[k].combine ||
+		if (final == NULL ||
+			(final != kinds[k].final && final != kinds[k].report) ||
+			combine != kinds[k].combine ||
 			serial != kinds[k].serial || deserial != kinds[k].deserial)
 			continue;
+		*report = final == kinds[k].report;
 		for (j = 0; j < lengthof(kinds[k].trans); j++)
 			if (trans != NULL && trans == kinds[k].trans[j])
 				return kinds[k].kind;
@@ -148,20 +153,41 @@ static struct
 {
 	Oid			oid;
 	int			kind;
+	bool		report;
 } kind_memo[KIND_MEMO];
 
 static int
-aggregate_kind(Oid aggfnoid)
+aggregate_kind_ex(Oid aggfnoid, bool *report)
 {
 	int			slot = aggfnoid % KIND_MEMO;
 	int			kind;
 
 	if (OidIsValid(aggfnoid) && kind_memo[slot].oid == aggfnoid)
+	{
+		*report = kind_memo[slot].report;
 		return kind_memo[slot].kind;
-	kind = aggregate_kind_uncached(aggfnoid);
+	}
+	kind = aggregate_kind_uncached(aggfnoid, report);
 	kind_memo[slot].oid = aggfnoid;
 	kind_memo[slot].kind = kind;
+	kind_memo[slot].report = *report;
 	return kind;
+}
+
+static int
+aggregate_kind(Oid aggfnoid)
+{
+	bool		report;
+
+	return aggregate_kind_ex(aggfnoid, &report);
+}
+
+bool
+dpagg_aggregate_is_report(Oid aggfnoid)
+{
+	bool		report;
+
+	return aggregate_kind_ex(aggfnoid, &report) != 0 && report;
 }
 
 bool

@@ -118,6 +118,8 @@ extern bool dpagg_is_own_aggregate(Oid aggfnoid);
 
 /* The DpSiteKind of one of dpagg's own aggregates, or 0 (site.c). */
 extern int	dpagg_aggregate_kind(Oid aggfnoid);
+/* Whether it is one of the report forms (dp_sum_report, ...: a dp_report row per release). */
+extern bool dpagg_aggregate_is_report(Oid aggfnoid);
 
 /* Where the arguments of dp_sum, dp_avg and dp_count are (0-based; -1 when absent), from the
  * Aggref's argument types (aggregates.c). */
