@@ -17,6 +17,8 @@
 #include "mechanisms/multi_gaussian/multi_gaussian.h"
 #include "mechanisms/osgt/osgt.h"
 #include "mechanisms/quasi_gaussian/quasi_gaussian.h"
+#include "mechanisms/staircase/staircase.h"
+#include "mechanisms/tulap/tulap.h"
 
 namespace dpagg {
 
@@ -26,6 +28,8 @@ const std::vector<const Mechanism*>& all_mechanisms() {
       &analytic_gaussian_mechanism(),
       &classic_gaussian_mechanism(),
       &laplace_mechanism(),
+      &staircase_mechanism(),
+      &tulap_mechanism(),
       &dwork2006_gaussian_mechanism(),
       &zhao1_gaussian_mechanism(),
       &zhao2_gaussian_mechanism(),

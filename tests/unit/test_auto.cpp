@@ -39,18 +39,26 @@ TEST(AutoMechanism, PicksTheLeastLossCandidate) {
     // At eps = 1, delta = 1e-5 the multi-Gaussian's loss is far below the analytic Gaussian's
     // (docs/mixtures.md §8: l2 1.969 vs 13.918, l1 0.983 vs 2.977).
     EXPECT_LE(loss(*mg), 0.5 * loss(*ag));
-    EXPECT_STREQ(a.spec, mg->spec);
-    std::printf("[ mixtures ] auto at eps=1 delta=1e-5, %s: -> %s (%.4f vs analytic_gaussian %.4f, %.1f%% lower)\n",
-                l1 ? "l1" : "l2", a.spec, loss(a), loss(*ag), 100 * (1 - loss(*mg) / loss(*ag)));
+    // But the pure-DP staircase is better still here (docs/staircase.md: l1 = 1/(2 sinh(1/2)) =
+    // 0.9595, l2 = 1.918), and auto takes it.
+    EXPECT_STREQ(a.spec, l1 ? "staircase(objective=l1)" : "staircase(objective=l2)");
+    EXPECT_LT(loss(a), loss(*mg));
+    std::printf("[ mixtures ] auto at eps=1 delta=1e-5, %s: -> %s (%.4f; multi_gaussian %.4f, analytic_gaussian %.4f)\n",
+                l1 ? "l1" : "l2", a.spec, loss(a), loss(*mg), loss(*ag));
   }
 }
 
-TEST(AutoMechanism, ZeroDeltaIsLaplace) {
+// At delta = 0 the staircase (Geng & Viswanath's optimal pure-DP noise) beats Laplace for either
+// objective, and auto picks the staircase of the matching step.
+TEST(AutoMechanism, ZeroDeltaIsStaircase) {
   for (double e : {0.1, 1.0, 5.0}) {
-    dpagg_calibration a = dpagg::calibrate("auto", dpagg::PrivacyRequest{e, 0.0, 2.0, false});
-    EXPECT_STREQ(a.spec, "laplace") << "eps=" << e;
-    EXPECT_EQ(a.delta_bound, 0.0);
-    EXPECT_GE(a.scale, 2.0 / e);  // laplace adds a 2^-40 relative margin
-    EXPECT_LT(rel_err(a.scale, 2.0 / e), 1e-11);
+    for (bool l1 : {false, true}) {
+      dpagg_calibration a = dpagg::calibrate(l1 ? "auto(objective=l1)" : "auto",
+                                             dpagg::PrivacyRequest{e, 0.0, 2.0, false});
+      EXPECT_STREQ(a.spec, l1 ? "staircase(objective=l1)" : "staircase(objective=l2)") << "eps=" << e;
+      EXPECT_EQ(a.delta_bound, 0.0);
+      const dpagg_calibration lap = dpagg::calibrate("laplace", dpagg::PrivacyRequest{e, 0.0, 2.0, false});
+      EXPECT_LE(l1 ? a.l1 : a.l2, l1 ? lap.l1 : lap.l2) << "eps=" << e;
+    }
   }
 }

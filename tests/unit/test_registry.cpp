@@ -177,6 +177,7 @@ TEST(Registry, MechanismIdsAreFixedPerNameAndDistinct) {
       {"zhao3_pdp_gaussian", DPAGG_MECH_ZHAO3_PDP_GAUSSIAN}, {"zhao4_pdp_gaussian", DPAGG_MECH_ZHAO4_PDP_GAUSSIAN},
       {"osgt", DPAGG_MECH_OSGT}, {"generalized_gaussian", DPAGG_MECH_GENERALIZED_GAUSSIAN},
       {"quasi_gaussian", DPAGG_MECH_QUASI_GAUSSIAN}, {"multi_gaussian", DPAGG_MECH_MULTI_GAUSSIAN},
+      {"staircase", DPAGG_MECH_STAIRCASE}, {"tulap", DPAGG_MECH_TULAP},
       {"auto", DPAGG_MECH_AUTO}};
   ASSERT_EQ(fixed.size(), dpagg::listed_mechanisms().size());
   // The l2 mechanism serves vector releases only, under its vector name.
