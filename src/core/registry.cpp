@@ -63,11 +63,22 @@ const Mechanism* find_mechanism(int32_t id) {
   return by_id[static_cast<size_t>(id)];
 }
 
+namespace {
+
+// Whether m serves scalar releases: of every query, or (discrete_laplace) of integer-valued ones.
+bool serves_scalar(const Mechanism& m) {
+  PrivacyRequest integer{1, 0, 1};
+  integer.integer_valued = true;
+  return m.serves(PrivacyRequest{1, 0, 1}) || m.serves(integer);
+}
+
+}  // namespace
+
 const std::vector<const Mechanism*>& listed_mechanisms() {
   static const std::vector<const Mechanism*> list = [] {
     std::vector<const Mechanism*> v;
     for (const Mechanism* m : all_mechanisms())
-      if (m->serves(PrivacyRequest{1, 0, 1})) v.push_back(m);
+      if (serves_scalar(*m)) v.push_back(m);
     return v;
   }();
   return list;
@@ -95,7 +106,7 @@ std::string trim_lower(const std::string& s) {
 // The name a mechanism has in the family of `vector` releases, or nullptr if it serves none.
 const char* family_name(const Mechanism& m, bool vector) {
   if (vector) return m.vector_name();
-  return m.serves(PrivacyRequest{1, 0, 1}) ? m.name() : nullptr;
+  return serves_scalar(m) ? m.name() : nullptr;
 }
 
 std::string names_list(bool vector) {
