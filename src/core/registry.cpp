@@ -17,6 +17,7 @@
 #include "mechanisms/multi_gaussian/multi_gaussian.h"
 #include "mechanisms/osgt/osgt.h"
 #include "mechanisms/quasi_gaussian/quasi_gaussian.h"
+#include "mechanisms/truncated_laplace/truncated_laplace.h"
 
 namespace dpagg {
 
@@ -26,6 +27,7 @@ const std::vector<const Mechanism*>& all_mechanisms() {
       &analytic_gaussian_mechanism(),
       &classic_gaussian_mechanism(),
       &laplace_mechanism(),
+      &truncated_laplace_mechanism(),
       &dwork2006_gaussian_mechanism(),
       &zhao1_gaussian_mechanism(),
       &zhao2_gaussian_mechanism(),
