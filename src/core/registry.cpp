@@ -10,6 +10,7 @@
 #include "errors.h"
 #include "release.h"
 #include "mechanisms/auto/auto.h"
+#include "mechanisms/discrete_laplace/discrete_laplace.h"
 #include "mechanisms/gaussian_rules/gaussian_rules.h"
 #include "mechanisms/generalized_gaussian/generalized_gaussian.h"
 #include "mechanisms/l2/l2.h"
@@ -28,6 +29,7 @@ const std::vector<const Mechanism*>& all_mechanisms() {
       &classic_gaussian_mechanism(),
       &laplace_mechanism(),
       &truncated_laplace_mechanism(),
+      &discrete_laplace_mechanism(),
       &dwork2006_gaussian_mechanism(),
       &zhao1_gaussian_mechanism(),
       &zhao2_gaussian_mechanism(),

@@ -177,7 +177,8 @@ TEST(Registry, MechanismIdsAreFixedPerNameAndDistinct) {
       {"zhao3_pdp_gaussian", DPAGG_MECH_ZHAO3_PDP_GAUSSIAN}, {"zhao4_pdp_gaussian", DPAGG_MECH_ZHAO4_PDP_GAUSSIAN},
       {"osgt", DPAGG_MECH_OSGT}, {"generalized_gaussian", DPAGG_MECH_GENERALIZED_GAUSSIAN},
       {"quasi_gaussian", DPAGG_MECH_QUASI_GAUSSIAN}, {"multi_gaussian", DPAGG_MECH_MULTI_GAUSSIAN},
-      {"auto", DPAGG_MECH_AUTO}, {"truncated_laplace", DPAGG_MECH_TRUNCATED_LAPLACE}};
+      {"auto", DPAGG_MECH_AUTO}, {"truncated_laplace", DPAGG_MECH_TRUNCATED_LAPLACE},
+      {"discrete_laplace", DPAGG_MECH_DISCRETE_LAPLACE}};
   ASSERT_EQ(fixed.size(), dpagg::listed_mechanisms().size());
   // The l2 mechanism serves vector releases only, under its vector name.
   ASSERT_EQ(fixed.size() + 1, dpagg::all_mechanisms().size());
