@@ -10,6 +10,7 @@
 #include "errors.h"
 #include "release.h"
 #include "mechanisms/auto/auto.h"
+#include "mechanisms/discrete_laplace/discrete_laplace.h"
 #include "mechanisms/gaussian_rules/gaussian_rules.h"
 #include "mechanisms/generalized_gaussian/generalized_gaussian.h"
 #include "mechanisms/l2/l2.h"
@@ -19,6 +20,7 @@
 #include "mechanisms/quasi_gaussian/quasi_gaussian.h"
 #include "mechanisms/staircase/staircase.h"
 #include "mechanisms/tulap/tulap.h"
+#include "mechanisms/truncated_laplace/truncated_laplace.h"
 
 namespace dpagg {
 
@@ -30,6 +32,8 @@ const std::vector<const Mechanism*>& all_mechanisms() {
       &laplace_mechanism(),
       &staircase_mechanism(),
       &tulap_mechanism(),
+      &truncated_laplace_mechanism(),
+      &discrete_laplace_mechanism(),
       &dwork2006_gaussian_mechanism(),
       &zhao1_gaussian_mechanism(),
       &zhao2_gaussian_mechanism(),
@@ -67,11 +71,22 @@ const Mechanism* find_mechanism(int32_t id) {
   return by_id[static_cast<size_t>(id)];
 }
 
+namespace {
+
+// Whether m serves scalar releases: of every query, or (discrete_laplace) of integer-valued ones.
+bool serves_scalar(const Mechanism& m) {
+  PrivacyRequest integer{1, 0, 1};
+  integer.integer_valued = true;
+  return m.serves(PrivacyRequest{1, 0, 1}) || m.serves(integer);
+}
+
+}  // namespace
+
 const std::vector<const Mechanism*>& listed_mechanisms() {
   static const std::vector<const Mechanism*> list = [] {
     std::vector<const Mechanism*> v;
     for (const Mechanism* m : all_mechanisms())
-      if (m->serves(PrivacyRequest{1, 0, 1})) v.push_back(m);
+      if (serves_scalar(*m)) v.push_back(m);
     return v;
   }();
   return list;
@@ -99,7 +114,7 @@ std::string trim_lower(const std::string& s) {
 // The name a mechanism has in the family of `vector` releases, or nullptr if it serves none.
 const char* family_name(const Mechanism& m, bool vector) {
   if (vector) return m.vector_name();
-  return m.serves(PrivacyRequest{1, 0, 1}) ? m.name() : nullptr;
+  return serves_scalar(m) ? m.name() : nullptr;
 }
 
 std::string names_list(bool vector) {

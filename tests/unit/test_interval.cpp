@@ -66,9 +66,12 @@ TEST(NoiseInterval, EveryMechanismCoversItsOwnSamples) {
           for (int i = 0; i < n; ++i) inside += std::fabs(m->sample(cal, rng)) <= w;
           const double p = double(inside) / n, sd = std::sqrt(conf * (1 - conf) / n);
           EXPECT_GE(p, conf - 5 * sd) << m->name() << " eps=" << c.eps << " conf=" << conf;
-          // Not far above, except for noise with atoms (exactly w has positive probability).
-          const double t_below = m->noise_tail(cal, w * (1 - 1e-6));
-          const bool continuous = t_below > 1 - conf - 1e-3;
+          // Not far above, except for noise with an atom at the end of the interval: the tail just
+          // below w exceeds the tail at w by more than 1e-3 (at w = 0, the atom at 0: the tail
+          // below 0 is 1).  Testing the tail below w against 1 - conf instead could not tell an
+          // atom from continuous noise: both exceed it.
+          const double t_below = w > 0 ? m->noise_tail(cal, w * (1 - 1e-6)) : 1.0;
+          const bool continuous = t_below <= m->noise_tail(cal, w) + 1e-3;
           if (continuous) {
             EXPECT_LE(p, conf + 5 * sd + 2e-3) << m->name() << " eps=" << c.eps << " conf=" << conf;
           }

@@ -178,7 +178,8 @@ TEST(Registry, MechanismIdsAreFixedPerNameAndDistinct) {
       {"osgt", DPAGG_MECH_OSGT}, {"generalized_gaussian", DPAGG_MECH_GENERALIZED_GAUSSIAN},
       {"quasi_gaussian", DPAGG_MECH_QUASI_GAUSSIAN}, {"multi_gaussian", DPAGG_MECH_MULTI_GAUSSIAN},
       {"staircase", DPAGG_MECH_STAIRCASE}, {"tulap", DPAGG_MECH_TULAP},
-      {"auto", DPAGG_MECH_AUTO}};
+      {"auto", DPAGG_MECH_AUTO}, {"truncated_laplace", DPAGG_MECH_TRUNCATED_LAPLACE},
+      {"discrete_laplace", DPAGG_MECH_DISCRETE_LAPLACE}};
   ASSERT_EQ(fixed.size(), dpagg::listed_mechanisms().size());
   // The l2 mechanism serves vector releases only, under its vector name.
   ASSERT_EQ(fixed.size() + 1, dpagg::all_mechanisms().size());
@@ -189,7 +190,7 @@ TEST(Registry, MechanismIdsAreFixedPerNameAndDistinct) {
     EXPECT_EQ(m->id(), id) << name;
     EXPECT_EQ(dpagg::find_mechanism(id), m) << name;
   }
-  for (int32_t none : {0, -1, 17, 99, INT32_MAX, INT32_MIN}) EXPECT_EQ(dpagg::find_mechanism(none), nullptr) << none;
+  for (int32_t none : {0, -1, 99, INT32_MAX, INT32_MIN}) EXPECT_EQ(dpagg::find_mechanism(none), nullptr) << none;
   // A calibration carries the id of the mechanism in its spec; auto's, that of the one it chose.
   for (const char* spec : {"laplace", "osgt", "multi_gaussian(k=2)", "auto"}) {
     const dpagg_calibration cal = dpagg_test::calibrate(spec, 1.0, 1e-6, 1.0);
