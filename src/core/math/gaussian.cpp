@@ -36,6 +36,42 @@ double erfcx_nonneg(double z) {
   return sum / (z * 1.77245385090551602730);
 }
 
+namespace {
+constexpr double kUlpG = std::numeric_limits<double>::epsilon();
+// log Q(t) for a double t, and a bound on its absolute error: log of Boost erfc (about an ulp;
+// charged 1e-13 relative) where erfc does not underflow (t / sqrt 2 < 26), else
+// -z^2 + log(erfcx(z)/2), whose terms carry a few ulps of their size.  The rounding of
+// t / sqrt 2 is left to the caller (the enclosures below move t by 4 ulps of |t| first).
+struct LogTail {
+  double value, error;
+};
+LogTail log_tail(double t) {
+  const double z = t * kSqrt1_2;
+  if (z < 26.0) {
+    const double v = std::log(0.5 * boost::math::erfc(z));
+    return {v, 1e-13 + 2.0 * kUlpG * (1.0 + std::fabs(v))};
+  }
+  const double L = -z * z + std::log(0.5 * erfcx_nonneg(z));
+  return {L, 1e-13 + (8.0 + 4.0 * std::fabs(L)) * kUlpG};
+}
+}  // namespace
+
+TailEnclosure log_normal_upper_tail_enclosure(double x, double ex) {
+  const double slack = ex + 4.0 * kUlpG * (std::fabs(x) + ex);
+  const LogTail h = log_tail(x - slack), l = log_tail(x + slack);
+  return {l.value - l.error, std::min(0.0, h.value + h.error)};
+}
+
+double exp_upper(double L) {
+  const double v = std::exp(L) * (1.0 + 4.0 * kUlpG * (1.0 + std::fabs(L)));
+  return v < std::numeric_limits<double>::min() ? v + std::numeric_limits<double>::min() : v;
+}
+
+TailEnclosure normal_upper_tail_enclosure(double x, double ex) {
+  const TailEnclosure L = log_normal_upper_tail_enclosure(x, ex);
+  return {std::exp(L.lo) * (1.0 - 4.0 * kUlpG * (1.0 + std::fabs(L.lo))), std::min(1.0, exp_upper(L.hi))};
+}
+
 double normal_upper_tail(double x) { return 0.5 * boost::math::erfc(x * kSqrt1_2); }
 
 double log_normal_upper_tail(double x) {

@@ -16,6 +16,20 @@ double log_normal_upper_tail(double x);
 // exp(z^2) erfc(z) for z >= 0 (Boost 1.74 has no erfcx).
 double erfcx_nonneg(double z);
 
+// Enclosures of Q over an argument known to within an absolute error, for noise tails
+// (Mechanism::noise_tail), which must never fall below the exact tail: lo <= Q(t) <= hi for every
+// t with |t - x| <= ex (ex >= 0).  Q is decreasing, so hi is Q at x - ex and lo at x + ex, each
+// moved outward by the rounding of the argument; Boost erfc is charged 1e-13 relative, the
+// asymptotic erfcx of the far tail (beyond the range of erfc) and the logs and exps their
+// rounding.  The log form never underflows; in the other, a subnormal hi gets DBL_MIN added.
+struct TailEnclosure {
+  double lo, hi;
+};
+TailEnclosure log_normal_upper_tail_enclosure(double x, double ex);  // of log Q
+TailEnclosure normal_upper_tail_enclosure(double x, double ex);      // of Q
+// An upper bound on e^L: exp's rounding, and DBL_MIN added where the result is subnormal.
+double exp_upper(double L);
+
 struct ProfileBound {
   double value;  // the floating-point evaluation of delta_G
   double upper;  // value + a bound on its rounding error: a rigorous upper bound

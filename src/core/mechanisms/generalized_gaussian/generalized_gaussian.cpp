@@ -331,6 +331,24 @@ class GeneralizedGaussian final : public Mechanism {
     const double mag = s * std::pow(z, k);
     return rng.random_bit() ? mag : -mag;
   }
+
+  // The sampler's law: |X| = s Z^k, Z ~ Gamma(k, 1), k = fl(1/p), so
+  //     P(|X| > w) = P(Z > (w/s)^(1/k)) = Q(k, (w/s)^(1/k))
+  // with Q the regularized upper incomplete gamma.  (w/s)^p stands for (w/s)^(1/k): the division,
+  // pow and |p - 1/k| <= p ulp move it by at most rel_z relative, and Q(k, .) is decreasing, so
+  // Q(k, z (1 - rel_z)) is above the exact value; Boost's gamma_q is charged 2e-13 relative as in
+  // the profile (gamma_rel above); a subnormal result gets DBL_MIN added (it may have underflowed).
+  double noise_tail(const dpagg_calibration& cal, double w) const override {
+    const double s = cal.params[0], p = cal.params[2], k = 1.0 / p;
+    if (!(w > 0)) return 1.0;
+    const double t = w / s;
+    const double rel_z = 2.0 * (2.0 + p * (1.0 + std::fabs(std::log(std::max(t, 1e-300))))) * kUlp;
+    const double z = std::pow(t, p) * (1.0 - rel_z);
+    constexpr double kMin = std::numeric_limits<double>::min();
+    if (std::isinf(z)) return kMin;  // z beyond the double range: Q(k, z) < e^-700
+    const double q = boost::math::gamma_q(k, z) * (1.0 + 2e-13);
+    return std::min(1.0, q < kMin ? q + kMin : q);
+  }
 };
 
 }  // namespace

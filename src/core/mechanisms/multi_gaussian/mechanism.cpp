@@ -87,6 +87,10 @@ class MultiGaussian final : public Mechanism {
   double sample(const dpagg_calibration& cal, RandomSource& rng) const override {
     return multi_gaussian_sample(multi_gaussian_k(cal), cal.epsilon, cal.sensitivity, cal.scale, rng);
   }
+  // The tail of the law sample() draws (sampler.cpp): an upper bound on P(|X| > w).
+  double noise_tail(const dpagg_calibration& cal, double w) const override {
+    return multi_gaussian_tail(multi_gaussian_k(cal), cal.epsilon, cal.sensitivity, cal.scale, w);
+  }
 
   double zcdp_rho(const dpagg_calibration& cal) const override {
     return cal.sensitivity * cal.sensitivity / (2 * cal.scale * cal.scale);

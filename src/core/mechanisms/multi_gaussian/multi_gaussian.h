@@ -92,6 +92,12 @@ int multi_gaussian_best_k(const PrivacyRequest& req, int shifts, bool l1, int k_
 // component standard deviation `scale`.
 double multi_gaussian_sample(int K, double eps, double sensitivity, double scale, RandomSource& rng);
 
+// An upper bound on P(|X| > w) for X drawn by multi_gaussian_sample with these arguments (never
+// below the exact value; within ~1e-12 relative of it): the mixture's two-sided tail
+//     (1/S) [2 Q(w/s) + sum_{j=1..K} 2 e^{-j eps} (Q((w - jD)/s) + Q((w + jD)/s))],
+// S = 1 + 2 sum_{j=1..K} e^{-j eps}.
+double multi_gaussian_tail(int K, double eps, double sensitivity, double scale, double w);
+
 // The K of a multi_gaussian calibration (its parameter "K").
 inline int multi_gaussian_k(const dpagg_calibration& cal) { return static_cast<int>(cal.params[1]); }
 

@@ -1,9 +1,13 @@
 // sampler.cpp — multi_gaussian_sample (multi_gaussian.h): one draw of the mixture
 // sum_k w_k N(k D, s^2), w_k proportional to e^{-|k| eps}: the component index by inversion of its
-// tail sums, then the Gaussian (docs/mixtures.md §2.2).
+// tail sums, then the Gaussian (docs/mixtures.md §2.2); and multi_gaussian_tail, the two-sided tail
+// of that law (Mechanism::noise_tail).
+#include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "errors.h"
+#include "math/gaussian.h"
 #include "mechanisms/multi_gaussian/multi_gaussian.h"
 
 namespace dpagg {
@@ -35,6 +39,30 @@ double multi_gaussian_sample(int K, double eps, double sensitivity, double scale
   while (j < K && u < tail[j + 1]) ++j;
   const double k = (j == 0 || rng.random_bit()) ? j : -j;
   return k * sensitivity + scale * sample_standard_normal(rng);
+}
+
+// The tail of the law sampled above.  With J = |k| and T_j(w) = P(|jD + sZ| > w) (the folded
+// normal's tail, increasing in j), P(|X| > w) = T_0 + sum_{j>=1} P(J >= j) (T_j - T_{j-1}).  The
+// sampler draws J >= j with probability tail[j]/tail[0] up to the rounding of those sums of K + 1
+// positive terms and of u = U tail[0]: a relative (4K + 16) ulps at most, so the sampled tail is
+// within that factor of the exact mixture's.  The bound: every Q from above (normal_upper_tail_
+// enclosure, arguments charged 4 ulps of (w + jD)/s), and a relative (12K + 40 + 4 K eps) ulps for
+// the sampler's rounding, the weights (exp(-j eps) is off by up to (j eps + 1) ulps, in the sampler
+// too), the sums (2K + 1 terms above, K + 1 in S) and the division.
+double multi_gaussian_tail(int K, double eps, double sensitivity, double scale, double w) {
+  if (K < 0 || K > kMultiGaussianMaxK)
+    throw Error(DPAGG_INTERNAL, "multi_gaussian: calibration with an invalid K");
+  constexpr double kUlp = std::numeric_limits<double>::epsilon();
+  auto q_hi = [&](double m) {  // Q((w - m)/s) from above
+    return normal_upper_tail_enclosure((w - m) / scale, 4.0 * kUlp * (w + std::fabs(m)) / scale).hi;
+  };
+  double num = 2.0 * q_hi(0.0), S = 1.0;
+  for (int j = 1; j <= K; ++j) {
+    const double wj = 2.0 * std::exp(-j * eps), m = j * sensitivity;
+    S += wj;
+    num += wj * (q_hi(m) + q_hi(-m));
+  }
+  return std::min(1.0, num / S * (1.0 + (12.0 * K + 40.0 + 4.0 * K * eps) * kUlp));
 }
 
 }  // namespace dpagg

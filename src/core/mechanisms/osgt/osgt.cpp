@@ -151,6 +151,20 @@ class Osgt final : public Mechanism {
     const double mag = std::max(0.0, sigma * (z - r));
     return rng.random_bit() ? mag : -mag;
   }
+
+  // The sampler's law: |Y| = sigma (Z - r) given Z > r, Z ~ N(0, 1), so
+  //     P(|Y| > w) = Q(r + w/sigma) / Q(r)
+  // (docs/osgt.md §1).  In logs (Q(r) is as small as 6e-16 at r = 8, and the numerator may
+  // underflow where the ratio does not): log Q(x) from above (x's two roundings charged 4 ulps),
+  // log Q(r) from below, capped at 1 (w = 0 gives 1).
+  double noise_tail(const dpagg_calibration& cal, double w) const override {
+    const double sigma = cal.params[0], r = cal.params[2];
+    const double x = r + w / sigma;
+    const TailEnclosure num = log_normal_upper_tail_enclosure(x, 4.0 * kUlp * x);
+    const TailEnclosure den = log_normal_upper_tail_enclosure(r, 0.0);
+    const double L = num.hi - den.lo;
+    return std::min(1.0, exp_upper(L + 2.0 * kUlp * (std::fabs(num.hi) + std::fabs(den.lo))));
+  }
 };
 
 }  // namespace

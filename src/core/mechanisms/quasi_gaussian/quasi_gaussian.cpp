@@ -217,6 +217,31 @@ class QuasiGaussian final : public Mechanism {
     double x = std::max(0.0, d - s * z);
     return rng.random_bit() ? x : -x;
   }
+
+  // The sampler's law: N(0, s^2) with probability alpha = e^eps / (e^eps + 2 Phi(D/s)), else
+  // N(D, s^2) truncated to [0, inf) with a fair sign (docs/mixtures.md §3), so with
+  // beta = 1 - alpha = b / (1 + b), b = 2 Phi(D/s) e^-eps,
+  //     P(|X| > w) = (1 - beta) T0 + beta T1,   T0 = 2 Q(w/s),   T1 = Q((w - D)/s) / Phi(D/s).
+  // T1 >= T0 (the truncated N(D, s^2) dominates the half-normal: their density ratio e^{xD/s^2}
+  // increases), so the tail increases with beta, and beta is taken from above: the sampler's
+  // branch u53 < fl(alpha) (u53 on the 2^-53 grid) gives the folded part a probability at most
+  // 1 - fl(alpha) <= beta + 2^-50; 2^-48 and 1e-12 relative cover that and the rounding of beta.
+  // (For eps above ~37 fl(alpha) = 1 and the sampler never draws the folded part: its law is then
+  // N(0, s^2) within total variation 2^-53, whose tail this still bounds from above.)  T0 and the
+  // numerator of T1 come from above, Phi(D/s) = Q(-D/s) from below; the arguments are charged
+  // 4 ulps of w/s and of (w + D)/s.
+  double noise_tail(const dpagg_calibration& cal, double w) const override {
+    constexpr double kUlp = std::numeric_limits<double>::epsilon();
+    const double s = cal.scale, d = cal.sensitivity;
+    const double x0 = w / s, x1 = (w - d) / s, xd = d / s;
+    const TailEnclosure q0 = normal_upper_tail_enclosure(x0, 4.0 * kUlp * x0);
+    const TailEnclosure q1 = normal_upper_tail_enclosure(x1, 4.0 * kUlp * (w + d) / s);
+    const TailEnclosure phi = normal_upper_tail_enclosure(-xd, 4.0 * kUlp * xd);  // Phi(D/s)
+    const double b = 2.0 * phi.hi * std::exp(-cal.epsilon);
+    const double beta = std::min(1.0, b / (1.0 + b) * (1.0 + 1e-12) + 0x1p-48);
+    const double t0 = 2.0 * q0.hi, t1 = q1.hi / phi.lo;
+    return std::min(1.0, ((1.0 - beta) * t0 + beta * t1) * (1.0 + 8.0 * kUlp));
+  }
 };
 
 }  // namespace
