@@ -2,6 +2,7 @@
 // certified profile bound, sampler, losses.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "errors.h"
 #include "mechanisms/laplace/laplace.h"
@@ -47,9 +48,10 @@ class Laplace final : public Mechanism {
   double sample(const dpagg_calibration& cal, RandomSource& rng) const override {
     return sample_laplace(cal.scale, rng);
   }
-  // P(|X| > w) = exp(-w / b), raised by 2^-40 relative for exp's rounding.
+  // P(|X| > w) = exp(-w / b), raised by 2^-40 relative for exp's rounding, plus the least normal
+  // double so that an underflowed exp far out is still an upper bound.
   double noise_tail(const dpagg_calibration& cal, double w) const override {
-    return std::min(1.0, std::exp(-w / cal.scale) * (1 + 0x1p-40));
+    return std::min(1.0, std::exp(-w / cal.scale) * (1 + 0x1p-40) + std::numeric_limits<double>::min());
   }
 
   // Laplace(b) is (D/b)-DP, and eps-DP implies (eps^2/2)-zCDP (Bun & Steinke 2016, Prop. 3.3).
