@@ -807,7 +807,7 @@ dpagg_combine(PG_FUNCTION_ARGS)
  * Final functions: the only places where noise is added.
  */
 static DpState *
-final_state(FunctionCallInfo fcinfo, int kind, DpState *empty, DpSite **site_out)
+final_state(FunctionCallInfo fcinfo, int kind, DpSite **site_out)
 {
 	DpSite	   *site;
 
@@ -822,11 +822,24 @@ final_state(FunctionCallInfo fcinfo, int kind, DpState *empty, DpSite **site_out
 		return st;
 	}
 	/* An empty group: the transition function never ran; the answer is a noisy 0. */
-	memset(empty, 0, sizeof(*empty));
-	SET_VARSIZE(empty, sizeof(DpState));
-	empty->version = DPAGG_STATE_VERSION;
-	empty->kind = (uint8) kind;
-	return empty;
+	return dpagg_new_state(CurrentMemoryContext, kind);
+}
+
+/*
+ * The start of every final function of the scalar kinds: the group's state and the site's
+ * parameters, and the release charged (durably; budget.c) unless this state was released
+ * already.  Nothing random happens before the charge is taken.
+ */
+static DpState *
+final_begin(FunctionCallInfo fcinfo, int kind, ScalarParams **p)
+{
+	DpSite	   *site;
+	DpState    *st = final_state(fcinfo, kind, &site);
+
+	*p = (ScalarParams *) site->params;
+	if (!st->released)
+		dpagg_site_charge(site);	/* normally charged already, before the first row */
+	return st;
 }
 
 /* Noise for one calibrated part of a release (after the release has been charged). */
@@ -915,23 +928,10 @@ widen(double x, double err, int dir)
 static double
 release_sum(FunctionCallInfo fcinfo, int kind, DpState **st_out, ScalarParams **p_out)
 {
-	DpState		empty;
-	DpSite	   *site;
-	DpState    *st = final_state(fcinfo, kind, &empty, &site);
-	ScalarParams *p = (ScalarParams *) site->params;
+	DpState    *st = final_begin(fcinfo, kind, p_out);
 
-	*p_out = p;
-	if (st == &empty)
-	{
-		/* An empty group's state lives on this stack frame: give the caller a lasting one. */
-		st = palloc(sizeof(DpState));
-		memcpy(st, &empty, sizeof(DpState));
-	}
 	*st_out = st;
-	if (st->released)
-		return released_value(st);
-	dpagg_site_charge(site);	/* normally charged already, before the first row */
-	return draw(&p->cal[0], state_sum(st), p->quantum);
+	return st->released ? released_value(st) : draw(&(*p_out)->cal[0], state_sum(st), (*p_out)->quantum);
 }
 
 static Datum
@@ -986,23 +986,13 @@ noisy_count(const DpState *st, const dpagg_calibration *cal)
 static double
 release_count(FunctionCallInfo fcinfo, int kind, DpState **st_out, ScalarParams **p_out)
 {
-	DpState		empty;
-	DpSite	   *site;
-	DpState    *st = final_state(fcinfo, kind, &empty, &site);
-	ScalarParams *p = (ScalarParams *) site->params;
+	DpState    *st = final_begin(fcinfo, kind, p_out);
 	double		c;
 
-	*p_out = p;
-	if (st == &empty)
-	{
-		st = palloc(sizeof(DpState));
-		memcpy(st, &empty, sizeof(DpState));
-	}
 	*st_out = st;
 	if (st->released)
 		return released_value(st);
-	dpagg_site_charge(site);	/* normally charged already, before the first row */
-	c = noisy_count(st, &p->cal[0]);
+	c = noisy_count(st, &(*p_out)->cal[0]);
 	return c >= 9.2e18 ? 9.2e18 : c;
 }
 
@@ -1059,23 +1049,13 @@ static void
 release_avg(FunctionCallInfo fcinfo, int kind, DpState **st_out, ScalarParams **p_out,
 			double *s, double *c)
 {
-	DpState		empty;
-	DpSite	   *site;
-	DpState    *st = final_state(fcinfo, kind, &empty, &site);
-	ScalarParams *p = (ScalarParams *) site->params;
+	DpState    *st = final_begin(fcinfo, kind, p_out);
 
-	*p_out = p;
-	if (st == &empty)
-	{
-		st = palloc(sizeof(DpState));
-		memcpy(st, &empty, sizeof(DpState));
-	}
 	*st_out = st;
 	if (st->released)
 		return;
-	dpagg_site_charge(site);	/* normally charged already, before the first row */
-	*s = draw(&p->cal[0], state_sum(st), p->quantum);
-	*c = noisy_count(st, &p->cal[1]);
+	*s = draw(&(*p_out)->cal[0], state_sum(st), (*p_out)->quantum);
+	*c = noisy_count(st, &(*p_out)->cal[1]);
 }
 
 static double
@@ -1154,9 +1134,8 @@ PG_FUNCTION_INFO_V1(dpagg_unit_select_final);
 Datum
 dpagg_unit_select_final(PG_FUNCTION_ARGS)
 {
-	DpState		empty;
 	DpSite	   *site;
-	DpState    *st = final_state(fcinfo, DP_SITE_SELECT, &empty, &site);
+	DpState    *st = final_state(fcinfo, DP_SITE_SELECT, &site);
 	bool		keep;
 
 	if (st->released)

@@ -328,21 +328,20 @@ arg_float8(FunctionCallInfo fcinfo, int i, const char *name)
  * dp_calibrate(mechanism, epsilon, delta, sensitivity): the calibration an aggregate with these
  * parameters would use (at the release sensitivity, see release.cpp), without releasing anything.
  */
-PG_FUNCTION_INFO_V1(dpagg_calibrate_sql);
-Datum
-dpagg_calibrate_sql(PG_FUNCTION_ARGS)
+/*
+ * The calibration a SQL function's arguments (mechanism, epsilon, delta, sensitivity, and
+ * integer_valued at argument integer_arg) ask for, made as an aggregate's would be (at the
+ * release sensitivity, see release.cpp).
+ */
+static double
+sql_calibration(FunctionCallInfo fcinfo, int integer_arg, dpagg_calibration *cal)
 {
 	char		spec[DPAGG_MECH_SPEC_LEN];
 	double		epsilon = arg_float8(fcinfo, 1, "epsilon");
 	double		delta = arg_float8(fcinfo, 2, "delta");
 	double		sensitivity = arg_float8(fcinfo, 3, "sensitivity");
-	bool		integer_valued = PG_ARGISNULL(4) ? false : PG_GETARG_BOOL(4);
-	dpagg_calibration cal;
+	bool		integer_valued = PG_ARGISNULL(integer_arg) ? false : PG_GETARG_BOOL(integer_arg);
 	dpagg_request req;
-	TupleDesc	tupdesc;
-	Datum		values[6];
-	bool		nulls[6] = {false, false, false, false, false, false};
-	double		rho;
 
 	dpagg_mechanism_spec(PG_ARGISNULL(0) ? NULL : PG_GETARG_TEXT_PP(0), spec, sizeof(spec));
 	if (!(isfinite(sensitivity) && sensitivity > 0))
@@ -351,7 +350,25 @@ dpagg_calibrate_sql(PG_FUNCTION_ARGS)
 				 errmsg("sensitivity must be a finite number greater than 0"),
 				 errhint("Pass the largest absolute value one row can contribute, in (0, infinity).")));
 	req = dpagg_scalar_request(epsilon, delta, sensitivity, integer_valued);
-	dpagg_calibrate_cached(spec, &req, &cal);
+	dpagg_calibrate_cached(spec, &req, cal);
+	return sensitivity;
+}
+
+/*
+ * dp_calibrate(mechanism, epsilon, delta, sensitivity): the calibration an aggregate with these
+ * parameters would use (at the release sensitivity, see release.cpp), without releasing anything.
+ */
+PG_FUNCTION_INFO_V1(dpagg_calibrate_sql);
+Datum
+dpagg_calibrate_sql(PG_FUNCTION_ARGS)
+{
+	dpagg_calibration cal;
+	double		sensitivity = sql_calibration(fcinfo, 4, &cal);
+	TupleDesc	tupdesc;
+	Datum		values[6];
+	bool		nulls[6] = {false, false, false, false, false, false};
+	double		rho;
+
 	tupdesc = calibrate_tupdesc(fcinfo);
 	values[0] = CStringGetTextDatum(cal.spec);
 	values[1] = Float8GetDatum(cal.scale);
@@ -373,30 +390,17 @@ PG_FUNCTION_INFO_V1(dpagg_noise_interval_sql);
 Datum
 dpagg_noise_interval_sql(PG_FUNCTION_ARGS)
 {
-	char		spec[DPAGG_MECH_SPEC_LEN];
-	double		epsilon = arg_float8(fcinfo, 1, "epsilon");
-	double		delta = arg_float8(fcinfo, 2, "delta");
-	double		sensitivity = arg_float8(fcinfo, 3, "sensitivity");
 	double		confidence = arg_float8(fcinfo, 4, "confidence");
-	bool		integer_valued = PG_ARGISNULL(5) ? false : PG_GETARG_BOOL(5);
 	dpagg_calibration cal;
-	dpagg_request req;
 	dpagg_error err;
 	double		w;
 
-	dpagg_mechanism_spec(PG_ARGISNULL(0) ? NULL : PG_GETARG_TEXT_PP(0), spec, sizeof(spec));
-	if (!(isfinite(sensitivity) && sensitivity > 0))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("sensitivity must be a finite number greater than 0"),
-				 errhint("Pass the largest absolute value one row can contribute, in (0, infinity).")));
 	if (!(confidence > 0 && confidence < 1))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("confidence must be between 0 and 1 (exclusive)"),
 				 errhint("Ask for example for 0.95 (a 95 %% interval).")));
-	req = dpagg_scalar_request(epsilon, delta, sensitivity, integer_valued);
-	dpagg_calibrate_cached(spec, &req, &cal);
+	(void) sql_calibration(fcinfo, 5, &cal);
 	if (dpagg_noise_halfwidth(&cal, confidence, &w, &err) != DPAGG_OK)
 		dpagg_report(&err);
 	PG_RETURN_FLOAT8(w);
