@@ -194,6 +194,19 @@ int dpagg_release(const dpagg_calibration* cal, __int128 quanta, double quantum,
   });
 }
 
+int dpagg_release_plan_init(const dpagg_calibration* cal, double quantum, dpagg_release_plan* plan,
+                            dpagg_error* err) {
+  return guarded(err, [&] { *plan = dpagg::release_plan(*cal, quantum); });
+}
+
+int dpagg_release_planned(const dpagg_release_plan* plan, __int128 quanta, double* out,
+                          dpagg_error* err) {
+  return guarded(err, [&] {
+    dpagg::SecureRandom rng;
+    *out = dpagg::release_planned(*plan, quanta, rng);
+  });
+}
+
 void dpagg_set_interrupt_check(int (*should_stop)(void)) { g_should_stop = should_stop; }
 
 int dpagg_release_vector(const dpagg_calibration* cal, const __int128* quanta, double quantum,

@@ -189,6 +189,27 @@ int			dpagg_release(const dpagg_calibration *cal, __int128 quanta, double quantu
 int			dpagg_noise_halfwidth(const dpagg_calibration *cal, double confidence, double *out,
 								  dpagg_error *err);
 
+/*
+ * The same release with what depends only on the calibration and the quantum worked out once
+ * (the mechanism, the release grid and its exponents): the glue makes a plan per call site and
+ * releases every group of the site with it.  dpagg_release_planned(plan, q) returns exactly what
+ * dpagg_release(cal, q, quantum) would for a fresh draw of the noise.  The plan points to `cal`,
+ * which must outlive it and not change.
+ */
+typedef struct dpagg_release_plan
+{
+	const dpagg_calibration *cal;
+	double		quantum;
+	double		grid;
+	int32_t		log2_grid;
+	int32_t		log2_quantum;
+} dpagg_release_plan;
+
+int			dpagg_release_plan_init(const dpagg_calibration *cal, double quantum,
+									dpagg_release_plan *plan, dpagg_error *err);
+int			dpagg_release_planned(const dpagg_release_plan *plan, __int128 quanta, double *out,
+								  dpagg_error *err);
+
 /* rho of the calibrated noise where the mechanism is rho-zCDP, else NaN. */
 double		dpagg_zcdp_rho(const dpagg_calibration *cal);
 

@@ -86,11 +86,14 @@ double release_grid_for(double sensitivity, double scale) {
 
 double release_grid(const dpagg_calibration& cal) { return release_grid_for(cal.sensitivity, cal.scale); }
 
-__int128 answer_in_grid_units(__int128 quanta, double quantum, double g) {
+namespace {
+void check_quantum(double quantum) {
   if (!(quantum > 0) || !std::isfinite(quantum) || pow2_floor(quantum) != quantum)
     throw Error(DPAGG_INTERNAL, "release: the quantum must be a finite power of two");
-  const int log2g = log2_of(g);
-  const int log2q = log2_of(quantum);
+}
+
+// The answer quanta * 2^log2q in units of the grid 2^log2g, rounded half to even.
+__int128 grid_units(__int128 quanta, int log2q, int log2g) {
   __int128 k;
   if (log2g >= log2q) {
     int shift = log2g - log2q;
@@ -110,7 +113,8 @@ __int128 answer_in_grid_units(__int128 quanta, double quantum, double g) {
   return k;
 }
 
-double snap_and_add(__int128 k, double noise, double g) {
+// answer + noise on the grid 2^log2g (g itself), as a double.
+double snap_add(__int128 k, double noise, double g, int log2g) {
   // The noise in grid units is an integer-valued double; above 2^53 every double is one already.
   // Kept exact in 128 bits (|k| < 2^125 and |jd| <= 2^125 cannot overflow their sum), so noise up
   // to ~2^125 grid units, ~1e27 sensitivities at the grid's finest, is released exactly: far
@@ -125,16 +129,40 @@ double snap_and_add(__int128 k, double noise, double g) {
   const double t = total >= INT64_MIN && total <= INT64_MAX
                        ? static_cast<double>(static_cast<int64_t>(total))
                        : static_cast<double>(total);
-  return times_pow2(t, log2_of(g));
+  return times_pow2(t, log2g);
+}
+}  // namespace
+
+__int128 answer_in_grid_units(__int128 quanta, double quantum, double g) {
+  check_quantum(quantum);
+  return grid_units(quanta, log2_of(quantum), log2_of(g));
+}
+
+double snap_and_add(__int128 k, double noise, double g) { return snap_add(k, noise, g, log2_of(g)); }
+
+dpagg_release_plan release_plan(const dpagg_calibration& cal, double quantum) {
+  if (find_mechanism(cal.mechanism) == nullptr)
+    throw Error(DPAGG_INTERNAL, "release: calibration names no known mechanism");
+  check_quantum(quantum);
+  dpagg_release_plan plan;
+  plan.cal = &cal;
+  plan.quantum = quantum;
+  plan.grid = release_grid(cal);
+  plan.log2_grid = log2_of(plan.grid);
+  plan.log2_quantum = log2_of(quantum);
+  return plan;
+}
+
+double release_planned(const dpagg_release_plan& plan, __int128 quanta, RandomSource& rng) {
+  const Mechanism* m = find_mechanism(plan.cal->mechanism);
+  if (m == nullptr) throw Error(DPAGG_INTERNAL, "release: calibration names no known mechanism");
+  const __int128 k = grid_units(quanta, plan.log2_quantum, plan.log2_grid);
+  const double x = m->sample(*plan.cal, rng);
+  return snap_add(k, x, plan.grid, plan.log2_grid);
 }
 
 double release(const dpagg_calibration& cal, __int128 quanta, double quantum, RandomSource& rng) {
-  const Mechanism* m = find_mechanism(cal.mechanism);
-  if (m == nullptr) throw Error(DPAGG_INTERNAL, "release: calibration names no known mechanism");
-  const double g = release_grid(cal);
-  const __int128 k = answer_in_grid_units(quanta, quantum, g);
-  double x = m->sample(cal, rng);
-  return snap_and_add(k, x, g);
+  return release_planned(release_plan(cal, quantum), quanta, rng);
 }
 
 void release_vector(const dpagg_calibration& cal, const __int128* quanta, double quantum,

@@ -23,6 +23,11 @@ double release_sensitivity(double sensitivity, int dimension = 1);
 void release_vector(const dpagg_calibration& cal, const __int128* quanta, double quantum,
                     RandomSource& rng, double* out);
 
+// A release with its plan (dpagg_core.h: dpagg_release_plan): the grid and exponents worked out
+// once per calibration and quantum.  release() is release_plan() then release_planned().
+dpagg_release_plan release_plan(const dpagg_calibration& cal, double quantum);
+double release_planned(const dpagg_release_plan& plan, __int128 quanta, RandomSource& rng);
+
 // The pieces of release(): the grid for a given sensitivity and noise scale, the true answer in
 // grid units, and answer + noise.
 double release_grid_for(double sensitivity, double scale);

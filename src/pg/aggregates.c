@@ -172,6 +172,7 @@ typedef struct ScalarParams
 	/* The report forms (dp_sum_report, ...): the half-width of each part's noise interval at the
 	 * part's confidence, and the dp_report row type; computed with the calibration, before any
 	 * charge, so that a mechanism without a known interval is refused before anything is spent. */
+	dpagg_release_plan plan[2];	/* releases with cal[i] (at the sum's quantum, or 1 for counts) */
 	bool		report;
 	double		confidence;		/* dpagg.report_confidence when the query started */
 	double		halfwidth[2];
@@ -202,6 +203,7 @@ bad_bounds(const char *msg, const char *hint)
 }
 
 static void calibrate_site(ScalarParams *p);
+static bool integer_sum_rule(const ScalarParams *p, bool integer_values);
 static void prepare_report(DpSite *site, ScalarParams *p);
 static bool try_joint_gaussian(ScalarParams *p, int i);
 
@@ -327,12 +329,9 @@ dpagg_scalar_site_params(DpSite *site)
 		Datum		d = dpagg_site_param(site, lo.integer, &isnull);
 
 		if (!isnull && DatumGetBool(d))
-			vtype = VT_INT8;
+			vtype = VT_INT8;	/* each partial sum is checked to be whole (partial.c) */
 	}
-	p->integer_sum = (kind == DP_SUM &&
-					  (vtype == VT_INT2 || vtype == VT_INT4 || vtype == VT_INT8) &&
-					  p->lower == floor(p->lower) && p->upper == floor(p->upper) &&
-					  p->bound <= 1e9);
+	p->integer_sum = integer_sum_rule(p, vtype == VT_INT2 || vtype == VT_INT4 || vtype == VT_INT8);
 
 	/*
 	 * Calibrate now (which validates), before any row is read: a refusal must never depend on
@@ -341,6 +340,20 @@ dpagg_scalar_site_params(DpSite *site)
 	 * calibration in the shared cache.
 	 */
 	calibrate_site(p);
+	{
+		/* Counts (and dp_avg's count part) are whole numbers: quantum 1. */
+		int			n = kind == DP_AVG ? 2 : 1;
+		int			i;
+
+		for (i = 0; i < n; i++)
+		{
+			dpagg_error err;
+
+			if (dpagg_release_plan_init(&p->cal[i], kind == DP_COUNT || i == 1 ? 1.0 : p->quantum,
+										&p->plan[i], &err) != DPAGG_OK)
+				dpagg_report(&err);
+		}
+	}
 	if (dpagg_aggregate_is_report(site->argref->aggfnoid))
 		prepare_report(site, p);
 	/* What one execution is charged; what the charge would refuse (no budget, cap, floor,
@@ -382,6 +395,22 @@ dpagg_scalar_site_params(DpSite *site)
 		dpagg_site_set_charge(site, p->epsilon, p->delta, parts, n);
 	}
 	return p;
+}
+
+/*
+ * For the merge (partial.c): the quanta of one whole unit if the site calibrates its sum as
+ * integer-valued, else 0.  A merge told integer_values = true refuses any partial sum that is
+ * not a whole number, so that the claim holds whoever wrote the merge: an integer-valued
+ * calibration (discrete_laplace) would otherwise leave a fraction exact in the release.
+ */
+__int128
+dpagg_site_whole_quanta(DpSite *site)
+{
+	const ScalarParams *p = (const ScalarParams *) site->params;
+
+	if (!p->integer_sum)
+		return 0;
+	return (__int128) ldexp(1.0, -ilogb(p->quantum));	/* 1 / quantum, a power of two <= 2^100 */
 }
 
 /*
@@ -442,6 +471,15 @@ prepare_report(DpSite *site, ScalarParams *p)
 	old = MemoryContextSwitchTo(site->cxt);
 	p->report_desc = BlessTupleDesc(lookup_rowtype_tupdesc_copy(rettype, -1));
 	MemoryContextSwitchTo(old);
+}
+
+/* A sum of integers clamped to whole-number bounds (up to 1e9) changes by a whole number 0..D
+ * between neighbours: mechanisms may calibrate for those shifts only (see dp_calibrate). */
+static bool
+integer_sum_rule(const ScalarParams *p, bool integer_values)
+{
+	return p->kind == DP_SUM && integer_values && p->lower == floor(p->lower) &&
+		p->upper == floor(p->upper) && p->bound <= 1e9;
 }
 
 /* The site's calibrations, once, for every group of every execution. */
@@ -531,8 +569,8 @@ try_joint_gaussian(ScalarParams *p, int i)
  */
 int
 dpagg_unit_calibrations(int site_kind, double epsilon, double delta, double lower, double upper,
-						text *mechanism, int L, int C, dpagg_calibration *cal, double *sensitivity,
-						bool *joint)
+						text *mechanism, int L, int C, bool integer_values, dpagg_calibration *cal,
+						double *sensitivity, bool *joint)
 {
 	ScalarParams p;
 
@@ -543,6 +581,7 @@ dpagg_unit_calibrations(int site_kind, double epsilon, double delta, double lowe
 	p.max_groups = Max(L, 1);
 	p.max_rows = C;
 	set_bounds(&p, lower, upper);
+	p.integer_sum = integer_sum_rule(&p, integer_values);
 	dpagg_mechanism_spec(mechanism, p.mechanism, sizeof(p.mechanism));
 	calibrate_site(&p);
 	cal[0] = p.cal[0];
@@ -844,12 +883,12 @@ final_begin(FunctionCallInfo fcinfo, int kind, ScalarParams **p)
 
 /* Noise for one calibrated part of a release (after the release has been charged). */
 static double
-draw(const dpagg_calibration *cal, __int128 quanta, double quantum)
+draw(const dpagg_release_plan *plan, __int128 quanta)
 {
 	dpagg_error err;
 	double		out;
 
-	if (dpagg_release(cal, quanta, quantum, &out, &err) != DPAGG_OK)
+	if (dpagg_release_planned(plan, quanta, &out, &err) != DPAGG_OK)
 		dpagg_report(&err);
 	return out;
 }
@@ -899,6 +938,11 @@ report_row(const ScalarParams *p, const DpState *st)
 				hi;
 	const char *mech = p->cal[0].spec;
 
+	/* Only a state released by a report final holds the interval (REMEMBER_REPORT); a plain
+	 * final keeps the count there.  dpagg's aggregates never share states (READ_WRITE finals,
+	 * checked in site.c), so this cannot happen: refuse rather than read a count. */
+	if (st->released != 2)
+		elog(ERROR, "dpagg: a report of a state released without its interval");
 	memcpy(&v, &st->sum_lo, 8);
 	memcpy(&lo, &st->sum_hi, 8);
 	memcpy(&hi, &st->count, 8);
@@ -931,7 +975,7 @@ release_sum(FunctionCallInfo fcinfo, int kind, DpState **st_out, ScalarParams **
 	DpState    *st = final_begin(fcinfo, kind, p_out);
 
 	*st_out = st;
-	return st->released ? released_value(st) : draw(&(*p_out)->cal[0], state_sum(st), (*p_out)->quantum);
+	return st->released ? released_value(st) : draw(&(*p_out)->plan[0], state_sum(st));
 }
 
 static Datum
@@ -976,9 +1020,9 @@ DPAGG_FINAL(dpagg_unit_sum_report_final, sum_report_final, DP_SITE_UNIT_SUM)
 
 /* A noisy count, rounded and never negative (post-processing). */
 static double
-noisy_count(const DpState *st, const dpagg_calibration *cal)
+noisy_count(const DpState *st, const dpagg_release_plan *plan)
 {
-	double		c = rint(draw(cal, (__int128) st->count, 1.0));
+	double		c = rint(draw(plan, (__int128) st->count));
 
 	return c < 0 ? 0 : c;
 }
@@ -992,7 +1036,7 @@ release_count(FunctionCallInfo fcinfo, int kind, DpState **st_out, ScalarParams 
 	*st_out = st;
 	if (st->released)
 		return released_value(st);
-	c = noisy_count(st, &(*p_out)->cal[0]);
+	c = noisy_count(st, &(*p_out)->plan[0]);
 	return c >= 9.2e18 ? 9.2e18 : c;
 }
 
@@ -1054,8 +1098,8 @@ release_avg(FunctionCallInfo fcinfo, int kind, DpState **st_out, ScalarParams **
 	*st_out = st;
 	if (st->released)
 		return;
-	*s = draw(&(*p_out)->cal[0], state_sum(st), (*p_out)->quantum);
-	*c = noisy_count(st, &(*p_out)->cal[1]);
+	*s = draw(&(*p_out)->plan[0], state_sum(st));
+	*c = noisy_count(st, &(*p_out)->plan[1]);
 }
 
 static double

@@ -351,8 +351,8 @@ precheck(CitusCall *c)
 	n = dpagg_unit_calibrations(c->kind, eps, del,
 								c->lower ? DatumGetFloat8(((Const *) c->lower)->constvalue) : 0,
 								c->upper ? DatumGetFloat8(((Const *) c->upper)->constvalue) : 0,
-								m->constisnull ? NULL : DatumGetTextPP(m->constvalue), 1, 0, cal,
-								&sens, joint);
+								m->constisnull ? NULL : DatumGetTextPP(m->constvalue), 1, 0,
+								c->integer, cal, &sens, joint);
 	for (i = 0; i < n; i++)
 	{
 		parts[i].spec = cal[i].spec;

@@ -193,7 +193,7 @@ dpagg_explain_sql(PG_FUNCTION_ARGS)
 										   lo.upper >= 0 ? float_arg(r->aggref, lo.upper) : 1,
 										   mech == NULL || mech->constisnull ? NULL
 										   : DatumGetTextPP(mech->constvalue),
-										   L, r->max_rows, cal, &sens, joint);
+										   L, r->max_rows, false, cal, &sens, joint);
 			values[8] = Float8GetDatum(cal[0].epsilon);
 			values[9] = Float8GetDatum(cal[0].delta);
 			values[10] = Float8GetDatum(sens);

@@ -140,6 +140,13 @@ merge_row(FunctionCallInfo fcinfo, int site_kind, int kind)
 		/* each value is at most 2^53 quanta: a sum its count could not make is refused */
 		if (sum > (__int128) n << 53 || sum < -((__int128) n << 53))
 			bad_partial("its sum is larger than its count of clamped values allows");
+		if (kind == DP_SUM)
+		{
+			__int128	whole = dpagg_site_whole_quanta((DpSite *) fcinfo->flinfo->fn_extra);
+
+			if (whole > 1 && sum % whole != 0)
+				bad_partial("integer_values is true but it is not a sum of whole numbers");
+		}
 	}
 	if (st->count > PG_INT64_MAX - n)
 		bad_partial("the counts add up to more than a bigint holds");

@@ -113,6 +113,7 @@ aggregate_kind_uncached(Oid aggfnoid, bool *report)
 				serial,
 				deserial;
 	bool		moving;
+	bool		read_write;
 	size_t		k,
 				j;
 
@@ -122,6 +123,7 @@ aggregate_kind_uncached(Oid aggfnoid, bool *report)
 	agg = (Form_pg_aggregate) GETSTRUCT(tup);
 	(void) SysCacheGetAttr(AGGFNOID, tup, Anum_pg_aggregate_agginitval, &initval_null);
 	moving = OidIsValid(agg->aggmtransfn);
+	read_write = agg->aggfinalmodify == AGGMODIFY_READ_WRITE;
 	trans = fn_address(agg->aggtransfn);
 	final = fn_address(agg->aggfinalfn);
 	combine = fn_address(agg->aggcombinefn);
@@ -129,7 +131,9 @@ aggregate_kind_uncached(Oid aggfnoid, bool *report)
 	deserial = fn_address(agg->aggdeserialfn);
 	ReleaseSysCache(tup);
 	*report = false;
-	if (!initval_null || moving)
+	/* dpagg's final functions are READ_WRITE: PostgreSQL then never shares a transition state
+	 * between two aggregates, so each state is finalized (released) by one final function. */
+	if (!initval_null || moving || !read_write)
 		return 0;
 	for (k = 0; k < lengthof(kinds); k++)
 	{
@@ -649,6 +653,18 @@ dpagg_site_set_charge(DpSite *site, double epsilon, double delta, const DpCharge
 void
 dpagg_site_charge(DpSite *site)
 {
+	AggState   *as = site->aggstate;
+	Instrumentation *instr = as->ss.ps.instrument;
+
+	/*
+	 * Already charged in this loop of the Agg node: the common case, asked again by every output
+	 * row (the wrapper below) and every group's final function.  The same test dpagg_charge_at
+	 * makes, without its call: the mark is of the current loop and the loop is running (or
+	 * EXPLAIN ANALYZE keeps the instrumentation), so no rescan has begun a new execution.
+	 */
+	if (likely(instr != NULL && site->mark.charged && site->mark.loop == instr->nloops &&
+			   (instr->running || as->ss.ps.state->es_instrument != 0)))
+		return;
 	dpagg_charge_at(site->aggstate, &site->mark, dpagg_kind_name(site->kind), site->epsilon, site->delta,
 					site->parts, site->nparts, site->query_text);
 }

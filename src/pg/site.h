@@ -221,7 +221,8 @@ extern List *dpagg_bound_capture(Query *parse);
 /* explain.c's helpers in aggregates.c and selection.c */
 extern int	dpagg_unit_calibrations(int site_kind, double epsilon, double delta, double lower,
 									double upper, text *mechanism, int L, int C,
-									dpagg_calibration *cal, double *sensitivity, bool *joint);
+									bool integer_values, dpagg_calibration *cal,
+									double *sensitivity, bool *joint);
 struct dpagg_selection_plan;
 extern void dpagg_selection_plan_for(const char *strategy, double epsilon, double delta, int L,
 									 struct dpagg_selection_plan *plan);
@@ -236,6 +237,8 @@ extern double dpagg_check_bounds(int kind, double lower, double upper);
  * expressions (dpagg_g1, ...), with copies of those expressions appended to *gexprs. */
 extern Oid	dpagg_function_oid(const char *schema, const char *name, int nargs, const Oid *argtypes);
 extern Aggref *dpagg_make_aggref(Oid fnoid, List *args, bool star, Expr *filter, int location);
+/* The quanta of one whole unit where the site's sum is integer-valued, else 0 (aggregates.c). */
+extern __int128 dpagg_site_whole_quanta(DpSite *site);
 extern Query *dpagg_grouped_inner(Query *q, List **gexprs, List **tlist, List **group);
 extern bool dpagg_level_has_own_aggregate(Query *q);
 

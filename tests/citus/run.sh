@@ -147,6 +147,10 @@ check "a merge refuses a partial sum its count of values could not make" 1 \
   "$(q c "SELECT dpagg_merge_sum(1e30, 1, 1, 1e-5, 0, 50, NULL, false)" 2>&1 | grep -c 'count of clamped values')"
 check "... and one that is not a sum of quanta" 1 \
   "$(q c "SELECT dpagg_merge_sum(1.5, 1, 1, 1e-5, 0, 50, NULL, false)" 2>&1 | grep -c 'not an integer')"
+check "an integer sum on a distributed table keeps its integer calibration (discrete_laplace: whole numbers)" 1 \
+  "$(q c "SELECT dp_sum(i, 1, 0, 0, 50, 'discrete_laplace') = round(dp_sum(i, 1, 0, 0, 50, 'discrete_laplace')) FROM t" | grep -c '^t$')"
+check "... while a merge written by hand cannot claim integer values" 1 \
+  "$(q c "SELECT dpagg_merge_sum(1, 1, 1, 0, 0, 50, 'discrete_laplace', true)" 2>&1 | grep -c 'not a sum of whole numbers')"
 check "merged by hand on one node, partial sums give dp_sum's exact answer" \
   "$(q c "SELECT round(sum(greatest(0, least(x, 50))))::bigint FROM local_t")" \
   "$(q c "SELECT round(dpagg_merge_sum(s, n, $E, 1e-5, 0, 50, NULL, false))::bigint FROM (SELECT dept, sum(dpagg_quanta_sum(x, 0, 50)) s, count(x) n FROM local_t GROUP BY dept) q")"

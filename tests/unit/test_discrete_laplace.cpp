@@ -236,3 +236,21 @@ TEST(DiscreteLaplaceRegistry, ListedAndAutoForIntegerRequestsOnly) {
   EXPECT_STREQ(dpagg::calibrate("auto", integer).spec, "discrete_laplace");
   EXPECT_STRNE(dpagg::calibrate("auto", real).spec, "discrete_laplace");
 }
+
+// The attack of this session's review: at sensitivity / epsilon beyond 2^53 the two geometric
+// draws were multiples of their own ulps, so nearly cancelling draws gave small but coarse noise
+// and the release showed the answer's low bits.  Scales beyond 2^40 are refused (auto then picks
+// another mechanism), and every draw at the largest scale served is an exact integer far below 2^53.
+TEST(DiscreteLaplaceNoise, LargeScalesRefusedAndDrawsExact) {
+  EXPECT_THROW(dpagg_test::calibrate("discrete_laplace", 1e-10, 0, 1e9, true), dpagg::Error);
+  EXPECT_THROW(dpagg_test::calibrate("discrete_laplace", 1e-10, 0, 1e6, true), dpagg::Error);
+  EXPECT_STRNE(dpagg_test::calibrate("auto", 1e-10, 0, 1e9, true).spec, "discrete_laplace");
+  dpagg_calibration cal = dpagg_test::calibrate("discrete_laplace", 1e-3, 0, 1e9, true);  // s = 1e12 < 2^40
+  const dpagg::Mechanism& m = dpagg_test::mechanism_of(cal);
+  SeededRandom rng(99);
+  for (int i = 0; i < 20000; ++i) {
+    const double x = m.sample(cal, rng);
+    ASSERT_EQ(x, std::floor(x));
+    ASSERT_LT(std::fabs(x), 0x1p51);
+  }
+}

@@ -258,3 +258,35 @@ TEST(Release, TinyQuantumFarBelowTheGrid) {
     EXPECT_EQ(got, expected_release(cal, 0, 1.0, b)) << "quantum=" << quantum;
   }
 }
+
+// A planned release (dpagg_release_plan: grid and exponents worked out once) returns exactly what
+// release() returns for the same noise, over quanta of every size and sign and quanta far above
+// and below the grid.
+TEST(Release, PlannedIsTheSameRelease) {
+  const double quanta_exp[] = {-40, -10, 0, 3};
+  int compared = 0;
+  for (const char* spec : {"laplace", "analytic_gaussian", "staircase", "multi_gaussian(k=3)"}) {
+    for (double sens : {1.0, 100.0, 1e-9, 1e12}) {
+      dpagg_calibration cal = dpagg_test::calibrate(spec, 1.0, spec[0] == 's' ? 0.0 : 1e-5, sens);
+      for (double qe : quanta_exp) {
+        const double quantum = std::ldexp(sens, static_cast<int>(qe));
+        const double q2 = std::ldexp(1.0, std::ilogb(quantum));
+        const dpagg_release_plan plan = dpagg::release_plan(cal, q2);
+        for (__int128 quanta : {(__int128)0, (__int128)1, (__int128)-1, (__int128)123456789,
+                                (__int128)-98765432123LL, (__int128)1 << 80, -((__int128)1 << 70)}) {
+          SeededRandom a(7 + compared), b(7 + compared);
+          double x = NAN, y = NAN;
+          bool threw_a = false, threw_b = false;
+          try { x = dpagg::release(cal, quanta, q2, a); } catch (const dpagg::Error&) { threw_a = true; }
+          try { y = dpagg::release_planned(plan, quanta, b); } catch (const dpagg::Error&) { threw_b = true; }
+          EXPECT_EQ(threw_a, threw_b);
+          if (!threw_a && !threw_b) {
+            EXPECT_EQ(std::memcmp(&x, &y, sizeof x), 0) << spec << " " << sens;
+          }
+          ++compared;
+        }
+      }
+    }
+  }
+  EXPECT_GT(compared, 400);
+}

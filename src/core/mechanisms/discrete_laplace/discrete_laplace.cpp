@@ -9,6 +9,14 @@
 namespace dpagg {
 namespace {
 
+// The largest scale s = sensitivity / epsilon served.  A draw is floor(-s ln U) with
+// -ln U <= 745 (U >= 2^-1074), so below 2^40 * 745 < 2^50: every draw, and the difference of two,
+// is an exact integer in a double.  Beyond 2^53 a draw is only a multiple of its own ulp, and when
+// two such draws nearly cancel, the noise is small but coarse while the answer is exact: the
+// release a + X then shows the low bits of a (found by an attack review; Mironov's concern for
+// discrete noise).  Requests with a larger scale are refused; laplace serves them.
+constexpr double kMaxScale = 0x1p40;
+
 // G >= 0 with P(G >= k) = exp(-k/s): floor(-s ln U), U uniform on (0, 1) at full resolution
 // (no cut-off of the tail at 2^-53).
 double sample_geometric(double s, RandomSource& rng) {
@@ -43,6 +51,10 @@ class DiscreteLaplace final : public Mechanism {
     if (!(req.sensitivity >= 1 && req.sensitivity == std::floor(req.sensitivity)))
       invalid("mechanism discrete_laplace needs a whole-number sensitivity",
               "Pass a sensitivity in 1, 2, 3, ...");
+    if (!(req.sensitivity / req.epsilon <= kMaxScale / (1 + 0x1p-40)))
+      invalid("mechanism discrete_laplace serves sensitivity / epsilon up to 2^40 (about 1.1e12)",
+              "Its integer noise is exact only up to that scale: use laplace for a smaller epsilon "
+              "or a larger sensitivity.");
   }
 
   void calibrate(const PrivacyRequest& req, const Options& options,
@@ -68,6 +80,8 @@ class DiscreteLaplace final : public Mechanism {
   }
 
   double sample(const dpagg_calibration& cal, RandomSource& rng) const override {
+    if (!(cal.scale <= kMaxScale))  // a calibration made elsewhere: never draw coarse noise
+      throw Error(DPAGG_INTERNAL, "discrete_laplace: scale beyond the exact range");
     const double g1 = sample_geometric(cal.scale, rng);
     const double g2 = sample_geometric(cal.scale, rng);
     return g1 - g2;
