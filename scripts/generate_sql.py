@@ -227,12 +227,18 @@ SELECT.add("dpagg_unit_select", EPS_DELTA + [("max_groups", "integer"), ("strate
 # releases as theirs.  Positions fixed: partial, epsilon, delta, (lower, upper,) mechanism (NULL:
 # dpagg.default_mechanism) (, integer_values).
 MERGE_SUM = Kind("DP_SITE_MERGE_SUM", "dpagg_merge_sum: dp_sum over partial states.", "dpagg_state", combine,
-                 Function("dpagg_merge_sum_final", [("", "dpagg_state")], F8, "VOLATILE", strict=False))
+                 Function("dpagg_merge_sum_final", [("", "dpagg_state")], F8, "VOLATILE", strict=False),
+                 report=Function("dpagg_merge_sum_report_final", [("", "dpagg_state")], "dp_report",
+                                 "VOLATILE", strict=False))
 MERGE_AVG = Kind("DP_SITE_MERGE_AVG", "dpagg_merge_avg: dp_avg over partial states.", "dpagg_state", combine,
-                 Function("dpagg_merge_avg_final", [("", "dpagg_state")], F8, "VOLATILE", strict=False))
+                 Function("dpagg_merge_avg_final", [("", "dpagg_state")], F8, "VOLATILE", strict=False),
+                 report=Function("dpagg_merge_avg_report_final", [("", "dpagg_state")], "dp_report",
+                                 "VOLATILE", strict=False))
 MERGE_COUNT = Kind("DP_SITE_MERGE_COUNT", "dpagg_merge_count: dp_count over partial states.", "dpagg_state",
                    combine, Function("dpagg_merge_count_final", [("", "dpagg_state")], "bigint", "VOLATILE",
-                                     strict=False))
+                                     strict=False),
+                   report=Function("dpagg_merge_count_report_final", [("", "dpagg_state")], "dp_report",
+                                   "VOLATILE", strict=False))
 QN = [("quanta", "numeric"), ("n", "bigint")]
 MERGE_SUM.add("dpagg_merge_sum", QN + EPS_DELTA + [("lower", F8), ("upper", F8)] + MECH +
               [("integer_values", "boolean")], "dpagg_merge_sum_trans", "dpagg_merge_sum_trans",

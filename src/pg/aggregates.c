@@ -1018,6 +1018,8 @@ DPAGG_FINAL(dpagg_sum_report_final, sum_report_final, DP_SUM)
 
 DPAGG_FINAL(dpagg_unit_sum_report_final, sum_report_final, DP_SITE_UNIT_SUM)
 
+DPAGG_FINAL(dpagg_merge_sum_report_final, sum_report_final, DP_SITE_MERGE_SUM)
+
 /* A noisy count, rounded and never negative (post-processing). */
 static double
 noisy_count(const DpState *st, const dpagg_release_plan *plan)
@@ -1082,6 +1084,8 @@ count_report_final(FunctionCallInfo fcinfo, int kind)
 DPAGG_FINAL(dpagg_count_report_final, count_report_final, DP_COUNT)
 
 DPAGG_FINAL(dpagg_unit_count_report_final, count_report_final, DP_SITE_UNIT_COUNT)
+
+DPAGG_FINAL(dpagg_merge_count_report_final, count_report_final, DP_SITE_MERGE_COUNT)
 
 /*
  * dp_avg: half of epsilon and of delta for the sum of the centred values, half for the count
@@ -1169,6 +1173,8 @@ avg_report_final(FunctionCallInfo fcinfo, int kind)
 DPAGG_FINAL(dpagg_avg_report_final, avg_report_final, DP_AVG)
 
 DPAGG_FINAL(dpagg_unit_avg_report_final, avg_report_final, DP_SITE_UNIT_AVG)
+
+DPAGG_FINAL(dpagg_merge_avg_report_final, avg_report_final, DP_SITE_MERGE_AVG)
 
 /*
  * Group selection (selection.c prepares the plan): keep the group or not, from its number of

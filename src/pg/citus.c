@@ -271,9 +271,6 @@ capture(LevelContext *lc, Aggref *a)
 		lc->merges = true;		/* already split: its partial states are its input */
 		return;
 	}
-	if (dpagg_aggregate_is_report(a->aggfnoid))
-		unsupported("the report forms (dp_sum_report, dp_avg_report, dp_count_report) are not available on Citus tables yet",
-					"Use dp_sum, dp_avg or dp_count, and dp_noise_interval() for the interval of the same parameters.");
 	if (DPAGG_KIND_IS_UNIT(kind))
 		unsupported("privacy units (private relations) are not available on Citus tables yet",
 					"Protect and query a table that is not distributed, or release over the Citus table without a privacy unit.");
@@ -419,16 +416,19 @@ count_aggref(CitusCall *c)
 static Aggref *
 merge_aggref(CitusCall *c, Var *sum, Var *n, const char *schema)
 {
+	/* A report form (dp_sum_report, ...) merges into the merge's report form. */
+	bool		report = dpagg_aggregate_is_report(c->orig->aggfnoid);
+
 	if (c->kind == DP_SITE_COUNT)
-		return dpagg_make_aggref(dpagg_function_oid(schema, "dpagg_merge_count", 4,
+		return dpagg_make_aggref(dpagg_function_oid(schema, report ? "dpagg_merge_count_report" : "dpagg_merge_count", 4,
 										(Oid[]) {INT8OID, FLOAT8OID, FLOAT8OID, TEXTOID}),
 						   list_make4(n, c->epsilon, c->delta, c->mechanism), false, NULL, -1);
 	if (c->kind == DP_SITE_AVG)
-		return dpagg_make_aggref(dpagg_function_oid(schema, "dpagg_merge_avg", 7,
+		return dpagg_make_aggref(dpagg_function_oid(schema, report ? "dpagg_merge_avg_report" : "dpagg_merge_avg", 7,
 										(Oid[]) {NUMERICOID, INT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, TEXTOID}),
 						   lappend(lappend(list_make5(sum, n, c->epsilon, c->delta, c->lower), c->upper),
 								   c->mechanism), false, NULL, -1);
-	return dpagg_make_aggref(dpagg_function_oid(schema, "dpagg_merge_sum", 8,
+	return dpagg_make_aggref(dpagg_function_oid(schema, report ? "dpagg_merge_sum_report" : "dpagg_merge_sum", 8,
 									(Oid[]) {NUMERICOID, INT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, TEXTOID, BOOLOID}),
 							 lappend(lappend(lappend(list_make5(sum, n, c->epsilon, c->delta, c->lower), c->upper),
 											 c->mechanism),

@@ -147,6 +147,11 @@ check "a merge refuses a partial sum its count of values could not make" 1 \
   "$(q c "SELECT dpagg_merge_sum(1e30, 1, 1, 1e-5, 0, 50, NULL, false)" 2>&1 | grep -c 'count of clamped values')"
 check "... and one that is not a sum of quanta" 1 \
   "$(q c "SELECT dpagg_merge_sum(1.5, 1, 1, 1e-5, 0, 50, NULL, false)" 2>&1 | grep -c 'not an integer')"
+c0=$(charges c)
+check "report forms on a distributed table: the value inside its interval, for a group per dept" 1 \
+  "$(q c "SELECT bool_and((r).value BETWEEN (r).ci_low AND (r).ci_high AND (r).ci_low < (r).ci_high) FROM (SELECT dept, dp_sum_report(x, 1, 1e-5, 0, 50, 'laplace') r FROM t GROUP BY dept) s" | grep -c '^t$')"
+check "... dp_avg_report and dp_count_report over the whole table; one charge per query (3)" "1 1 3" \
+  "$(q c "SELECT ((r).ci_low <= (r).ci_high)::int FROM (SELECT dp_avg_report(x, 1, 1e-5, 0, 50) r FROM t) s") $(q c "SELECT ((r).ci_low >= 0)::int FROM (SELECT dp_count_report(1, 1e-5) r FROM t) s") $(( $(charges c) - c0 ))"
 check "an integer sum on a distributed table keeps its integer calibration (discrete_laplace: whole numbers)" 1 \
   "$(q c "SELECT dp_sum(i, 1, 0, 0, 50, 'discrete_laplace') = round(dp_sum(i, 1, 0, 0, 50, 'discrete_laplace')) FROM t" | grep -c '^t$')"
 check "... while a merge written by hand cannot claim integer values" 1 \
