@@ -36,6 +36,12 @@ SELECT mechanism_name <> 'discrete_laplace' AS auto_avoids_it FROM dp_calibrate(
 -- mechanism release a fraction exactly.
 SELECT expect_error($$SELECT dpagg_merge_sum(s, n, 0.01, 0, 0, 10, 'discrete_laplace', true)
   FROM (SELECT sum(dpagg_quanta_sum(f8 * 0.37 + 0.1234, 0, 10)) s, count(*) n FROM dp_test) q$$);
+-- ... and a partial sum its count of values clamped to the bounds could not make (one value of
+-- -2^53 quanta, about -16, with bounds [0, 10]) is refused: sensitivity is enforced on merged input.
+SELECT expect_error($$SELECT dpagg_merge_sum(s, n, 1.0, 0, 0, 10, NULL, false)
+  FROM (VALUES (-9007199254740992::numeric, 1::bigint)) v(s, n)$$);
+SELECT round(dpagg_merge_sum(s, n, 1e9, 0, 0, 10, 'laplace', false)) = 500 AS merge_in_bounds
+  FROM (SELECT sum(dpagg_quanta_sum(x, 0, 10)) s, count(x) n FROM (SELECT (g % 2) * 10 AS x FROM generate_series(1, 100) g) d) q;
 
 -- Through the aggregates: 200 independent releases of each (a correlated subquery re-runs the
 -- aggregation per outer row); the truth is sum 495000, count 10000, average 49.5.

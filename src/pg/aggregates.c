@@ -414,6 +414,22 @@ dpagg_site_whole_quanta(DpSite *site)
 }
 
 /*
+ * For the merge (partial.c): the range of one clamped value's quanta at this site — [lower, upper]
+ * for a sum, [-B, B] around the middle for an average — so that a partial sum of n values is held
+ * to n times it (sensitivity enforced on merged input too, not only on rows).
+ */
+void
+dpagg_site_quanta_range(DpSite *site, __int128 *lo, __int128 *hi)
+{
+	const ScalarParams *p = (const ScalarParams *) site->params;
+	double		a = p->kind == DP_AVG ? -p->bound : p->lower;
+	double		b = p->kind == DP_AVG ? p->bound : p->upper;
+
+	*lo = (__int128) floor(a * p->inv_quantum);
+	*hi = (__int128) ceil(b * p->inv_quantum);
+}
+
+/*
  * x / L, rounded down where the division rounded up, so that L shares never add up to more than
  * x: each group of a per-unit aggregate is calibrated for a share of the call's epsilon and delta,
  * and the charge is the whole (conservative in both directions of rounding).

@@ -239,6 +239,8 @@ extern Oid	dpagg_function_oid(const char *schema, const char *name, int nargs, c
 extern Aggref *dpagg_make_aggref(Oid fnoid, List *args, bool star, Expr *filter, int location);
 /* The quanta of one whole unit where the site's sum is integer-valued, else 0 (aggregates.c). */
 extern __int128 dpagg_site_whole_quanta(DpSite *site);
+/* The quanta of one clamped value at the site lie in [lo, hi] (aggregates.c). */
+extern void dpagg_site_quanta_range(DpSite *site, __int128 *lo, __int128 *hi);
 extern Query *dpagg_grouped_inner(Query *q, List **gexprs, List **tlist, List **group);
 extern bool dpagg_level_has_own_aggregate(Query *q);
 
