@@ -3,7 +3,7 @@
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS dpagg;
 -- Superusers are held to a privacy budget like any role (dpagg.limit_superusers defaults to on):
--- the demo's own releases below (about epsilon 6) are charged to this one.
+-- the demo's own releases below (about epsilon 7) are charged to this one.
 SELECT dp_set_budget(current_user::regrole, 20, 1e-4) \g /dev/null
 DROP TABLE IF EXISTS employees;
 CREATE TABLE employees AS
@@ -28,6 +28,15 @@ SELECT department, count(*) AS true_count, dp_count(1.0, 1e-6) AS private_count,
        round(avg(salary), 2) AS true_avg,
        round(dp_avg(salary, 1.0, 1e-6, 0, 200000)::numeric, 2) AS private_avg
 FROM employees GROUP BY department ORDER BY department;
+
+\echo
+\echo '== With their accuracy: the report forms release once and say how far off they may be (95 %) =='
+SELECT department, round(true_avg, 2) AS true_avg, round((r).value::numeric, 2) AS private_avg,
+       round((r).ci_low::numeric, 2) AS ci_low, round((r).ci_high::numeric, 2) AS ci_high, (r).mechanism
+FROM (SELECT department, avg(salary) AS true_avg FROM employees GROUP BY department) t
+JOIN (SELECT department, dp_avg_report(salary, 1.0, 1e-6, 0, 200000) AS r FROM employees GROUP BY department) d
+  USING (department)
+ORDER BY department;
 
 \echo
 \echo '== The noise behind those answers (dp_calibrate releases nothing) =='
