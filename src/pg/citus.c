@@ -598,6 +598,13 @@ rewrite_level(Query *q)
 	q->hasRecursive = false;
 	q->hasSubLinks = checkExprHasSubLink((Node *) q->targetList) || checkExprHasSubLink(q->havingQual);
 	q->hasAggs = true;
+	/* The level itself as a subplan of its own too (OFFSET 0, which changes no answer): a level
+	 * that is a subquery of a distributed query (WHERE x IN (SELECT ... HAVING dp_count(...))) is
+	 * then evaluated once, where the ledger is, instead of being pushed down with the outer
+	 * query to the workers, which refuse to release. */
+	if (q->limitOffset == NULL && q->limitCount == NULL)
+		q->limitOffset = (Node *) makeConst(INT8OID, -1, InvalidOid, 8, Int64GetDatum(0), false,
+											FLOAT8PASSBYVAL);
 }
 
 /* ---- the walk over a query ------------------------------------------------------------------ */

@@ -148,6 +148,9 @@ check "a merge refuses a partial sum its count of values could not make" 1 \
 check "... and one that is not a sum of quanta" 1 \
   "$(q c "SELECT dpagg_merge_sum(1.5, 1, 1, 1e-5, 0, 50, NULL, false)" 2>&1 | grep -c 'not an integer')"
 c0=$(charges c)
+check "a HAVING dp_count in an IN subquery of a distributed query runs once, on the coordinator" "100000 1" \
+  "$(q c "SELECT count(*) FROM t WHERE dept IN (SELECT dept FROM t GROUP BY dept HAVING dp_count(1, 1e-5) > 0)") $(( $(charges c) - c0 ))"
+c0=$(charges c)
 check "report forms on a distributed table: the value inside its interval, for a group per dept" 1 \
   "$(q c "SELECT bool_and((r).value BETWEEN (r).ci_low AND (r).ci_high AND (r).ci_low < (r).ci_high) FROM (SELECT dept, dp_sum_report(x, 1, 1e-5, 0, 50, 'laplace') r FROM t GROUP BY dept) s" | grep -c '^t$')"
 check "... dp_avg_report and dp_count_report over the whole table; one charge per query (3)" "1 1 3" \
