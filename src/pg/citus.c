@@ -527,6 +527,15 @@ rewrite_level(Query *q)
 	if (q->groupingSets != NIL)
 		unsupported("GROUPING SETS, ROLLUP and CUBE are not available with dpagg on Citus tables",
 					"Run one query per grouping.");
+	/*
+	 * The level's range table becomes [dpagg_partials, pin]: a subquery in its select list or
+	 * HAVING could still refer to the old range table (correlated) or to the level's WITH
+	 * queries, and would read the wrong columns (an attack review crashed the server with
+	 * (SELECT d.name) beside dp_count).  Refused while planning, before anything is charged.
+	 */
+	if (checkExprHasSubLink((Node *) q->targetList) || checkExprHasSubLink(q->havingQual))
+		unsupported("subqueries in the select list or HAVING of a query level with dpagg's aggregates over Citus tables are not available",
+					"Compute them in an outer query over this one, or in a join.");
 	if (q->rowMarks != NIL || q->hasModifyingCTE)
 		unsupported("locking clauses and data-modifying WITH are not available with dpagg on Citus tables", NULL);
 	memset(&lc, 0, sizeof(lc));

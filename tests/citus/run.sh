@@ -148,6 +148,9 @@ check "a merge refuses a partial sum its count of values could not make" 1 \
 check "... and one that is not a sum of quanta" 1 \
   "$(q c "SELECT dpagg_merge_sum(1.5, 1, 1, 1e-5, 0, 50, NULL, false)" 2>&1 | grep -c 'not an integer')"
 c0=$(charges c)
+check "a subquery in the select list or HAVING of a dp level on Citus is refused (0A000) and charges nothing" "1 1 0" \
+  "$(q c "SELECT d.name, dp_count(0.1, 1e-6), (SELECT d.name) FROM t JOIN depts d USING (dept) GROUP BY d.name" | grep -c 'subqueries in the select list') $(q c "WITH c AS (SELECT 5 AS k) SELECT dept, dp_count(0.1, 1e-6) FROM t GROUP BY dept HAVING dept > (SELECT k FROM c)" | grep -c 'subqueries in the select list') $(( $(charges c) - c0 ))"
+c0=$(charges c)
 check "a HAVING dp_count in an IN subquery of a distributed query runs once, on the coordinator" "100000 1" \
   "$(q c "SELECT count(*) FROM t WHERE dept IN (SELECT dept FROM t GROUP BY dept HAVING dp_count(1, 1e-5) > 0)") $(( $(charges c) - c0 ))"
 c0=$(charges c)
