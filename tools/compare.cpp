@@ -300,18 +300,14 @@ int main(int argc, char** argv) {
   for (size_t i = 0; i < cols.size(); ++i)
     if (cols[i].name == "auto") auto_col = static_cast<int>(i);
   if (auto_col >= 0 && !bench.empty()) {
-    auto best_of = [&](int c, bool l1, const std::vector<int>& among, int* who) {
+    auto best_bench = [&](int c, bool l1) {
       double b = INFINITY;
-      *who = -1;
-      for (int i : among) {
+      for (int i : bench) {
         double v = loss(c, static_cast<size_t>(i), l1);
-        if (!std::isnan(v) && v < b) { b = v; *who = i; }
+        if (!std::isnan(v) && v < b) b = v;
       }
       return b;
     };
-    std::vector<int> concrete;
-    for (size_t i = 0; i < cols.size(); ++i)
-      if (cols[i].name != "auto") concrete.push_back(static_cast<int>(i));
     for (bool l1 : {true, false}) {
       const char* which = l1 ? "l1 = E|noise|" : "l2 = E[noise^2]";
       md << "\n## auto against the best non-Gaussian benchmark (" << which << ")\n\n"
@@ -327,10 +323,10 @@ int main(int argc, char** argv) {
         for (int d = 0; d < kND; ++d) {
           int c = e * kND + d;
           if (c >= cells) { md << " |"; continue; }
-          int bw = -1, cw = -1;
+          const int cw = winner(c, l1);  // the best concrete mechanism of the cell
           const double a = loss(c, static_cast<size_t>(auto_col), l1);
-          const double b = best_of(c, l1, bench, &bw);
-          const double m = best_of(c, l1, concrete, &cw);
+          const double b = best_bench(c, l1);
+          const double m = cw >= 0 ? loss(c, static_cast<size_t>(cw), l1) : INFINITY;
           const Result* r = by[static_cast<size_t>(c)][static_cast<size_t>(l1 ? col_specs[static_cast<size_t>(auto_col)].first : col_specs[static_cast<size_t>(auto_col)].second)];
           std::string chosen = r && r->ok ? r->chosen : "-";
           const size_t paren = chosen.find('(');
@@ -341,11 +337,9 @@ int main(int argc, char** argv) {
           if (b < a) ++bench_better;
           if (cw >= 0 && (cols[static_cast<size_t>(cw)].name == "multi_gaussian" || cols[static_cast<size_t>(cw)].name == "quasi_gaussian")) ++mixture_wins;
           if (cw >= 0 && std::find(bench.begin(), bench.end(), cw) != bench.end()) ++new_wins;
-          md << " " << std::fixed;
-          md.precision(2);
-          md << a / b << " " << chosen << " |";
-          md.unsetf(std::ios::fixed);
-          md.precision(6);
+          char cell[96];
+          std::snprintf(cell, sizeof(cell), " %.2f %s |", a / b, chosen.c_str());
+          md << cell;
         }
         md << "\n";
       }

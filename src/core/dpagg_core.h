@@ -199,7 +199,6 @@ int			dpagg_noise_halfwidth(const dpagg_calibration *cal, double confidence, dou
 typedef struct dpagg_release_plan
 {
 	const dpagg_calibration *cal;
-	double		quantum;
 	double		grid;
 	int32_t		log2_grid;
 	int32_t		log2_quantum;

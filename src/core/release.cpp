@@ -146,7 +146,6 @@ dpagg_release_plan release_plan(const dpagg_calibration& cal, double quantum) {
   check_quantum(quantum);
   dpagg_release_plan plan;
   plan.cal = &cal;
-  plan.quantum = quantum;
   plan.grid = release_grid(cal);
   plan.log2_grid = log2_of(plan.grid);
   plan.log2_quantum = log2_of(quantum);

@@ -169,10 +169,16 @@ typedef struct ScalarParams
 	bool		joint[2];		/* cal[i] is a Gaussian for the l2 sensitivity sqrt(L) * bound */
 	char		mechanism[DPAGG_MECH_SPEC_LEN];
 	dpagg_calibration cal[2];	/* calibrated when the site is prepared */
+	dpagg_release_plan plan[2];	/* releases with cal[i] (at the sum's quantum, or 1 for counts) */
+	/* Merges (partial.c): one clamped value's quanta lie in [quanta_lo, quanta_hi] (at most 2^53
+	 * in size); whole_quanta is the quanta of one unit where the sum is integer-valued, else 0.
+	 * int64, not __int128: a palloc'd struct is only 8-byte aligned. */
+	int64		quanta_lo;
+	int64		quanta_hi;
+	int64		whole_quanta;
 	/* The report forms (dp_sum_report, ...): the half-width of each part's noise interval at the
 	 * part's confidence, and the dp_report row type; computed with the calibration, before any
 	 * charge, so that a mechanism without a known interval is refused before anything is spent. */
-	dpagg_release_plan plan[2];	/* releases with cal[i] (at the sum's quantum, or 1 for counts) */
 	bool		report;
 	double		confidence;		/* dpagg.report_confidence when the query started */
 	double		halfwidth[2];
@@ -354,6 +360,15 @@ dpagg_scalar_site_params(DpSite *site)
 				dpagg_report(&err);
 		}
 	}
+	{
+		double		a = kind == DP_AVG ? -p->bound : p->lower;
+		double		b = kind == DP_AVG ? p->bound : p->upper;
+
+		p->quanta_lo = (int64) floor(a * p->inv_quantum);
+		p->quanta_hi = (int64) ceil(b * p->inv_quantum);
+		/* 1 / quantum, a power of two below 2^53 (an integer sum's bounds are at most 1e9) */
+		p->whole_quanta = p->integer_sum ? (int64) ldexp(1.0, -ilogb(p->quantum)) : 0;
+	}
 	if (dpagg_aggregate_is_report(site->argref->aggfnoid))
 		prepare_report(site, p);
 	/* What one execution is charged; what the charge would refuse (no budget, cap, floor,
@@ -398,35 +413,22 @@ dpagg_scalar_site_params(DpSite *site)
 }
 
 /*
- * For the merge (partial.c): the quanta of one whole unit if the site calibrates its sum as
- * integer-valued, else 0.  A merge told integer_values = true refuses any partial sum that is
- * not a whole number, so that the claim holds whoever wrote the merge: an integer-valued
- * calibration (discrete_laplace) would otherwise leave a fraction exact in the release.
- */
-__int128
-dpagg_site_whole_quanta(DpSite *site)
-{
-	const ScalarParams *p = (const ScalarParams *) site->params;
-
-	if (!p->integer_sum)
-		return 0;
-	return (__int128) ldexp(1.0, -ilogb(p->quantum));	/* 1 / quantum, a power of two <= 2^100 */
-}
-
-/*
- * For the merge (partial.c): the range of one clamped value's quanta at this site — [lower, upper]
- * for a sum, [-B, B] around the middle for an average — so that a partial sum of n values is held
- * to n times it (sensitivity enforced on merged input too, not only on rows).
+ * For the merge (partial.c), from the site's parameters: the range of one clamped value's quanta
+ * ([lower, upper] for a sum, [-B, B] around the middle for an average), so that a partial sum of
+ * n values is held to n times it (sensitivity enforced on merged input too, not only on rows);
+ * and the quanta of one whole unit if the sum is integer-valued, else 0: a merge told
+ * integer_values = true refuses a partial sum that is not a whole number, so that the claim holds
+ * whoever wrote the merge (an integer-valued calibration, e.g. discrete_laplace, would otherwise
+ * leave a fraction exact in the release).
  */
 void
-dpagg_site_quanta_range(DpSite *site, __int128 *lo, __int128 *hi)
+dpagg_site_quanta_rules(DpSite *site, int64 *lo, int64 *hi, int64 *whole)
 {
 	const ScalarParams *p = (const ScalarParams *) site->params;
-	double		a = p->kind == DP_AVG ? -p->bound : p->lower;
-	double		b = p->kind == DP_AVG ? p->bound : p->upper;
 
-	*lo = (__int128) floor(a * p->inv_quantum);
-	*hi = (__int128) ceil(b * p->inv_quantum);
+	*lo = p->quanta_lo;
+	*hi = p->quanta_hi;
+	*whole = p->whole_quanta;
 }
 
 /*

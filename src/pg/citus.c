@@ -413,6 +413,13 @@ count_aggref(CitusCall *c)
 							 (Expr *) copyObject(c->orig->aggfilter), -1);
 }
 
+/* OFFSET 0: Citus plans a (sub)query with an OFFSET as a subplan of its own. */
+static Node *
+offset_zero(void)
+{
+	return (Node *) makeConst(INT8OID, -1, InvalidOid, 8, Int64GetDatum(0), false, FLOAT8PASSBYVAL);
+}
+
 static Aggref *
 merge_aggref(CitusCall *c, Var *sum, Var *n, const char *schema)
 {
@@ -567,8 +574,7 @@ rewrite_level(Query *q)
 	inner->groupClause = inner_group;
 	/* Citus plans a subquery with OFFSET as a subplan of its own, whose result (one row per
 	 * group) comes to the coordinator. */
-	inner->limitOffset = (Node *) makeConst(INT8OID, -1, InvalidOid, 8, Int64GetDatum(0), false,
-											FLOAT8PASSBYVAL);
+	inner->limitOffset = offset_zero();
 	IncrementVarSublevelsUp((Node *) inner, 1, 1);
 
 	foreach(c, tlist)
@@ -605,15 +611,14 @@ rewrite_level(Query *q)
 	((RangeTblRef *) lsecond(q->jointree->fromlist))->rtindex = 2;
 	q->cteList = NIL;
 	q->hasRecursive = false;
-	q->hasSubLinks = checkExprHasSubLink((Node *) q->targetList) || checkExprHasSubLink(q->havingQual);
+	q->hasSubLinks = false;		/* refused in its select list and HAVING; its WHERE is inner's now */
 	q->hasAggs = true;
 	/* The level itself as a subplan of its own too (OFFSET 0, which changes no answer): a level
 	 * that is a subquery of a distributed query (WHERE x IN (SELECT ... HAVING dp_count(...))) is
 	 * then evaluated once, where the ledger is, instead of being pushed down with the outer
 	 * query to the workers, which refuse to release. */
 	if (q->limitOffset == NULL && q->limitCount == NULL)
-		q->limitOffset = (Node *) makeConst(INT8OID, -1, InvalidOid, 8, Int64GetDatum(0), false,
-											FLOAT8PASSBYVAL);
+		q->limitOffset = offset_zero();
 }
 
 /* ---- the walk over a query ------------------------------------------------------------------ */

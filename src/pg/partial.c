@@ -136,23 +136,18 @@ merge_row(FunctionCallInfo fcinfo, int site_kind, int kind)
 		bad_partial("a negative count");
 	if (kind != DP_COUNT && !PG_ARGISNULL(1))
 	{
-		DpSite	   *s = (DpSite *) fcinfo->flinfo->fn_extra;
-		__int128	lo,
-					hi;
+		int64		lo,
+					hi,
+					whole;
 
 		sum = numeric_to_int128(PG_GETARG_DATUM(1));
 		/* each value, clamped to the bounds, is in [lo, hi] quanta (at most 2^53 in size): a sum
 		 * its count of such values could not make is refused */
-		dpagg_site_quanta_range(s, &lo, &hi);
+		dpagg_site_quanta_rules((DpSite *) fcinfo->flinfo->fn_extra, &lo, &hi, &whole);
 		if (sum > (__int128) n * hi || sum < (__int128) n * lo)
 			bad_partial("its sum is outside what its count of clamped values allows");
-		if (kind == DP_SUM)
-		{
-			__int128	whole = dpagg_site_whole_quanta(s);
-
-			if (whole > 1 && sum % whole != 0)
-				bad_partial("integer_values is true but it is not a sum of whole numbers");
-		}
+		if (whole > 1 && sum % whole != 0)
+			bad_partial("integer_values is true but it is not a sum of whole numbers");
 	}
 	if (st->count > PG_INT64_MAX - n)
 		bad_partial("the counts add up to more than a bigint holds");

@@ -653,18 +653,6 @@ dpagg_site_set_charge(DpSite *site, double epsilon, double delta, const DpCharge
 void
 dpagg_site_charge(DpSite *site)
 {
-	AggState   *as = site->aggstate;
-	Instrumentation *instr = as->ss.ps.instrument;
-
-	/*
-	 * Already charged in this loop of the Agg node: the common case, asked again by every output
-	 * row (the wrapper below) and every group's final function.  The same test dpagg_charge_at
-	 * makes, without its call: the mark is of the current loop and the loop is running (or
-	 * EXPLAIN ANALYZE keeps the instrumentation), so no rescan has begun a new execution.
-	 */
-	if (likely(instr != NULL && site->mark.charged && site->mark.loop == instr->nloops &&
-			   (instr->running || as->ss.ps.state->es_instrument != 0)))
-		return;
 	dpagg_charge_at(site->aggstate, &site->mark, dpagg_kind_name(site->kind), site->epsilon, site->delta,
 					site->parts, site->nparts, site->query_text);
 }

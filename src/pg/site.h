@@ -237,10 +237,9 @@ extern double dpagg_check_bounds(int kind, double lower, double upper);
  * expressions (dpagg_g1, ...), with copies of those expressions appended to *gexprs. */
 extern Oid	dpagg_function_oid(const char *schema, const char *name, int nargs, const Oid *argtypes);
 extern Aggref *dpagg_make_aggref(Oid fnoid, List *args, bool star, Expr *filter, int location);
-/* The quanta of one whole unit where the site's sum is integer-valued, else 0 (aggregates.c). */
-extern __int128 dpagg_site_whole_quanta(DpSite *site);
-/* The quanta of one clamped value at the site lie in [lo, hi] (aggregates.c). */
-extern void dpagg_site_quanta_range(DpSite *site, __int128 *lo, __int128 *hi);
+/* For merges: one clamped value's quanta lie in [lo, hi]; whole is the quanta of one unit where
+ * the site's sum is integer-valued, else 0 (aggregates.c). */
+extern void dpagg_site_quanta_rules(DpSite *site, int64 *lo, int64 *hi, int64 *whole);
 extern Query *dpagg_grouped_inner(Query *q, List **gexprs, List **tlist, List **group);
 extern bool dpagg_level_has_own_aggregate(Query *q);
 

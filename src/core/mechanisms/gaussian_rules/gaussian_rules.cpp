@@ -22,11 +22,11 @@ class GaussianRule : public Mechanism {
   double sample(const dpagg_calibration& cal, RandomSource& rng) const override {
     return cal.scale * sample_standard_normal(rng);
   }
-  // P(|X| > w) = erfc(w / (sigma sqrt 2)), raised by 2^-40 relative for erfc's few-ulp error,
-  // plus the least normal double so that an underflowed erfc far out is still an upper bound.
+  // P(|X| > w) = 2 Q(w / sigma), Q from above (math/gaussian.h: erfc's error, the argument's
+  // rounding, charged 2 ulps of it, and underflow).
   double noise_tail(const dpagg_calibration& cal, double w) const override {
-    return std::min(1.0, std::erfc(w / (cal.scale * std::sqrt(2.0))) * (1 + 0x1p-40) +
-                             std::numeric_limits<double>::min());
+    const double x = w / cal.scale;
+    return std::min(1.0, 2.0 * normal_upper_tail_enclosure(x, 2.0 * std::numeric_limits<double>::epsilon() * x).hi);
   }
   // N(0, sigma^2) on sensitivity D is rho-zCDP with rho = D^2/(2 sigma^2) (Bun & Steinke 2016).
   double zcdp_rho(const dpagg_calibration& cal) const override {
