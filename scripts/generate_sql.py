@@ -100,8 +100,9 @@ class Kind:
         return out
 
     def aggregate_sql(self, a):
-        options = [f"SFUNC = {a.sfunc.name}", f"STYPE = {self.stype}",
-                   f"COMBINEFUNC = {self.combine.name}"]
+        options = [f"SFUNC = {a.sfunc.name}", f"STYPE = {self.stype}"]
+        if self.combine:
+            options.append(f"COMBINEFUNC = {self.combine.name}")
         if self.serial:
             options += [f"SERIALFUNC = {self.serial.name}", f"DESERIALFUNC = {self.deserial.name}"]
         options += [f"FINALFUNC = {(a.final or self.final).name}", "FINALFUNC_MODIFY = READ_WRITE",
@@ -226,16 +227,16 @@ SELECT.add("dpagg_unit_select", EPS_DELTA + [("max_groups", "integer"), ("strate
 # dp_count whose rows are partial states made where the data is; the same call sites, charges and
 # releases as theirs.  Positions fixed: partial, epsilon, delta, (lower, upper,) mechanism (NULL:
 # dpagg.default_mechanism) (, integer_values).
-MERGE_SUM = Kind("DP_SITE_MERGE_SUM", "dpagg_merge_sum: dp_sum over partial states.", "dpagg_state", combine,
+MERGE_SUM = Kind("DP_SITE_MERGE_SUM", "dpagg_merge_sum: dp_sum over partial states.", "dpagg_state", None,
                  Function("dpagg_merge_sum_final", [("", "dpagg_state")], F8, "VOLATILE", strict=False),
                  report=Function("dpagg_merge_sum_report_final", [("", "dpagg_state")], "dp_report",
                                  "VOLATILE", strict=False))
-MERGE_AVG = Kind("DP_SITE_MERGE_AVG", "dpagg_merge_avg: dp_avg over partial states.", "dpagg_state", combine,
+MERGE_AVG = Kind("DP_SITE_MERGE_AVG", "dpagg_merge_avg: dp_avg over partial states.", "dpagg_state", None,
                  Function("dpagg_merge_avg_final", [("", "dpagg_state")], F8, "VOLATILE", strict=False),
                  report=Function("dpagg_merge_avg_report_final", [("", "dpagg_state")], "dp_report",
                                  "VOLATILE", strict=False))
 MERGE_COUNT = Kind("DP_SITE_MERGE_COUNT", "dpagg_merge_count: dp_count over partial states.", "dpagg_state",
-                   combine, Function("dpagg_merge_count_final", [("", "dpagg_state")], "bigint", "VOLATILE",
+                   None, Function("dpagg_merge_count_final", [("", "dpagg_state")], "bigint", "VOLATILE",
                                      strict=False),
                    report=Function("dpagg_merge_count_report_final", [("", "dpagg_state")], "dp_report",
                                    "VOLATILE", strict=False))
@@ -263,6 +264,10 @@ def quanta_sql():
     for name, sqlt, sym in QUANTA:
         out.append(f"CREATE FUNCTION {name}(value {sqlt}, lower double precision, upper double precision)"
                    f" RETURNS bigint\n  AS 'MODULE_PATHNAME', '{sym}' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;")
+    out.append("""-- Its argument, unchanged: a group key of the partial sums that Citus does not trace back to the
+-- distribution column, so that it leaves the merge on the coordinator (src/pg/citus.c).
+CREATE FUNCTION dpagg_group_key(key anyelement) RETURNS anyelement
+  AS 'MODULE_PATHNAME', 'dpagg_group_key' LANGUAGE C IMMUTABLE PARALLEL SAFE;""")
     return "\n".join(out) + "\n"
 
 

@@ -221,7 +221,36 @@ typedef struct CitusCall
 			   *upper,
 			   *mechanism;
 	bool		integer;
+	int			tag;			/* direct form: its merge's tag (DIRECT_TAG - index), else 0 */
 } CitusCall;
+
+/*
+ * The direct form, for a level grouped by the distribution column of a distributed table.  Its
+ * partial sums are made whole on the workers (each group's rows are on one shard), and the safe
+ * form's subplan (OFFSET 0) would bring their rows to the coordinator through an intermediate
+ * result, which Citus 13 writes with one system call per row: most of the time of a query over
+ * a million groups.  The direct form leaves the partial sums' subquery to Citus's pushdown and
+ * groups the merge by keys wrapped in dpagg_group_key(), which Citus does not trace back to the
+ * distribution column: Citus then gathers the partial rows on the coordinator and runs the merge
+ * there (its row-gather strategy, as for any aggregate without a combine function).
+ *
+ * Citus hands the merge each argument as a column of the gathered rows, the privacy parameters
+ * included; the rewrite passes NULLs in their places (nothing to carry), tags each merge
+ * (Aggref.location, which nothing else reads), and dpagg_citus_finish_plan puts the parameters
+ * back as the constants they were, in the finished plan.  If the finished plan does not run every
+ * tagged merge in an Agg on the coordinator (a query whose rows prune to one shard, which Citus
+ * routes whole to a worker; or a level that is a subquery of a distributed query), the query is
+ * planned again in the safe form.  A merge that kept its NULLs is refused by the release anyway.
+ */
+#define DIRECT_TAG (-1000000)
+
+struct DpCitusRewrite
+{
+	bool		direct_allowed;
+	Query	   *root;			/* the query being rewritten */
+	Query	   *original;		/* a copy of it before the first rewrite, for the safe form */
+	List	   *direct;			/* CitusCall *, by tag */
+};
 
 typedef struct LevelContext
 {
@@ -420,27 +449,57 @@ offset_zero(void)
 	return (Node *) makeConst(INT8OID, -1, InvalidOid, 8, Int64GetDatum(0), false, FLOAT8PASSBYVAL);
 }
 
+/* The privacy parameters of a call's merge, in their order after the partial sum and count. */
+static List *
+merge_params(CitusCall *c)
+{
+	if (c->kind == DP_SITE_COUNT)
+		return list_make3(c->epsilon, c->delta, c->mechanism);
+	if (c->kind == DP_SITE_AVG)
+		return list_make5(c->epsilon, c->delta, c->lower, c->upper, c->mechanism);
+	return lappend(list_make5(c->epsilon, c->delta, c->lower, c->upper, c->mechanism),
+				   makeBoolConst(c->integer, false));
+}
+
+/* The direct form's stand-ins for them: NULLs of their types. */
+static List *
+null_params(CitusCall *c)
+{
+	List	   *out = NIL;
+	ListCell   *l;
+
+	foreach(l, merge_params(c))
+	{
+		Node	   *e = (Node *) lfirst(l);
+
+		out = lappend(out, makeNullConst(exprType(e), exprTypmod(e), exprCollation(e)));
+	}
+	return out;
+}
+
 static Aggref *
 merge_aggref(CitusCall *c, Var *sum, Var *n, const char *schema)
 {
 	/* A report form (dp_sum_report, ...) merges into the merge's report form. */
 	bool		report = dpagg_aggregate_is_report(c->orig->aggfnoid);
+	List	   *params = c->tag != 0 ? null_params(c) : merge_params(c);
+	Aggref	   *a;
 
 	if (c->kind == DP_SITE_COUNT)
-		return dpagg_make_aggref(dpagg_function_oid(schema, report ? "dpagg_merge_count_report" : "dpagg_merge_count", 4,
+		a = dpagg_make_aggref(dpagg_function_oid(schema, report ? "dpagg_merge_count_report" : "dpagg_merge_count", 4,
 										(Oid[]) {INT8OID, FLOAT8OID, FLOAT8OID, TEXTOID}),
-						   list_make4(n, c->epsilon, c->delta, c->mechanism), false, NULL, -1);
-	if (c->kind == DP_SITE_AVG)
-		return dpagg_make_aggref(dpagg_function_oid(schema, report ? "dpagg_merge_avg_report" : "dpagg_merge_avg", 7,
+							  list_concat(list_make1(n), params), false, NULL, -1);
+	else if (c->kind == DP_SITE_AVG)
+		a = dpagg_make_aggref(dpagg_function_oid(schema, report ? "dpagg_merge_avg_report" : "dpagg_merge_avg", 7,
 										(Oid[]) {NUMERICOID, INT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, TEXTOID}),
-						   lappend(lappend(list_make5(sum, n, c->epsilon, c->delta, c->lower), c->upper),
-								   c->mechanism), false, NULL, -1);
-	return dpagg_make_aggref(dpagg_function_oid(schema, report ? "dpagg_merge_sum_report" : "dpagg_merge_sum", 8,
-									(Oid[]) {NUMERICOID, INT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, TEXTOID, BOOLOID}),
-							 lappend(lappend(lappend(list_make5(sum, n, c->epsilon, c->delta, c->lower), c->upper),
-											 c->mechanism),
-									 makeBoolConst(c->integer, false)),
-							 false, NULL, -1);
+							  list_concat(list_make2(sum, n), params), false, NULL, -1);
+	else
+		a = dpagg_make_aggref(dpagg_function_oid(schema, report ? "dpagg_merge_sum_report" : "dpagg_merge_sum", 8,
+										(Oid[]) {NUMERICOID, INT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, TEXTOID, BOOLOID}),
+							  list_concat(list_make2(sum, n), params), false, NULL, -1);
+	if (c->tag != 0)
+		a->location = c->tag;
+	return a;
 }
 
 typedef struct OuterContext
@@ -516,9 +575,69 @@ pinning_rte(void)
 	return rte;
 }
 
-static void
-rewrite_level(Query *q)
+/* The distribution column of a hash-distributed Citus table, or 0. */
+static AttrNumber
+distribution_column(Oid relid, Oid partition_rel)
 {
+	Relation	rel;
+	SysScanDesc scan;
+	ScanKeyData key;
+	HeapTuple	tup;
+	AttrNumber	column = 0;
+
+	rel = table_open(partition_rel, AccessShareLock);
+	ScanKeyInit(&key, 1, BTEqualStrategyNumber, F_OIDEQ, ObjectIdGetDatum(relid));
+	scan = systable_beginscan(rel, InvalidOid, false, NULL, 1, &key);
+	if (HeapTupleIsValid(tup = systable_getnext(scan)))
+	{
+		TupleDesc	desc = RelationGetDescr(rel);
+		AttrNumber	method_att = get_attnum(RelationGetRelid(rel), "partmethod");
+		AttrNumber	key_att = get_attnum(RelationGetRelid(rel), "partkey");
+		bool		method_null,
+					key_null;
+		Datum		method = method_att > 0 ? heap_getattr(tup, method_att, desc, &method_null) : (Datum) 0;
+		Datum		keytext = key_att > 0 ? heap_getattr(tup, key_att, desc, &key_null) : (Datum) 0;
+
+		if (method_att > 0 && key_att > 0 && !method_null && !key_null && DatumGetChar(method) == 'h')
+		{
+			Node	   *n = stringToNode(TextDatumGetCString(keytext));
+
+			if (n != NULL && IsA(n, Var))
+				column = ((Var *) n)->varattno;
+		}
+	}
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	return column;
+}
+
+/* Does the level group by the distribution column of a hash-distributed table it reads? */
+static bool
+grouped_by_distribution_column(Query *q, Oid partition_rel)
+{
+	ListCell   *c;
+
+	foreach(c, q->groupClause)
+	{
+		TargetEntry *tle = get_sortgroupclause_tle(lfirst_node(SortGroupClause, c), q->targetList);
+		Var		   *v = (Var *) tle->expr;
+		RangeTblEntry *rte;
+
+		if (!IsA(v, Var) || v->varlevelsup != 0 || v->varno < 1 || v->varno > list_length(q->rtable))
+			continue;
+		rte = rt_fetch(v->varno, q->rtable);
+		if (rte->rtekind == RTE_RELATION && v->varattno > 0 &&
+			distribution_column(rte->relid, partition_rel) == v->varattno)
+			return true;
+	}
+	return false;
+}
+
+static void
+rewrite_level(Query *q, DpCitusRewrite *cr, Oid partition_rel)
+{
+	bool		direct;
+	int			ngroup;
 	LevelContext lc;
 	OuterContext oc;
 	Query	   *inner;
@@ -553,9 +672,18 @@ rewrite_level(Query *q)
 	if (lc.calls == NIL)
 		return;
 	schema = get_namespace_name(get_func_namespace(((CitusCall *) linitial(lc.calls))->orig->aggfnoid));
+	direct = cr->direct_allowed && q->groupingSets == NIL && grouped_by_distribution_column(q, partition_rel);
 
 	inner = dpagg_grouped_inner(q, &lc.gexprs, &tlist, &inner_group);
-	resno = list_length(tlist);
+	resno = ngroup = list_length(tlist);
+	if (direct)
+	{
+		foreach(c, lc.calls)
+		{
+			((CitusCall *) lfirst(c))->tag = DIRECT_TAG - list_length(cr->direct);
+			cr->direct = lappend(cr->direct, lfirst(c));
+		}
+	}
 	foreach(c, lc.calls)
 	{
 		CitusCall  *call = (CitusCall *) lfirst(c);
@@ -570,15 +698,44 @@ rewrite_level(Query *q)
 		tlist = lappend(tlist, makeTargetEntry((Expr *) count_aggref(call), call->ncolumn,
 											   psprintf("dpagg_n%d", resno), false));
 	}
+	if (direct)
+	{
+		/* The inner query groups by its keys, as resjunk columns; the outer one reads them
+		 * wrapped in dpagg_group_key(). */
+		int			i = 0;
+		Oid			any = ANYELEMENTOID;
+		Oid			keyfn = dpagg_function_oid(schema, "dpagg_group_key", 1, &any);
+
+		foreach(c, tlist)
+		{
+			TargetEntry *tle = lfirst_node(TargetEntry, c);
+			TargetEntry *junk;
+			Oid			coll = exprCollation((Node *) tle->expr);
+
+			if (++i > ngroup)
+				break;
+			junk = makeTargetEntry(copyObject(tle->expr), 0, psprintf("dpagg_k%d", i), true);
+			junk->ressortgroupref = tle->ressortgroupref;
+			tle->ressortgroupref = 0;
+			tle->expr = (Expr *) makeFuncExpr(keyfn, exprType((Node *) tle->expr), list_make1(tle->expr),
+											  coll, coll, COERCE_EXPLICIT_CALL);
+			tlist = lappend(tlist, junk);
+		}
+		foreach(c, tlist)
+			if (lfirst_node(TargetEntry, c)->resjunk)
+				lfirst_node(TargetEntry, c)->resno = ++resno;
+	}
 	inner->targetList = tlist;
 	inner->groupClause = inner_group;
-	/* Citus plans a subquery with OFFSET as a subplan of its own, whose result (one row per
-	 * group) comes to the coordinator. */
-	inner->limitOffset = offset_zero();
+	/* The safe form: Citus plans a subquery with OFFSET as a subplan of its own, whose result (one
+	 * row per group) comes to the coordinator. */
+	if (!direct)
+		inner->limitOffset = offset_zero();
 	IncrementVarSublevelsUp((Node *) inner, 1, 1);
 
 	foreach(c, tlist)
-		colnames = lappend(colnames, makeString(pstrdup(lfirst_node(TargetEntry, c)->resname)));
+		if (!lfirst_node(TargetEntry, c)->resjunk)
+			colnames = lappend(colnames, makeString(pstrdup(lfirst_node(TargetEntry, c)->resname)));
 	rte = makeNode(RangeTblEntry);
 	rte->rtekind = RTE_SUBQUERY;
 	rte->subquery = inner;
@@ -606,9 +763,18 @@ rewrite_level(Query *q)
 	q->havingQual = outer_mutator(q->havingQual, &oc);
 	ref = makeNode(RangeTblRef);
 	ref->rtindex = 1;
-	q->rtable = list_make2(rte, pinning_rte());
-	q->jointree = makeFromExpr(list_make2(ref, makeNode(RangeTblRef)), NULL);
-	((RangeTblRef *) lsecond(q->jointree->fromlist))->rtindex = 2;
+	if (direct)
+	{
+		/* no pin: a query Citus would route whole to one shard is planned again in the safe form */
+		q->rtable = list_make1(rte);
+		q->jointree = makeFromExpr(list_make1(ref), NULL);
+	}
+	else
+	{
+		q->rtable = list_make2(rte, pinning_rte());
+		q->jointree = makeFromExpr(list_make2(ref, makeNode(RangeTblRef)), NULL);
+		((RangeTblRef *) lsecond(q->jointree->fromlist))->rtindex = 2;
+	}
 	q->cteList = NIL;
 	q->hasRecursive = false;
 	q->hasSubLinks = false;		/* refused in its select list and HAVING; its WHERE is inner's now */
@@ -617,14 +783,20 @@ rewrite_level(Query *q)
 	 * that is a subquery of a distributed query (WHERE x IN (SELECT ... HAVING dp_count(...))) is
 	 * then evaluated once, where the ledger is, instead of being pushed down with the outer
 	 * query to the workers, which refuse to release. */
-	if (q->limitOffset == NULL && q->limitCount == NULL)
+	if (!direct && q->limitOffset == NULL && q->limitCount == NULL)
 		q->limitOffset = offset_zero();
 }
 
 /* ---- the walk over a query ------------------------------------------------------------------ */
 
+typedef struct WalkContext
+{
+	Oid			partition_rel;
+	DpCitusRewrite *cr;
+} WalkContext;
+
 static bool
-citus_walker(Node *node, Oid *partition_rel)
+citus_walker(Node *node, WalkContext *wc)
 {
 	if (node == NULL)
 		return false;
@@ -632,10 +804,10 @@ citus_walker(Node *node, Oid *partition_rel)
 	{
 		Query	   *q = (Query *) node;
 
-		(void) query_tree_walker(q, citus_walker, partition_rel, 0);
+		(void) query_tree_walker(q, citus_walker, wc, 0);
 		if (q->hasAggs && dpagg_level_has_own_aggregate(q))
 		{
-			ReadsContext rc = {*partition_rel, false};
+			ReadsContext rc = {wc->partition_rel, false};
 			ListCell   *lc;
 
 			foreach(lc, q->rtable)
@@ -649,24 +821,120 @@ citus_walker(Node *node, Oid *partition_rel)
 				 * without local execution, it would be charged to the current role. */
 				const char *local = GetConfigOption("citus.enable_local_execution", true, false);
 
-				if (local != NULL && strcmp(local, "on") != 0)
+				if (local != NULL && strcmp(local, "on") != 0 && !dpagg_planning_plain_explain())
 					unsupported("dpagg on Citus needs citus.enable_local_execution = on",
 								"RESET citus.enable_local_execution.");
-				rewrite_level(q);
+				/* the query as it was, should the direct form have to give way to the safe one */
+				if (wc->cr->direct_allowed && wc->cr->original == NULL)
+					wc->cr->original = copyObject(wc->cr->root);
+				rewrite_level(q, wc->cr, wc->partition_rel);
 			}
 		}
 		return false;
 	}
-	return expression_tree_walker(node, citus_walker, partition_rel);
+	return expression_tree_walker(node, citus_walker, wc);
 }
 
-void
-dpagg_citus_query(Query *parse)
+DpCitusRewrite *
+dpagg_citus_query(Query *parse, bool direct_allowed)
 {
-	Oid			partition_rel = citus_catalog("pg_dist_partition");
+	WalkContext wc;
 
-	if (!OidIsValid(partition_rel))
-		return;					/* no Citus in this database */
+	wc.partition_rel = citus_catalog("pg_dist_partition");
+	if (!OidIsValid(wc.partition_rel))
+		return NULL;			/* no Citus in this database */
+	wc.cr = palloc0(sizeof(DpCitusRewrite));
+	wc.cr->direct_allowed = direct_allowed;
+	wc.cr->root = parse;
+	(void) citus_walker((Node *) parse, &wc);
+	if (wc.cr->direct == NIL)
+		return NULL;
+	return wc.cr;
+}
 
-	(void) citus_walker((Node *) parse, &partition_rel);
+/* ---- the direct form's finished plan ---------------------------------------------------------- */
+
+typedef struct FinishContext
+{
+	DpCitusRewrite *cr;
+	int		   *found;			/* per tagged call: the Aggrefs seen in coordinator Agg nodes */
+	bool		direct_agg;		/* the Agg being visited holds a tagged merge */
+} FinishContext;
+
+static bool
+finish_aggref_walker(Node *node, FinishContext *fc)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Aggref))
+	{
+		Aggref	   *a = (Aggref *) node;
+		int			index = DIRECT_TAG - a->location;
+
+		if (a->location <= DIRECT_TAG && index < list_length(fc->cr->direct) &&
+			DPAGG_KIND_IS_MERGE(dpagg_aggregate_kind(a->aggfnoid)))
+		{
+			CitusCall  *call = (CitusCall *) list_nth(fc->cr->direct, index);
+			int			first = call->kind == DP_SITE_COUNT ? 1 : 2;
+			List	   *params = merge_params(call);
+			int			i;
+
+			if (list_length(a->args) != first + list_length(params))
+				return false;	/* not as written: not counted, so planned again */
+			for (i = 0; i < list_length(params); i++)
+				list_nth_node(TargetEntry, a->args, first + i)->expr =
+					(Expr *) copyObject(list_nth(params, i));
+			a->location = -1;
+			fc->found[index]++;
+			fc->direct_agg = true;
+		}
+		return false;
+	}
+	return expression_tree_walker(node, finish_aggref_walker, fc);
+}
+
+static void
+finish_visit(Plan *plan, void *context)
+{
+	FinishContext *fc = (FinishContext *) context;
+	Agg		   *agg;
+
+	if (!IsA(plan, Agg))
+		return;
+	agg = (Agg *) plan;
+	fc->direct_agg = false;
+	(void) finish_aggref_walker((Node *) plan->targetlist, fc);
+	(void) finish_aggref_walker((Node *) plan->qual, fc);
+	/*
+	 * Each gathered row is one group's partial sums, whole (its rows are on one shard): Citus
+	 * gives the key of a group of a subquery grouped by the distribution column once.  So the
+	 * merge takes the rows as they come, a group at each change of key, instead of hashing a
+	 * million keys.  Were a key ever given twice, its two releases would be of disjoint sets of
+	 * rows, each calibrated for one row's change, and charged as one release per group as every
+	 * GROUP BY is: parallel composition, so no more is learnt than charged.
+	 */
+	if (fc->direct_agg && agg->aggstrategy == AGG_HASHED && agg->groupingSets == NIL &&
+		agg->numCols > 0 && plan->lefttree != NULL && IsA(plan->lefttree, CustomScan))
+		agg->aggstrategy = AGG_SORTED;
+}
+
+bool
+dpagg_citus_finish_plan(PlannedStmt *stmt, DpCitusRewrite *cr)
+{
+	FinishContext fc;
+	int			i;
+
+	fc.cr = cr;
+	fc.found = palloc0(sizeof(int) * list_length(cr->direct));
+	dpagg_walk_statement(stmt, finish_visit, &fc);
+	for (i = 0; i < list_length(cr->direct); i++)
+		if (fc.found[i] == 0)
+			return false;
+	return true;
+}
+
+Query *
+dpagg_citus_original(DpCitusRewrite *cr)
+{
+	return cr->original;
 }

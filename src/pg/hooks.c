@@ -18,6 +18,7 @@
 #include "site.h"
 #include "protect.h"
 
+#include "commands/explain.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
@@ -29,6 +30,8 @@ static ExecutorStart_hook_type prev_executor_start = NULL;
 static ExecutorRun_hook_type prev_executor_run = NULL;
 static ExecutorFinish_hook_type prev_executor_finish = NULL;
 static planner_hook_type prev_planner = NULL;
+static ExplainOneQuery_hook_type prev_explain_one_query = NULL;
+static int	plain_explain_depth = 0;
 
 static void
 dpagg_executor_start(QueryDesc *qd, int eflags)
@@ -173,8 +176,40 @@ setting_changed_while_planning(void)
 			 errhint("dpagg's aggregates are planned without partitionwise aggregation; do not change the setting from inside the query.")));
 }
 
+static PlannedStmt *plan_rewritten(Query *parse, const char *query_string, int options,
+									ParamListInfo params);
+
+/*
+ * On Citus tables: partial sums on the workers, one release on the coordinator (citus.c).  A level
+ * grouped by the distribution column is first rewritten in the direct form, whose finished plan
+ * must run every merge on the coordinator; if it does not, the query is planned again in the safe
+ * form.
+ */
+static PlannedStmt *
+plan_citus(Query *parse, const char *query_string, int options, ParamListInfo params,
+		   bool direct_allowed)
+{
+	DpCitusRewrite *cr = dpagg_citus_query(parse, direct_allowed);
+	PlannedStmt *stmt = plan_rewritten(parse, query_string, options, params);
+
+	if (cr != NULL && !dpagg_citus_finish_plan(stmt, cr))
+		return plan_citus(dpagg_citus_original(cr), query_string, options, params, false);
+	return stmt;
+}
+
 static PlannedStmt *
 dpagg_planner(Query *parse, const char *query_string, int options, ParamListInfo params)
+{
+	/* Per-unit bounding over private relations (bound.c): the analyst's query may not name the
+	 * per-unit aggregates; dpagg's aggregates over private relations are rewritten into them. */
+	dpagg_refuse_unit_aggregates(parse);
+	dpagg_restrict_check_catalog(parse);
+	dpagg_bound_query(parse);
+	return plan_citus(parse, query_string, options, params, true);
+}
+
+static PlannedStmt *
+plan_rewritten(Query *parse, const char *query_string, int options, ParamListInfo params)
 {
 	bool		at_entry = enable_partitionwise_aggregate;
 	bool		flipped = false;
@@ -182,13 +217,6 @@ dpagg_planner(Query *parse, const char *query_string, int options, ParamListInfo
 	PlannedStmt *stmt;
 	int			private_entries;
 
-	/* Per-unit bounding over private relations (bound.c): the analyst's query may not name the
-	 * per-unit aggregates; dpagg's aggregates over private relations are rewritten into them. */
-	dpagg_refuse_unit_aggregates(parse);
-	dpagg_restrict_check_catalog(parse);
-	dpagg_bound_query(parse);
-	/* On Citus tables: partial sums on the workers, one release on the coordinator. */
-	dpagg_citus_query(parse);
 	private_entries = dpagg_private_entries_of_query(parse);
 	if (private_entries > 0)
 		dpagg_restrict_check_statement(parse, dpagg_unbounded_private_reads(parse), true);
@@ -221,9 +249,47 @@ dpagg_planner(Query *parse, const char *query_string, int options, ParamListInfo
 	return stmt;
 }
 
+/*
+ * EXPLAIN without ANALYZE plans and runs nothing.  Citus turns citus.enable_local_execution off for
+ * every EXPLAIN, and the Citus rewrite refuses to plan without it (citus.c); while a plain EXPLAIN
+ * plans its query, that refusal is not needed: nothing is released.  (A release in a backend that
+ * Citus opened is refused anyway, when it would happen.)  Citus insists on being loaded first, so
+ * this hook is only set over Citus's.
+ */
+bool
+dpagg_planning_plain_explain(void)
+{
+	return plain_explain_depth > 0;
+}
+
+static void
+dpagg_explain_one_query(Query *query, int cursorOptions, IntoClause *into, ExplainState *es,
+						const char *queryString, ParamListInfo params, QueryEnvironment *queryEnv)
+{
+	bool		plain = !es->analyze;
+
+	if (plain)
+		plain_explain_depth++;
+	PG_TRY();
+	{
+		prev_explain_one_query(query, cursorOptions, into, es, queryString, params, queryEnv);
+	}
+	PG_FINALLY();
+	{
+		if (plain)
+			plain_explain_depth--;
+	}
+	PG_END_TRY();
+}
+
 void
 dpagg_hooks_init(void)
 {
+	if (ExplainOneQuery_hook != NULL)
+	{
+		prev_explain_one_query = ExplainOneQuery_hook;
+		ExplainOneQuery_hook = dpagg_explain_one_query;
+	}
 	prev_executor_start = ExecutorStart_hook;
 	ExecutorStart_hook = dpagg_executor_start;
 	prev_executor_run = ExecutorRun_hook;

@@ -246,12 +246,20 @@ extern bool dpagg_level_has_own_aggregate(Query *q);
 /* Citus (citus.c): the rewrite of dpagg's aggregates over Citus tables into partial states and a
  * release on the coordinator (planner hook, before Citus plans); whether this server is a Citus
  * worker, and the refusal of releases there (the charge). */
-extern void dpagg_citus_query(Query *parse);
+typedef struct DpCitusRewrite DpCitusRewrite;
+/* NULL unless a level was rewritten in the direct form (citus.c), whose finished plan must then go
+ * through dpagg_citus_finish_plan; if that says false, plan dpagg_citus_original() again with
+ * direct_allowed false. */
+extern DpCitusRewrite *dpagg_citus_query(Query *parse, bool direct_allowed);
+extern bool dpagg_citus_finish_plan(PlannedStmt *stmt, DpCitusRewrite *cr);
+extern Query *dpagg_citus_original(DpCitusRewrite *cr);
 extern bool dpagg_citus_worker(void);
 extern void dpagg_citus_refuse_on_worker(void);
 /* The Citus table whose shard relid is (named <table>_<shardid>), or InvalidOid. */
 extern Oid	dpagg_citus_shard_of(Oid relid);
 
 extern void dpagg_hooks_init(void);
+/* Is a plain EXPLAIN (without ANALYZE) planning its query? (hooks.c) */
+extern bool dpagg_planning_plain_explain(void);
 
 #endif							/* DPAGG_SITE_H */

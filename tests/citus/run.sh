@@ -110,6 +110,39 @@ check "FILTER inside the aggregate" \
   "$(q c "SELECT count(*) FILTER (WHERE dept < 5) FROM t")" \
   "$(as_analyst c "SELECT dp_count($E, 1e-5) FILTER (WHERE dept < 5) FROM t")"
 
+# --- GROUP BY the distribution column: the direct form (citus.c) ------------------------------
+# Citus gathers the partial rows on the coordinator without an intermediate result, and the merge
+# takes them as they come (GroupAggregate right above the Custom Scan, no Sort, no subplan).
+plan=$(as_analyst c "EXPLAIN (COSTS OFF) SELECT uid, dp_sum(x, 1, 1e-5, 0, 50) FROM t GROUP BY uid")
+check "EXPLAIN of a dp query on Citus works; GROUP BY uid: the merge runs over the gathered rows, no subplan, no sort" "1 0 0" \
+  "$(echo "$plan" | head -3 | tr '\n' ' ' | grep -c 'GroupAggregate .*Custom Scan (Citus Adaptive)') $(echo "$plan" | grep -c 'Distributed Subplan') $(echo "$plan" | grep -c 'Sort')"
+check "GROUP BY uid over every group: dp_count, dp_sum and dp_avg as on one node" \
+  "$(q c "SELECT md5(string_agg(uid || ':' || n || ':' || s || ':' || a, ',' ORDER BY uid)) FROM (SELECT uid, count(x) n, round(sum(greatest(0, least(x, 50))))::bigint s, round(avg(greatest(0, least(x, 50)))::numeric, 2) a FROM local_t GROUP BY uid) q")" \
+  "$(as_analyst c "SELECT md5(string_agg(uid || ':' || n || ':' || s || ':' || a, ',' ORDER BY uid)) FROM (SELECT uid, dp_count(x, $E, 1e-5) n, round(dp_sum(x, $E, 1e-5, 0, 50))::bigint s, round(dp_avg(x, $E, 1e-5, 0, 50)::numeric, 2) a FROM t GROUP BY uid) q")"
+check "... two keys, HAVING and ORDER BY LIMIT" \
+  "$(q c "SELECT string_agg(uid || ':' || dept || ':' || n, ',' ORDER BY uid) FROM (SELECT uid, dept, count(*) n FROM local_t WHERE uid % 7 = 0 GROUP BY uid, dept HAVING count(*) > 0 ORDER BY uid DESC LIMIT 5) q")" \
+  "$(as_analyst c "SELECT string_agg(uid || ':' || dept || ':' || n, ',' ORDER BY uid) FROM (SELECT uid, dept, dp_count($E, 1e-5) n FROM t WHERE uid % 7 = 0 GROUP BY uid, dept HAVING dp_count($E, 1e-5) > 0 ORDER BY uid DESC LIMIT 5) q")"
+q c "CREATE TABLE tk (k varchar(12), x float8)" "SELECT create_distributed_table('tk', 'k')" \
+    "INSERT INTO tk SELECT 'k' || (g % 5000), g % 13 FROM generate_series(1, 20000) g" "GRANT SELECT ON tk TO analyst" >/dev/null
+check "... a text distribution column (varchar): the same keys and sums" \
+  "$(q c "SELECT md5(string_agg(k || ':' || s, ',' ORDER BY k)) FROM (SELECT k, sum(x)::bigint s FROM tk GROUP BY k) q")" \
+  "$(as_analyst c "SELECT md5(string_agg(k || ':' || s, ',' ORDER BY k)) FROM (SELECT k, round(dp_sum(x, $E, 1e-5, 0, 20))::bigint s FROM tk GROUP BY k) q")"
+c0=$(charges c)
+check "... rows on one shard (WHERE uid = 5 GROUP BY uid): planned again the safe way, released on the coordinator, one charge" "5:1 1" \
+  "$(as_analyst c "SELECT uid || ':' || dp_count($E, 1e-5) FROM t WHERE uid = 5 GROUP BY uid") $(( $(charges c) - c0 ))"
+c0=$(charges c)
+check "... a level grouped by uid inside a distributed query's IN (...): once, on the coordinator" "14285 1" \
+  "$(as_analyst c "SELECT count(*) FROM t WHERE uid IN (SELECT uid FROM t WHERE uid % 7 = 0 GROUP BY uid HAVING dp_count($E, 1e-5) > 0)") $(( $(charges c) - c0 ))"
+c0=$(charges c)
+out=$(as_analyst c "PREPARE byuid(int) AS SELECT count(*) FROM (SELECT uid, dp_count($E, 1e-5) n FROM t WHERE uid <= \$1 GROUP BY uid) q WHERE n = 1" \
+  "EXECUTE byuid(10)" "EXECUTE byuid(20)" "EXECUTE byuid(30)" "EXECUTE byuid(40)" "EXECUTE byuid(50)" "EXECUTE byuid(60)" "EXECUTE byuid(70)")
+check "... a prepared statement, custom and generic plans: right answers, one charge per execution" "10 20 30 40 50 60 70 7" \
+  "$(echo $out) $(( $(charges c) - c0 ))"
+check "... report forms: each value inside its interval" 1 \
+  "$(as_analyst c "SELECT bool_and((r).value BETWEEN (r).ci_low AND (r).ci_high) AND count(*) = 100000 FROM (SELECT uid, dp_sum_report(x, 1, 1e-5, 0, 50) r FROM t GROUP BY uid) s" | grep -c '^t$')"
+check "... a merge whose parameters were left NULL is refused, not released" 1 \
+  "$(q c "SELECT dpagg_merge_count(n, NULL, NULL, NULL) FROM (SELECT uid, count(*) n FROM local_t GROUP BY uid) q" 2>&1 | grep -c 'epsilon of dp_count must not be NULL')"
+
 # --- one charge per release, on the coordinator --------------------------------------------
 before=$(charges c)
 as_analyst c "SELECT dept, dp_count(1, 1e-5), dp_avg(x, 1, 1e-5, 0, 50) FROM t GROUP BY dept" >/dev/null
