@@ -250,8 +250,21 @@ MERGE_AVG.add("dpagg_merge_avg", QN + EPS_DELTA + [("lower", F8), ("upper", F8)]
 MERGE_COUNT.add("dpagg_merge_count", [("n", "bigint")] + EPS_DELTA + MECH, "dpagg_merge_count_trans",
                 "dpagg_merge_count_trans", "differentially private count from partial counts (dp_count split for Citus)")
 
+# dp_sum_vector over partial sums (src/pg/vector.c): the same positions as dp_sum_vector, the value
+# being a partial sum made by dpagg_vquanta_sum.
+MERGE_VECTOR = Kind("DP_SITE_MERGE_VECTOR", "dpagg_merge_vector: dp_sum_vector over partial sums.", "internal",
+                    None, Function("dpagg_merge_vsum_final", [("", "internal")], f"{F8}[]", "VOLATILE",
+                                   strict=False))
+MVARGS = [("partial", "bytea"), ("dimension", "integer")] + EPS_DELTA + [("l2_bound", F8)]
+MERGE_VECTOR.add("dpagg_merge_vector", MVARGS, "dpagg_merge_vsum_trans", "dpagg_merge_vsum_trans",
+                 "differentially private sums of vectors from partial sums (dp_sum_vector split for Citus)",
+                 named_sfunc_args=False)
+MERGE_VECTOR.add("dpagg_merge_vector", MVARGS + MECH, "dpagg_merge_vsum_trans_m", "dpagg_merge_vsum_trans",
+                 "differentially private sums of vectors from partial sums (dp_sum_vector split for Citus)",
+                 named_sfunc_args=False)
+
 KINDS = [SUM, AVG, COUNT, VECTOR, UNIT_SUM, UNIT_AVG, UNIT_COUNT, SELECT, UNIT_VECTOR,
-         MERGE_SUM, MERGE_AVG, MERGE_COUNT]
+         MERGE_SUM, MERGE_AVG, MERGE_COUNT, MERGE_VECTOR]
 
 # One row's quanta (src/pg/partial.c): plain functions, summed with sum(bigint) on Citus workers.
 QUANTA = [(f"dpagg_quanta_{what}", sqlt, f"dpagg_quanta_{what}_{short}")
@@ -267,7 +280,18 @@ def quanta_sql():
     out.append("""-- Its argument, unchanged: a group key of the partial sums that Citus does not trace back to the
 -- distribution column, so that it leaves the merge on the coordinator (src/pg/citus.c).
 CREATE FUNCTION dpagg_group_key(key anyelement) RETURNS anyelement
-  AS 'MODULE_PATHNAME', 'dpagg_group_key' LANGUAGE C IMMUTABLE PARALLEL SAFE;""")
+  AS 'MODULE_PATHNAME', 'dpagg_group_key' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+-- The rows' vectors clipped to the l2 bound and summed exactly in the quanta dp_sum_vector's own
+-- state adds, with their number (src/pg/vector.c): the partial sums of dpagg_merge_vector.
+CREATE FUNCTION dpagg_vquanta_trans(bytea, double precision[], integer, double precision) RETURNS bytea
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION dpagg_vquanta_combine(bytea, bytea) RETURNS bytea
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dpagg_vquanta_sum(value double precision[], dimension integer, l2_bound double precision) (
+  SFUNC = dpagg_vquanta_trans, STYPE = bytea, COMBINEFUNC = dpagg_vquanta_combine, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dpagg_vquanta_sum(double precision[], integer, double precision) IS
+  'exact sum of vectors clipped to an l2 bound, in dp_sum_vector''s quanta (partial sums for dpagg_merge_vector)';""")
     return "\n".join(out) + "\n"
 
 

@@ -821,8 +821,8 @@ collect_walker(Node *node, LevelContext *lc)
 			unsupported("dpagg aggregates over a private relation cannot be combined with other aggregates in the same query level",
 						"Only dpagg's aggregates are bounded per privacy unit.",
 						"Compute the other aggregates in a separate query.");
-		if (DPAGG_KIND_IS_MERGE(kind))
-			unsupported("dpagg_merge_sum, dpagg_merge_avg and dpagg_merge_count cannot read private relations",
+		if (DPAGG_KIND_IS_ANY_MERGE(kind))
+			unsupported("dpagg_merge_sum, dpagg_merge_avg, dpagg_merge_count and dpagg_merge_vector cannot read private relations",
 						"They release partial sums as given, not bounded per privacy unit.",
 						"Use dp_sum, dp_avg and dp_count over the private relation.");
 		if (a->aggorder != NIL || a->aggdistinct != NIL)

@@ -27,8 +27,14 @@
  * inner query, nothing on a worker releases; and a release on a worker node is refused anyway
  * (dpagg_citus_refuse_on_worker, from the charge).
  *
- * Refused (0A000) before anything runs: dp_sum_vector and private relations (per-unit bounding)
- * on Citus tables, grouping sets, privacy parameters that are not constants.
+ * dp_sum_vector is split the same way: dpagg_vquanta_sum(v, dimension, l2_bound) on the workers
+ * (the rows' clipped vectors summed exactly in quanta, with their number, as a bytea) and
+ * dpagg_merge_vector on the coordinator (vector.c).
+ *
+ * A level grouped by the distribution column takes the direct form instead (below, DIRECT_TAG).
+ *
+ * Refused (0A000) before anything runs: private relations (per-unit bounding) on Citus tables,
+ * grouping sets, privacy parameters that are not constants.
  */
 #include "site.h"
 
@@ -218,8 +224,9 @@ typedef struct CitusCall
 	Expr	   *epsilon,
 			   *delta,
 			   *lower,
-			   *upper,
-			   *mechanism;
+			   *upper,			/* dp_sum_vector: its l2_bound */
+			   *mechanism,
+			   *dimension;		/* dp_sum_vector */
 	bool		integer;
 	int			tag;			/* direct form: its merge's tag (DIRECT_TAG - index), else 0 */
 } CitusCall;
@@ -295,7 +302,7 @@ capture(LevelContext *lc, Aggref *a)
 	foreach(l, lc->calls)
 		if (equal(((CitusCall *) lfirst(l))->orig, a))
 			return;
-	if (DPAGG_KIND_IS_MERGE(kind))
+	if (DPAGG_KIND_IS_ANY_MERGE(kind))
 	{
 		lc->merges = true;		/* already split: its partial states are its input */
 		return;
@@ -303,16 +310,31 @@ capture(LevelContext *lc, Aggref *a)
 	if (DPAGG_KIND_IS_UNIT(kind))
 		unsupported("privacy units (private relations) are not available on Citus tables yet",
 					"Protect and query a table that is not distributed, or release over the Citus table without a privacy unit.");
-	if (kind == DP_SITE_VECTOR)
-		unsupported("dp_sum_vector is not available on Citus tables yet",
-					"Release each coordinate with dp_sum, or aggregate a local copy.");
-	if (kind != DP_SITE_SUM && kind != DP_SITE_AVG && kind != DP_SITE_COUNT)
+	if (kind != DP_SITE_SUM && kind != DP_SITE_AVG && kind != DP_SITE_COUNT && kind != DP_SITE_VECTOR)
 		unsupported("dpagg cannot split this aggregate for Citus", NULL);
 	if (a->aggorder != NIL || a->aggdistinct != NIL)
 		unsupported("ORDER BY and DISTINCT inside dpagg's aggregates are not available", NULL);
 	c = palloc0(sizeof(CitusCall));
 	c->orig = a;
 	c->kind = kind;
+	if (kind == DP_SITE_VECTOR)
+	{
+		/* dp_sum_vector(value, dimension, epsilon, delta, l2_bound [, mechanism]) */
+		c->value = (Expr *) copyObject(linitial_node(TargetEntry, a->args)->expr);
+		c->dimension = param(a, 1, INT4OID);
+		c->epsilon = param(a, 2, FLOAT8OID);
+		c->delta = param(a, 3, FLOAT8OID);
+		c->upper = param(a, 4, FLOAT8OID);
+		c->mechanism = list_length(a->args) > 5 ? param(a, 5, TEXTOID) : NULL;
+		if (c->mechanism == NULL)
+			c->mechanism = (Expr *) makeConst(TEXTOID, -1, DEFAULT_COLLATION_OID, -1,
+											  CStringGetTextDatum("auto"), false, false);
+		else if (((Const *) c->mechanism)->constisnull)
+			unsupported("the privacy parameters of dpagg's aggregates must not be NULL", NULL);
+		precheck(c);
+		lc->calls = lappend(lc->calls, c);
+		return;
+	}
 	dpagg_arg_layout(a, kind, &lo);
 	c->value = lo.value >= 0 ? (Expr *) copyObject(list_nth_node(TargetEntry, a->args, lo.value)->expr) : NULL;
 	c->epsilon = param(a, lo.epsilon, FLOAT8OID);
@@ -374,6 +396,24 @@ precheck(CitusCall *c)
 	int			n,
 				i;
 
+	if (c->kind == DP_SITE_VECTOR)
+	{
+		char	   *mech = TextDatumGetCString(m->constvalue);
+
+		if (strlen(mech) >= DPAGG_MECH_SPEC_LEN)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("mechanism %s is too long", dpagg_quote_input(mech)),
+					 errhint("Use 'gaussian', 'l2' or 'auto'.")));
+		dpagg_unit_vector_calibration(mech, DatumGetInt32(((Const *) c->dimension)->constvalue), eps, del,
+									  DatumGetFloat8(((Const *) c->upper)->constvalue), 1, &cal[0]);
+		parts[0].spec = cal[0].spec;
+		parts[0].epsilon = eps;
+		parts[0].delta = del;
+		parts[0].rho = dpagg_zcdp_rho(&cal[0]);
+		dpagg_charge_precheck("dp_sum_vector", eps, del, parts, 1);
+		return;
+	}
 	n = dpagg_unit_calibrations(c->kind, eps, del,
 								c->lower ? DatumGetFloat8(((Const *) c->lower)->constvalue) : 0,
 								c->upper ? DatumGetFloat8(((Const *) c->upper)->constvalue) : 0,
@@ -425,6 +465,17 @@ quanta_sum_aggref(CitusCall *c, const char *schema)
 							 (Expr *) copyObject(c->orig->aggfilter), -1);
 }
 
+/* dp_sum_vector's: dpagg_vquanta_sum(v, dimension, l2_bound), the partial sum with its rows. */
+static Aggref *
+vquanta_sum_aggref(CitusCall *c, const char *schema)
+{
+	Oid			types[3] = {FLOAT8ARRAYOID, INT4OID, FLOAT8OID};
+
+	return dpagg_make_aggref(dpagg_function_oid(schema, "dpagg_vquanta_sum", 3, types),
+							 list_make3(copyObject(c->value), c->dimension, c->upper), false,
+							 (Expr *) copyObject(c->orig->aggfilter), -1);
+}
+
 static Aggref *
 count_aggref(CitusCall *c)
 {
@@ -453,6 +504,8 @@ offset_zero(void)
 static List *
 merge_params(CitusCall *c)
 {
+	if (c->kind == DP_SITE_VECTOR)
+		return list_make5(c->dimension, c->epsilon, c->delta, c->upper, c->mechanism);
 	if (c->kind == DP_SITE_COUNT)
 		return list_make3(c->epsilon, c->delta, c->mechanism);
 	if (c->kind == DP_SITE_AVG)
@@ -485,7 +538,11 @@ merge_aggref(CitusCall *c, Var *sum, Var *n, const char *schema)
 	List	   *params = c->tag != 0 ? null_params(c) : merge_params(c);
 	Aggref	   *a;
 
-	if (c->kind == DP_SITE_COUNT)
+	if (c->kind == DP_SITE_VECTOR)
+		a = dpagg_make_aggref(dpagg_function_oid(schema, "dpagg_merge_vector", 6,
+										(Oid[]) {BYTEAOID, INT4OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, TEXTOID}),
+							  list_concat(list_make1(sum), params), false, NULL, -1);
+	else if (c->kind == DP_SITE_COUNT)
 		a = dpagg_make_aggref(dpagg_function_oid(schema, report ? "dpagg_merge_count_report" : "dpagg_merge_count", 4,
 										(Oid[]) {INT8OID, FLOAT8OID, FLOAT8OID, TEXTOID}),
 							  list_concat(list_make1(n), params), false, NULL, -1);
@@ -534,7 +591,8 @@ outer_mutator(Node *node, OuterContext *oc)
 
 			if (equal(call->orig, node))
 				return (Node *) merge_aggref(call, call->column ? inner_var(oc, call->column) : NULL,
-											 inner_var(oc, call->ncolumn), oc->schema);
+											 call->ncolumn ? inner_var(oc, call->ncolumn) : NULL,
+											 oc->schema);
 		}
 		elog(ERROR, "dpagg: an aggregate was not collected");
 	}
@@ -688,6 +746,14 @@ rewrite_level(Query *q, DpCitusRewrite *cr, Oid partition_rel)
 	{
 		CitusCall  *call = (CitusCall *) lfirst(c);
 
+		if (call->kind == DP_SITE_VECTOR)
+		{
+			/* the partial sum carries its rows: no count beside it */
+			call->column = ++resno;
+			tlist = lappend(tlist, makeTargetEntry((Expr *) vquanta_sum_aggref(call, schema), call->column,
+												   psprintf("dpagg_v%d", resno), false));
+			continue;
+		}
 		if (call->kind != DP_SITE_COUNT)
 		{
 			call->column = ++resno;
@@ -872,10 +938,10 @@ finish_aggref_walker(Node *node, FinishContext *fc)
 		int			index = DIRECT_TAG - a->location;
 
 		if (a->location <= DIRECT_TAG && index < list_length(fc->cr->direct) &&
-			DPAGG_KIND_IS_MERGE(dpagg_aggregate_kind(a->aggfnoid)))
+			DPAGG_KIND_IS_ANY_MERGE(dpagg_aggregate_kind(a->aggfnoid)))
 		{
 			CitusCall  *call = (CitusCall *) list_nth(fc->cr->direct, index);
-			int			first = call->kind == DP_SITE_COUNT ? 1 : 2;
+			int			first = call->kind == DP_SITE_COUNT || call->kind == DP_SITE_VECTOR ? 1 : 2;
 			List	   *params = merge_params(call);
 			int			i;
 

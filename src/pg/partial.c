@@ -18,6 +18,11 @@
  *       and the release are those of dp_sum, dp_avg and dp_count; each row is a partial sum of
  *       quanta (numeric) and its count of values, added exactly into the same 128-bit state.
  *
+ *   dpagg_group_key(key)
+ *       its argument, unchanged: the direct form's group key (citus.c).
+ *
+ * (dp_sum_vector's partial sums and merge are in vector.c.)
+ *
  * A partial sum must be one the count of values could make (each value is at most 2^53 quanta):
  * the merge refuses anything else, so that what it is handed cannot be larger than the rows it
  * claims.  The bounds are the call site's, the same in the rewrite's inner and outer query.

@@ -577,7 +577,8 @@ site_prepare(AggState *as, AggStatePerTrans pt, int expected_kind)
 	/* A finalizing Agg releases, also in a parallel worker (a whole aggregation below a Gather):
 	 * wherever it runs, it is checked and charged. */
 	site->releases = !DO_AGGSPLIT_SKIPFINAL(aggref->aggsplit);
-	site->params = kind == DP_SITE_VECTOR || kind == DP_SITE_UNIT_VECTOR ? dpagg_vector_site_params(site)
+	site->params = kind == DP_SITE_VECTOR || kind == DP_SITE_UNIT_VECTOR || kind == DP_SITE_MERGE_VECTOR
+		? dpagg_vector_site_params(site)
 		: kind == DP_SITE_SELECT ? dpagg_select_site_params(site)
 		: dpagg_scalar_site_params(site);
 	/* Published only once complete: a failed preparation leaves no half-made site behind. */
@@ -729,7 +730,7 @@ wrap_agg(AggState *as, const char *query_text)
 		site = (DpSite *) pt->transfn.fn_extra;
 		/* A merge runs in the statement Citus makes on the coordinator (citus.c): the ledger
 		 * records the client's query instead. */
-		site->query_text = DPAGG_KIND_IS_MERGE(site->kind) && debug_query_string ? debug_query_string
+		site->query_text = DPAGG_KIND_IS_ANY_MERGE(site->kind) && debug_query_string ? debug_query_string
 			: query_text;
 		if (site->releases)
 			w->sites[w->nsites++] = site;

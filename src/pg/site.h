@@ -42,11 +42,14 @@ typedef enum DpSiteKind
 	 * rows are (on Citus workers: citus.c), merged and released here. */
 	DP_SITE_MERGE_SUM = 10,
 	DP_SITE_MERGE_AVG = 11,
-	DP_SITE_MERGE_COUNT = 12
+	DP_SITE_MERGE_COUNT = 12,
+	DP_SITE_MERGE_VECTOR = 13	/* dp_sum_vector over partial sums (vector.c) */
 } DpSiteKind;
 
 #define DPAGG_KIND_IS_UNIT(k) ((k) >= DP_SITE_UNIT_SUM && (k) <= DP_SITE_UNIT_VECTOR)
 #define DPAGG_KIND_IS_MERGE(k) ((k) >= DP_SITE_MERGE_SUM && (k) <= DP_SITE_MERGE_COUNT)
+/* the scalar merges above, or the vector one */
+#define DPAGG_KIND_IS_ANY_MERGE(k) (DPAGG_KIND_IS_MERGE(k) || (k) == DP_SITE_MERGE_VECTOR)
 
 typedef struct DpSite
 {

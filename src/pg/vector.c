@@ -214,9 +214,8 @@ check_vstate(const VState *st, const VParams *p)
  * the site's scratch space, `dimension` doubles.  The elements are read in place (no per-row copies):
  * float8 elements are 8 bytes, stored one after another, NULL ones only marked in the bitmap. */
 static void
-vaccumulate(VState *st, const VParams *vp, ArrayType *arr)
+clip_add(VSum *sums, int dimension, double bound, double inv_quantum, double *x, ArrayType *arr)
 {
-	double	   *x = vp->scratch;
 	const char *p;
 	const bits8 *bitmap;
 	int			bitmask = 1;
@@ -232,7 +231,7 @@ vaccumulate(VState *st, const VParams *vp, ArrayType *arr)
 	if (ARR_ELEMTYPE(arr) != FLOAT8OID)
 		elog(ERROR, "dp_sum_vector: expected double precision[]");
 	n = ArrayGetNItems(ARR_NDIM(arr), ARR_DIMS(arr));
-	m = Min(n, vp->dimension);
+	m = Min(n, dimension);
 	p = ARR_DATA_PTR(arr);
 	bitmap = ARR_NULLBITMAP(arr);
 	for (j = 0; j < m; j++)
@@ -271,15 +270,21 @@ vaccumulate(VState *st, const VParams *vp, ArrayType *arr)
 		norm = scale * sqrt(sumsq);	/* may overflow to infinity for huge finite rows */
 		/* An infinite vector has an infinite norm: scaled to the bound along its direction.
 		 * The factor is computed from the scaled norm, which never overflows. */
-		if (norm > vp->bound || anyinf)
-			factor = (vp->bound / scale) / sqrt(sumsq);
+		if (norm > bound || anyinf)
+			factor = (bound / scale) / sqrt(sumsq);
 		for (j = 0; j < m; j++)
 		{
-			int64		q = dpagg_quantize(x[j] * factor, -vp->bound, vp->bound, vp->inv_quantum);
+			int64		q = dpagg_quantize(x[j] * factor, -bound, bound, inv_quantum);
 
-			vsum_set(&st->sums[j], vsum_get(&st->sums[j]) + q);
+			vsum_set(&sums[j], vsum_get(&sums[j]) + q);
 		}
 	}
+}
+
+static void
+vaccumulate(VState *st, const VParams *vp, ArrayType *arr)
+{
+	clip_add(st->sums, vp->dimension, vp->bound, vp->inv_quantum, vp->scratch, arr);
 	st->rows++;
 }
 
@@ -459,6 +464,258 @@ Datum
 dpagg_unit_vsum_final(PG_FUNCTION_ARGS)
 {
 	return vsum_final(fcinfo, DP_SITE_UNIT_VECTOR);
+}
+
+PG_FUNCTION_INFO_V1(dpagg_merge_vsum_final);
+Datum
+dpagg_merge_vsum_final(PG_FUNCTION_ARGS)
+{
+	return vsum_final(fcinfo, DP_SITE_MERGE_VECTOR);
+}
+
+/*
+ * dp_sum_vector split in two, for Citus (citus.c, partial.c for the scalar ones).
+ *
+ * dpagg_vquanta_sum(value, dimension, l2_bound): the exact sum of the rows' vectors, each clipped
+ * and counted in quanta exactly as dp_sum_vector's own state adds them, with the number of rows:
+ * an aggregate with a bytea state and a combine function, which Citus runs on the workers and
+ * combines on the coordinator.  Like sum(), it gives exact values to whoever may read the rows
+ * (restricted roles may not call it on private data, and private relations are not split).
+ *
+ * dpagg_merge_vector(partial, dimension, epsilon, delta, l2_bound [, mechanism]): dp_sum_vector
+ * over such partial sums (kind DP_SITE_MERGE_VECTOR): the call site, calibration, charge and
+ * release of dp_sum_vector.  A partial sum its rows could not make (its l2 norm above the rows
+ * times the largest norm of one clipped row in quanta) is refused.
+ *
+ * The bytea: a version, the dimension, the rows, then the sums (128 bits each, low word first),
+ * read and written with memcpy (a bytea's data is only 4-byte aligned).
+ */
+#define VPARTIAL_VERSION 0x76710001
+#define VPARTIAL_HEAD 16		/* int32 version, int32 dimension, int64 rows */
+
+static Size
+vpartial_size(int dimension)
+{
+	return VARHDRSZ + VPARTIAL_HEAD + (Size) dimension * 16;
+}
+
+static void
+vpartial_head(const bytea *b, int32 *dimension, int64 *rows)
+{
+	int32		version;
+	const char *d = VARDATA_ANY(b);
+
+	if (VARSIZE_ANY_EXHDR(b) < VPARTIAL_HEAD)
+		goto bad;
+	memcpy(&version, d, 4);
+	memcpy(dimension, d + 4, 4);
+	memcpy(rows, d + 8, 8);
+	if (version != VPARTIAL_VERSION || *dimension < 1 || *dimension > DPAGG_MAX_DIMENSION ||
+		*rows < 0 || VARSIZE_ANY_EXHDR(b) != VPARTIAL_HEAD + (Size) *dimension * 16)
+		goto bad;
+	return;
+bad:
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("invalid partial sum for dp_sum_vector's merge"),
+			 errhint("A partial sum is dpagg_vquanta_sum(value, dimension, l2_bound) with the merge's dimension and bound.")));
+}
+
+static __int128
+vpartial_get(const bytea *b, int j)
+{
+	VSum		v;
+
+	memcpy(&v, VARDATA_ANY(b) + VPARTIAL_HEAD + (Size) j * 16, 16);
+	return vsum_get(&v);
+}
+
+static void
+vpartial_set(bytea *b, int j, __int128 x)
+{
+	VSum		v;
+
+	vsum_set(&v, x);
+	memcpy(VARDATA(b) + VPARTIAL_HEAD + (Size) j * 16, &v, 16);
+}
+
+static void
+vpartial_set_rows(bytea *b, int64 rows)
+{
+	memcpy(VARDATA(b) + 8, &rows, 8);
+}
+
+static bytea *
+vpartial_new(MemoryContext cxt, int dimension)
+{
+	bytea	   *b = MemoryContextAllocZero(cxt, vpartial_size(dimension));
+	int32		version = VPARTIAL_VERSION;
+
+	SET_VARSIZE(b, vpartial_size(dimension));
+	memcpy(VARDATA(b), &version, 4);
+	memcpy(VARDATA(b) + 4, &dimension, 4);
+	return b;
+}
+
+typedef struct VQuantaScratch
+{
+	int			dimension;
+	double	   *x;
+	VSum	   *sums;
+} VQuantaScratch;
+
+PG_FUNCTION_INFO_V1(dpagg_vquanta_trans);
+Datum
+dpagg_vquanta_trans(PG_FUNCTION_ARGS)
+{
+	MemoryContext cxt;
+	bytea	   *st;
+	int32		dimension,
+				sd;
+	int64		rows;
+	double		bound;
+	VQuantaScratch *sc = (VQuantaScratch *) fcinfo->flinfo->fn_extra;
+	int			j;
+
+	if (!AggCheckCallContext(fcinfo, &cxt))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("dpagg_vquanta_trans can only be called as the transition function of dpagg_vquanta_sum")));
+	if (PG_ARGISNULL(2) || (dimension = PG_GETARG_INT32(2)) < 1 || dimension > DPAGG_MAX_DIMENSION)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("dimension must be between 1 and 10000"),
+				 errhint("Pass the length of the vectors.")));
+	if (PG_ARGISNULL(3) || !isfinite(bound = PG_GETARG_FLOAT8(3)) || !(bound > 0))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("l2_bound must be a finite number greater than 0"),
+				 errhint("Pass the largest l2 norm one row may contribute.")));
+	st = PG_ARGISNULL(0) ? vpartial_new(cxt, dimension) : PG_GETARG_BYTEA_P(0);
+	vpartial_head(st, &sd, &rows);
+	if (sd != dimension)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("the dimension of dpagg_vquanta_sum changed between rows")));
+	if (PG_ARGISNULL(1))
+		PG_RETURN_BYTEA_P(st);
+	if (sc == NULL || sc->dimension != dimension)
+	{
+		sc = MemoryContextAlloc(fcinfo->flinfo->fn_mcxt, sizeof(VQuantaScratch));
+		sc->dimension = dimension;
+		sc->x = MemoryContextAlloc(fcinfo->flinfo->fn_mcxt, sizeof(double) * dimension);
+		sc->sums = MemoryContextAlloc(fcinfo->flinfo->fn_mcxt, sizeof(VSum) * dimension);
+		fcinfo->flinfo->fn_extra = sc;
+	}
+	/* the row's clipped quanta, added as dp_sum_vector adds them */
+	memset(sc->sums, 0, sizeof(VSum) * dimension);
+	clip_add(sc->sums, dimension, bound, 1.0 / dpagg_quantum_for_bound(bound), sc->x,
+			 PG_GETARG_ARRAYTYPE_P(1));
+	/* In place: st is the state this aggregate made in its context, or PG_GETARG_BYTEA_P's
+	 * detoasted copy (which the aggregate copies into its context when returned). */
+	for (j = 0; j < dimension; j++)
+		vpartial_set(st, j, vpartial_get(st, j) + vsum_get(&sc->sums[j]));
+	vpartial_set_rows(st, rows + 1);
+	PG_RETURN_BYTEA_P(st);
+}
+
+PG_FUNCTION_INFO_V1(dpagg_vquanta_combine);
+Datum
+dpagg_vquanta_combine(PG_FUNCTION_ARGS)
+{
+	MemoryContext cxt;
+	bytea	   *a,
+			   *b;
+	int32		da,
+				db;
+	int64		ra,
+				rb;
+	int			j;
+
+	if (!AggCheckCallContext(fcinfo, &cxt))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("dpagg_vquanta_combine can only be called as the combine function of dpagg_vquanta_sum")));
+	if (PG_ARGISNULL(1))
+	{
+		if (PG_ARGISNULL(0))
+			PG_RETURN_NULL();
+		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+	}
+	b = PG_GETARG_BYTEA_PP(1);
+	vpartial_head(b, &db, &rb);
+	if (PG_ARGISNULL(0))
+	{
+		a = vpartial_new(cxt, db);
+		for (j = 0; j < db; j++)
+			vpartial_set(a, j, vpartial_get(b, j));
+		vpartial_set_rows(a, rb);
+		PG_RETURN_BYTEA_P(a);
+	}
+	a = PG_GETARG_BYTEA_P(0);
+	vpartial_head(a, &da, &ra);
+	if (da != db)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("dpagg_vquanta_sum: partial sums of different dimensions")));
+	if (ra > PG_INT64_MAX - rb)
+		ereport(ERROR, (errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE), errmsg("too many rows")));
+	for (j = 0; j < da; j++)
+		vpartial_set(a, j, vpartial_get(a, j) + vpartial_get(b, j));
+	vpartial_set_rows(a, ra + rb);
+	PG_RETURN_BYTEA_P(a);
+}
+
+PG_FUNCTION_INFO_V1(dpagg_merge_vsum_trans);
+Datum
+dpagg_merge_vsum_trans(PG_FUNCTION_ARGS)
+{
+	MemoryContext cxt = dpagg_aggregate_context(fcinfo, VNAME);
+	DpSite	   *site = dpagg_site_of_trans(fcinfo, DP_SITE_MERGE_VECTOR);
+	const VParams *p = (const VParams *) site->params;
+	VState	   *st = PG_ARGISNULL(0) ? NULL : (VState *) PG_GETARG_POINTER(0);
+	bytea	   *b;
+	int32		d;
+	int64		rows;
+	long double sumsq = 0,
+				rowmax;
+	int			j;
+
+	if (st == NULL)
+		st = vstate_new(cxt, p->dimension);
+	check_vstate(st, p);
+	if (PG_ARGISNULL(1))
+		PG_RETURN_POINTER(st);	/* no row of this group on a shard */
+	b = PG_GETARG_BYTEA_PP(1);
+	vpartial_head(b, &d, &rows);
+	if (d != p->dimension)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid partial sum for dp_sum_vector's merge: its dimension is %d, not %d", d, p->dimension)));
+	/*
+	 * One row adds its vector clipped to l2 norm B, each coordinate rounded to a quantum: at most
+	 * B/q + sqrt(d)/2 in quanta (the triangle inequality), with a margin for the clipping's own
+	 * rounding; a partial sum of `rows` rows is at most `rows` times that.
+	 */
+	rowmax = (long double) p->bound * p->inv_quantum * (1 + 1e-9L) + sqrtl((long double) d) / 2 + 1;
+	for (j = 0; j < d; j++)
+	{
+		long double v = (long double) vpartial_get(b, j);
+
+		sumsq += v * v;
+	}
+	if (sqrtl(sumsq) > rowmax * rows)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid partial sum for dp_sum_vector's merge: its l2 norm is more than its rows allow"),
+				 errhint("A partial sum is dpagg_vquanta_sum(value, dimension, l2_bound) with the merge's dimension and bound.")));
+	if (st->rows > PG_INT64_MAX - rows)
+		ereport(ERROR, (errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE), errmsg("too many rows")));
+	/* each sum stays within rows * 2^53 < 2^117: no overflow of the 128-bit sums */
+	for (j = 0; j < d; j++)
+		vsum_set(&st->sums[j], vsum_get(&st->sums[j]) + vpartial_get(b, j));
+	st->rows += rows;
+	PG_RETURN_POINTER(st);
 }
 
 /*
