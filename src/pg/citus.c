@@ -51,6 +51,7 @@
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
+#include "nodes/pathnodes.h"
 #include "optimizer/optimizer.h"
 #include "parser/analyze.h"
 #include "parser/parse_func.h"
@@ -669,12 +670,37 @@ distribution_column(Oid relid, Oid partition_rel)
 	return column;
 }
 
-/* Does the level group by the distribution column of a hash-distributed table it reads? */
+static bool
+outer_var_walker(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Var))
+		return ((Var *) node)->varlevelsup > 0;
+	if (IsA(node, PlaceHolderVar))
+		return ((PlaceHolderVar *) node)->phlevelsup > 0;
+	if (IsA(node, Aggref))
+		return ((Aggref *) node)->agglevelsup > 0 ||
+			expression_tree_walker(node, outer_var_walker, context);
+	return expression_tree_walker(node, outer_var_walker, context);
+}
+
+/*
+ * Does the level read one hash-distributed table alone (no join, no subquery, no reference to an
+ * outer query) and group by its distribution column?  Citus pushes such a grouping down whole,
+ * always; the direct form is kept to it (a join of tables that are not co-located, or a lateral
+ * reference, can make Citus refuse a pushdown that the safe form's subplan does not need).
+ */
 static bool
 grouped_by_distribution_column(Query *q, Oid partition_rel)
 {
 	ListCell   *c;
 
+	if (list_length(q->rtable) != 1 || rt_fetch(1, q->rtable)->rtekind != RTE_RELATION ||
+		q->hasSubLinks || q->cteList != NIL ||
+		outer_var_walker((Node *) q->targetList, NULL) ||
+		outer_var_walker(q->jointree->quals, NULL) || outer_var_walker(q->havingQual, NULL))
+		return false;
 	foreach(c, q->groupClause)
 	{
 		TargetEntry *tle = get_sortgroupclause_tle(lfirst_node(SortGroupClause, c), q->targetList);

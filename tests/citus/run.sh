@@ -133,6 +133,9 @@ check "... rows on one shard (WHERE uid = 5 GROUP BY uid): planned again the saf
 c0=$(charges c)
 check "... a level grouped by uid inside a distributed query's IN (...): once, on the coordinator" "14285 1" \
   "$(as_analyst c "SELECT count(*) FROM t WHERE uid IN (SELECT uid FROM t WHERE uid % 7 = 0 GROUP BY uid HAVING dp_count($E, 1e-5) > 0)") $(( $(charges c) - c0 ))"
+check "... a join with a reference table, grouped by uid (the safe form): as on one node" \
+  "$(q c "SELECT md5(string_agg(uid || ':' || n, ',' ORDER BY uid)) FROM (SELECT l.uid, count(*) n FROM local_t l JOIN depts USING (dept) WHERE l.uid % 3 = 0 GROUP BY l.uid) q")" \
+  "$(as_analyst c "SELECT md5(string_agg(uid || ':' || n, ',' ORDER BY uid)) FROM (SELECT t.uid, dp_count($E, 1e-5) n FROM t JOIN depts USING (dept) WHERE t.uid % 3 = 0 GROUP BY t.uid) q")"
 c0=$(charges c)
 out=$(as_analyst c "PREPARE byuid(int) AS SELECT count(*) FROM (SELECT uid, dp_count($E, 1e-5) n FROM t WHERE uid <= \$1 GROUP BY uid) q WHERE n = 1" \
   "EXECUTE byuid(10)" "EXECUTE byuid(20)" "EXECUTE byuid(30)" "EXECUTE byuid(40)" "EXECUTE byuid(50)" "EXECUTE byuid(60)" "EXECUTE byuid(70)")
