@@ -42,6 +42,15 @@ SELECT expect_error($$SELECT dpagg_merge_sum(s, n, 1.0, 0, 0, 10, NULL, false)
   FROM (VALUES (-9007199254740992::numeric, 1::bigint)) v(s, n)$$);
 SELECT round(dpagg_merge_sum(s, n, 1e9, 0, 0, 10, 'laplace', false)) = 500 AS merge_in_bounds
   FROM (SELECT sum(dpagg_quanta_sum(x, 0, 10)) s, count(x) n FROM (SELECT (g % 2) * 10 AS x FROM generate_series(1, 100) g) d) q;
+-- The partial sums are read exactly from numeric's binary form: negative sums, sums past a bigint
+-- (a million values of 10, each 10 * 2^49 quanta), and trailing zeros after the point.
+SELECT round(dpagg_merge_sum(s, n, 1e9, 0, -10, 10, 'laplace', false)) = -500 AS merge_negative
+  FROM (SELECT sum(dpagg_quanta_sum(x, -10, 10)) s, count(x) n FROM (SELECT -(g % 2) * 10 AS x FROM generate_series(1, 100) g) d) q;
+SELECT round(dpagg_merge_sum(5629499534213120000000::numeric, 1000000, 1e9, 0, 0, 10, 'laplace', false)) = 10000000 AS merge_past_bigint,
+       round(dpagg_merge_sum(5629499534213120.000::numeric, 1, 1e9, 0, 0, 10, 'laplace', false)) = 10 AS merge_trailing_zeros;
+SELECT expect_error($$SELECT dpagg_merge_sum(5629499534213120.5::numeric, 1, 1, 0, 0, 10, 'laplace', false)$$);
+SELECT expect_error($$SELECT dpagg_merge_sum('NaN'::numeric, 1, 1, 0, 0, 10, 'laplace', false)$$);
+SELECT expect_error($$SELECT dpagg_merge_sum(1e40, 1, 1, 0, 0, 10, 'laplace', false)$$);
 
 -- Through the aggregates: 200 independent releases of each (a correlated subquery re-runs the
 -- aggregation per outer row); the truth is sum 495000, count 10000, average 49.5.

@@ -103,33 +103,59 @@ bad_partial(const char *what)
 			 errhint("A partial sum is sum(dpagg_quanta_sum(x, lower, upper)) (or _avg) with the merge's bounds, beside count(x).")));
 }
 
-/* An exact integer numeric as a 128-bit integer (its decimal digits), or refused. */
+/*
+ * An exact integer numeric as a 128-bit integer, or refused.  Read from numeric_send's documented
+ * binary form (ndigits, weight, sign, dscale, then base-10000 digits, most significant first,
+ * the first worth 10000^weight), which is much cheaper than its text.
+ */
 static __int128
 numeric_to_int128(Datum d)
 {
-	char	   *s = DatumGetCString(DirectFunctionCall1(numeric_out, d));
-	char	   *p = s;
-	bool		neg = false;
+	bytea	   *b = DatumGetByteaPP(DirectFunctionCall1(numeric_send, d));
+	const unsigned char *p = (const unsigned char *) VARDATA_ANY(b);
+	Size		len = VARSIZE_ANY_EXHDR(b);
+	int			ndigits,
+				weight,
+				sign,
+				i;
 	__int128	v = 0;
 	const __int128 limit = (((__int128) 1) << 120);
 
-	if (*p == '-')
-	{
-		neg = true;
-		p++;
-	}
-	if (*p == '\0')
+#define U16(k) ((int) ((p[(k)] << 8) | p[(k) + 1]))
+	if (len < 8)
 		bad_partial("not a number");
-	for (; *p; p++)
+	ndigits = U16(0);
+	weight = (int16) U16(2);
+	sign = U16(4);
+	if (sign != 0x0000 && sign != 0x4000)
+		bad_partial("not a finite number");
+	if (len != 8 + 2 * (Size) ndigits)
+		bad_partial("not a number");
+	for (i = 0; i < ndigits; i++)
 	{
-		if (*p < '0' || *p > '9')
-			bad_partial("not an integer");
-		v = v * 10 + (*p - '0');
+		int			digit = U16(8 + 2 * i);
+
+		if (digit > 9999)
+			bad_partial("not a number");
+		if (weight - i < 0)
+		{
+			if (digit != 0)
+				bad_partial("not an integer");
+			continue;
+		}
+		v = v * 10000 + digit;
 		if (v > limit)
 			bad_partial("out of range");
 	}
-	pfree(s);
-	return neg ? -v : v;
+	/* the digits stop at 10000^(weight - ndigits + 1): the rest are zeros */
+	for (i = ndigits; i <= weight; i++)
+	{
+		v *= 10000;
+		if (v > limit)
+			bad_partial("out of range");
+	}
+#undef U16
+	return sign == 0x4000 ? -v : v;
 }
 
 static Datum
