@@ -13,7 +13,13 @@
  * one Agg node per partition, each finalizing and charging its own groups, and partial
  * per-partition Aggs below a finalizing Agg outside any parallel plan.  dpagg wants one
  * aggregation per call: when the setting is on and the finished plan contains one of dpagg's
- * aggregates, the query is planned again with it off.  Other queries are untouched.
+ * aggregates, the query is planned again with it off.  Other queries are untouched.  Before it
+ * plans, the hook rewrites dpagg's aggregates over private relations (bound.c) and over Citus
+ * tables (citus.c); a Citus level rewritten in the direct form is planned again in the safe form
+ * if its finished plan does not run every merge on the coordinator (plan_citus).
+ *
+ * ExplainOneQuery (set over Citus's only): a plain EXPLAIN, which runs nothing, may plan a dp
+ * query on Citus although Citus turned local execution off for it.
  */
 #include "site.h"
 #include "protect.h"
