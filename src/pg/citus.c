@@ -913,9 +913,16 @@ citus_walker(Node *node, WalkContext *wc)
 				 * without local execution, it would be charged to the current role. */
 				const char *local = GetConfigOption("citus.enable_local_execution", true, false);
 
+				const char *policy = GetConfigOption("citus.task_assignment_policy", true, false);
+
 				if (local != NULL && strcmp(local, "on") != 0 && !dpagg_planning_plain_explain())
 					unsupported("dpagg on Citus needs citus.enable_local_execution = on",
 								"RESET citus.enable_local_execution.");
+				/* Any other policy may send the coordinator's own task (the safe form's release)
+				 * to a worker, which refuses it only after every shard was read (attack review). */
+				if (policy != NULL && strcmp(policy, "greedy") != 0)
+					unsupported("dpagg on Citus needs citus.task_assignment_policy = greedy",
+								"RESET citus.task_assignment_policy.");
 				/* the query as it was, should the direct form have to give way to the safe one */
 				if (wc->cr->direct_allowed && wc->cr->original == NULL)
 					wc->cr->original = copyObject(wc->cr->root);

@@ -39,12 +39,67 @@ static planner_hook_type prev_planner = NULL;
 static ExplainOneQuery_hook_type prev_explain_one_query = NULL;
 static int	plain_explain_depth = 0;
 
+static bool own_aggref_walker(Node *node, void *context);
+
+/*
+ * Can a backward fetch reach an Agg that releases?  A backward scan goes down from the top
+ * through the nodes that pass it on (Limit, Result, LockRows, SubqueryScan, Append) to the first
+ * node that reads its own stored rows backwards (Material, Sort, a scan, Citus's Custom Scan).
+ * An Agg cannot run backwards: run so, it would aggregate its input again and release every
+ * group afresh within the one execution that was charged.  PostgreSQL's planner puts a Material
+ * node on top of a scrollable cursor's plan when it cannot go backwards, but a planner that builds
+ * the finished plan itself (Citus's, for its coordinator's part) need not.
+ */
+static bool
+backward_reaches_release(Plan *plan)
+{
+	while (plan != NULL)
+	{
+		switch (nodeTag(plan))
+		{
+			case T_Agg:
+				{
+					int			found = 0;
+
+					(void) own_aggref_walker((Node *) plan->targetlist, &found);
+					(void) own_aggref_walker((Node *) plan->qual, &found);
+					return found != 0;
+				}
+			case T_Limit:
+			case T_Result:
+			case T_LockRows:
+				plan = plan->lefttree;
+				break;
+			case T_SubqueryScan:
+				plan = ((SubqueryScan *) plan)->subplan;
+				break;
+			case T_Append:
+				{
+					ListCell   *lc;
+
+					foreach(lc, ((Append *) plan)->appendplans)
+						if (backward_reaches_release((Plan *) lfirst(lc)))
+							return true;
+					return false;
+				}
+			default:
+				return false;
+		}
+	}
+	return false;
+}
+
 static void
 dpagg_executor_start(QueryDesc *qd, int eflags)
 {
 	int			protect_flags = 0;
 	bool		restricted = false;
 
+	if ((eflags & EXEC_FLAG_BACKWARD) && backward_reaches_release(qd->plannedstmt->planTree))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("this scrollable cursor could fetch dpagg's releases backwards by running the aggregation again"),
+				 errhint("Declare the cursor without SCROLL, or add ORDER BY to the query.")));
 	if (eflags & EXEC_FLAG_EXPLAIN_ONLY)
 		(void) dpagg_restrict_check_executor(qd->plannedstmt, true,
 											 dpagg_plan_reads_private(qd->plannedstmt));
@@ -195,7 +250,10 @@ static PlannedStmt *
 plan_citus(Query *parse, const char *query_string, int options, ParamListInfo params,
 		   bool direct_allowed)
 {
-	DpCitusRewrite *cr = dpagg_citus_query(parse, direct_allowed);
+	/* Not for a scrollable cursor: Citus builds the direct form's top plan without the Material
+	 * node that would let it go backwards (an attack review fetched a group back and forth,
+	 * each time freshly released, for one charge). */
+	DpCitusRewrite *cr = dpagg_citus_query(parse, direct_allowed && !(options & CURSOR_OPT_SCROLL));
 	PlannedStmt *stmt = plan_rewritten(parse, query_string, options, params);
 
 	if (cr != NULL && !dpagg_citus_finish_plan(stmt, cr))

@@ -167,6 +167,17 @@ check "a vector merge refuses a partial sum longer than its rows allow, and one 
 check "... while an honest one, clipped to the bound, is released" 1 \
   "$(q c "SELECT abs(v[1] - 1) < 0.01 AND abs(v[2]) < 0.01 FROM (SELECT dpagg_merge_vector(p, 2, $E, 1e-5, 1) v FROM (SELECT dpagg_vquanta_sum(ARRAY[500.0, 0.0], 2, 1) p) q) r" | grep -c '^t$')"
 
+# A scrollable cursor (attack review): fetching a group back and forth returns the value released
+# once, and one charge; the direct form is not used for it (its top plan could not go backwards).
+c0=$(charges c)
+out=$(as_analyst c "BEGIN" "DECLARE sc SCROLL CURSOR FOR SELECT uid, dp_sum(x, 0.5, 1e-5, -10, 10) FROM t WHERE uid <= 6 GROUP BY uid" \
+  "FETCH FORWARD 2 FROM sc" "FETCH BACKWARD 1 FROM sc" "FETCH FORWARD 1 FROM sc" "FETCH BACKWARD 1 FROM sc" "FETCH FORWARD 1 FROM sc" "COMMIT")
+check "a SCROLL cursor grouped by uid: 6 rows fetched back and forth are 2 released values, one charge" "6 2 1" \
+  "$(echo "$out" | grep -cE '^[0-9]+[|]') $(echo "$out" | grep -E '^[0-9]+[|]' | sort -u | wc -l | tr -d ' ') $(( $(charges c) - c0 ))"
+c0=$(charges c)
+check "citus.task_assignment_policy other than greedy is refused while planning, nothing charged" "1 0" \
+  "$(as_analyst c "SET citus.task_assignment_policy = 'round-robin'" "SELECT dept, dp_count(1, 1e-5) FROM t GROUP BY dept" | grep -c 'task_assignment_policy = greedy') $(( $(charges c) - c0 ))"
+
 # --- one charge per release, on the coordinator --------------------------------------------
 before=$(charges c)
 as_analyst c "SELECT dept, dp_count(1, 1e-5), dp_avg(x, 1, 1e-5, 0, 50) FROM t GROUP BY dept" >/dev/null
