@@ -42,51 +42,58 @@ static int	plain_explain_depth = 0;
 static bool own_aggref_walker(Node *node, void *context);
 
 /*
- * Can a backward fetch reach an Agg that releases?  A backward scan goes down from the top
- * through the nodes that pass it on (Limit, Result, LockRows, SubqueryScan, Append) to the first
- * node that reads its own stored rows backwards (Material, Sort, a scan, Citus's Custom Scan).
- * An Agg cannot run backwards: run so, it would aggregate its input again and release every
- * group afresh within the one execution that was charged.  PostgreSQL's planner puts a Material
- * node on top of a scrollable cursor's plan when it cannot go backwards, but a planner that builds
- * the finished plan itself (Citus's, for its coordinator's part) need not.
+ * Can a backward fetch reach an Agg that releases?  A backward scan goes down the plan until it
+ * meets a node that reads back what it stored (Material, Sort); an Agg cannot run backwards, and
+ * run so over an input that can (a Custom Scan's stored rows), it would aggregate the input again
+ * and release every group afresh within the one execution that was charged.  PostgreSQL's planner
+ * puts a Material node on top of a scrollable cursor's plan that cannot go backwards, but a
+ * planner that builds the finished plan itself (Citus's, for its coordinator's part) need not.
+ * Every path from the top is followed (custom scans' children too) except through those two
+ * nodes; subplans always run forwards.
  */
 static bool
 backward_reaches_release(Plan *plan)
 {
-	while (plan != NULL)
+	ListCell   *lc;
+	List	   *children = NIL;
+
+	if (plan == NULL)
+		return false;
+	check_stack_depth();
+	switch (nodeTag(plan))
 	{
-		switch (nodeTag(plan))
-		{
-			case T_Agg:
-				{
-					int			found = 0;
+		case T_Material:
+		case T_Sort:
+			return false;
+		case T_Agg:
+			{
+				int			found = 0;
 
-					(void) own_aggref_walker((Node *) plan->targetlist, &found);
-					(void) own_aggref_walker((Node *) plan->qual, &found);
-					return found != 0;
-				}
-			case T_Limit:
-			case T_Result:
-			case T_LockRows:
-				plan = plan->lefttree;
+				(void) own_aggref_walker((Node *) plan->targetlist, &found);
+				(void) own_aggref_walker((Node *) plan->qual, &found);
+				if (found != 0)
+					return true;
 				break;
-			case T_SubqueryScan:
-				plan = ((SubqueryScan *) plan)->subplan;
-				break;
-			case T_Append:
-				{
-					ListCell   *lc;
-
-					foreach(lc, ((Append *) plan)->appendplans)
-						if (backward_reaches_release((Plan *) lfirst(lc)))
-							return true;
-					return false;
-				}
-			default:
-				return false;
-		}
+			}
+		case T_Append:
+			children = ((Append *) plan)->appendplans;
+			break;
+		case T_MergeAppend:
+			children = ((MergeAppend *) plan)->mergeplans;
+			break;
+		case T_SubqueryScan:
+			children = list_make1(((SubqueryScan *) plan)->subplan);
+			break;
+		case T_CustomScan:
+			children = ((CustomScan *) plan)->custom_plans;
+			break;
+		default:
+			break;
 	}
-	return false;
+	foreach(lc, children)
+		if (backward_reaches_release((Plan *) lfirst(lc)))
+			return true;
+	return backward_reaches_release(plan->lefttree) || backward_reaches_release(plan->righttree);
 }
 
 static void
