@@ -919,8 +919,11 @@ citus_walker(Node *node, WalkContext *wc)
 					unsupported("dpagg on Citus needs citus.enable_local_execution = on",
 								"RESET citus.enable_local_execution.");
 				/* Any other policy may send the coordinator's own task (the safe form's release)
-				 * to a worker, which refuses it only after every shard was read (attack review). */
-				if (policy != NULL && strcmp(policy, "greedy") != 0)
+				 * to a worker, which refuses it only after every shard was read (attack review).
+				 * Checked while planning: a plan made under greedy keeps its task placement (a
+				 * second review ran such plans under round-robin: every release stayed on the
+				 * coordinator, charged). */
+				if (policy != NULL && strcmp(policy, "greedy") != 0 && !dpagg_planning_plain_explain())
 					unsupported("dpagg on Citus needs citus.task_assignment_policy = greedy",
 								"RESET citus.task_assignment_policy.");
 				/* the query as it was, should the direct form have to give way to the safe one */
