@@ -180,24 +180,27 @@ VECTOR.add("dp_sum_vector", VARGS + MECH, "dpagg_vsum_trans_m", "dpagg_vsum_tran
 # hook rewrites dp_sum, dp_avg and dp_count over a private relation into them, over one row per
 # privacy unit and group (at most L groups per unit), and refuses them anywhere else.  Their value
 # is the unit's contribution to the group; the parameters are the call's, plus L (and the row cap
-# of counts).  Each group is calibrated at (epsilon / L, delta / L).
+# of counts).  Each group is calibrated at (epsilon / L, delta / L).  No combine function: on Citus
+# the per-unit rows are gathered on the coordinator, where these run (src/pg/citus.c), and Citus
+# would otherwise split them into steps on the workers (the window that samples L groups per
+# unit keeps them out of parallel plans anyway).
 UNIT_SUM = Kind("DP_SITE_UNIT_SUM", "dpagg_unit_sum: a unit's sum in a group, clamped to [lower, upper] (per unit).",
-                "dpagg_state", combine,
+                "dpagg_state", None,
                 Function("dpagg_unit_sum_final", [("", "dpagg_state")], F8, "VOLATILE", strict=False),
                 report=Function("dpagg_unit_sum_report_final", [("", "dpagg_state")], "dp_report",
                                 "VOLATILE", strict=False))
 UNIT_AVG = Kind("DP_SITE_UNIT_AVG", "dpagg_unit_avg: the average of per-unit averages clamped to [lower, upper].",
-                "dpagg_state", combine,
+                "dpagg_state", None,
                 Function("dpagg_unit_avg_final", [("", "dpagg_state")], F8, "VOLATILE", strict=False),
                 report=Function("dpagg_unit_avg_report_final", [("", "dpagg_state")], "dp_report",
                                 "VOLATILE", strict=False))
 UNIT_COUNT = Kind("DP_SITE_UNIT_COUNT", "dpagg_unit_count: units, or a unit's rows capped at max_rows_per_group.",
-                  "dpagg_state", combine,
+                  "dpagg_state", None,
                   Function("dpagg_unit_count_final", [("", "dpagg_state")], "bigint", "VOLATILE", strict=False),
                   report=Function("dpagg_unit_count_report_final", [("", "dpagg_state")], "dp_report",
                                   "VOLATILE", strict=False))
 SELECT = Kind("DP_SITE_SELECT", "dpagg_unit_select: private group selection on the number of units (HAVING).",
-              "dpagg_state", combine,
+              "dpagg_state", None,
               Function("dpagg_unit_select_final", [("", "dpagg_state")], "boolean", "VOLATILE", strict=False))
 UNIT_VECTOR = Kind("DP_SITE_UNIT_VECTOR",
                    "dpagg_unit_vsum: a unit's vector sum in a group, clipped to l2_bound (per unit).", "internal",

@@ -1616,6 +1616,8 @@ refuse_walker(Node *node, void *context)
 {
 	if (node == NULL)
 		return false;
+	if (is_unit_aggref(node) && dpagg_citus_unit_tagged((Aggref *) node))
+		dpagg_citus_refuse_units();	/* a Citus subplan of a level that citus.c tagged */
 	if (is_unit_aggref(node) ||
 		(IsA(node, WindowFunc) &&
 		 DPAGG_KIND_IS_UNIT(dpagg_aggregate_kind(((WindowFunc *) node)->winfnoid))))
@@ -1648,6 +1650,14 @@ bool
 dpagg_unit_aggref_is_ours(Aggref *aggref)
 {
 	return aggref->location == BOUND_MARK;
+}
+
+/* The mark itself, for citus.c, which tags the per-unit aggregates otherwise while Citus plans and
+ * marks them again once their parameters are back. */
+int
+dpagg_unit_mark(void)
+{
+	return BOUND_MARK;
 }
 
 void

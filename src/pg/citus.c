@@ -258,13 +258,30 @@ struct DpCitusRewrite
 	Query	   *root;			/* the query being rewritten */
 	Query	   *original;		/* a copy of it before the first rewrite, for the safe form */
 	List	   *direct;			/* CitusCall *, by tag */
+	List	   *units;			/* Aggref *: the per-unit aggregates as bound.c made them, by tag */
 };
+
+/*
+ * Private relations (bound.c) on Citus.  bound.c makes each release over a private relation an
+ * aggregation of per-unit rows (one per unit and group, at most L groups per unit, sampled by a
+ * window over the unit) with its per-unit aggregates (dpagg_unit_sum, ..., dpagg_unit_select).
+ * When the unit column is the distribution column, Citus pushes the per-unit subquery down whole
+ * (its GROUP BY and its window are over the unit), and the per-unit aggregates, which have no
+ * combine function, run over the gathered rows in the coordinator's own plan: the direct form's
+ * way, with the same NULL stand-ins for their parameters and a tag (UNIT_TAG) that
+ * dpagg_citus_finish_plan replaces with bound.c's mark once their parameters are back.  A plan
+ * that does not run every per-unit aggregate on the coordinator so (the unit is not the
+ * distribution column, a scrollable cursor) is refused: there is no safe form for them, since a
+ * level Citus runs as a task of its own reaches the planner again as text, without the mark.
+ */
+#define UNIT_TAG (-2000000)
 
 typedef struct LevelContext
 {
 	bool		merges;			/* the level merges partial states already (written so) */
 	List	   *calls;
 	List	   *gexprs;
+	List	   *units;			/* bound.c's per-unit aggregates (Aggref *), over private relations */
 } LevelContext;
 
 static Expr *
@@ -309,8 +326,10 @@ capture(LevelContext *lc, Aggref *a)
 		return;
 	}
 	if (DPAGG_KIND_IS_UNIT(kind))
-		unsupported("privacy units (private relations) are not available on Citus tables yet",
-					"Protect and query a table that is not distributed, or release over the Citus table without a privacy unit.");
+	{
+		lc->units = lappend(lc->units, a);	/* the per-unit level of a private relation */
+		return;
+	}
 	if (kind != DP_SITE_SUM && kind != DP_SITE_AVG && kind != DP_SITE_COUNT && kind != DP_SITE_VECTOR)
 		unsupported("dpagg cannot split this aggregate for Citus", NULL);
 	if (a->aggorder != NIL || a->aggdistinct != NIL)
@@ -717,6 +736,95 @@ grouped_by_distribution_column(Query *q, Oid partition_rel)
 	return false;
 }
 
+static void unit_tag_walker_replace(Node *node, DpCitusRewrite *cr);
+
+static bool
+unit_tag_walker(Node *node, DpCitusRewrite *cr)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Aggref) && ((Aggref *) node)->agglevelsup == 0 &&
+		DPAGG_KIND_IS_UNIT(dpagg_aggregate_kind(((Aggref *) node)->aggfnoid)))
+	{
+		unit_tag_walker_replace(node, cr);
+		return false;
+	}
+	if (IsA(node, Query))
+		return false;
+	return expression_tree_walker(node, unit_tag_walker, cr);
+}
+
+/* Tag one per-unit Aggref (equal ones share a tag) and put NULLs in its parameters' places. */
+static void
+unit_tag_walker_replace(Node *node, DpCitusRewrite *cr)
+{
+	Aggref	   *a = (Aggref *) node;
+	int			kind = dpagg_aggregate_kind(a->aggfnoid);
+	ListCell   *l;
+	int			index = 0,
+				i = 0;
+	bool		found = false;
+
+	foreach(l, cr->units)
+	{
+		if (equal(lfirst(l), a))
+		{
+			found = true;
+			break;
+		}
+		index++;
+	}
+	if (!found)
+		cr->units = lappend(cr->units, copyObject(a));
+	foreach(l, a->args)
+	{
+		TargetEntry *tle = lfirst_node(TargetEntry, l);
+
+		if (tle->resjunk)
+			continue;
+		if (!dpagg_data_argument(a, kind, i))
+			tle->expr = (Expr *) makeNullConst(exprType((Node *) tle->expr), exprTypmod((Node *) tle->expr),
+											   exprCollation((Node *) tle->expr));
+		i++;
+	}
+	a->location = UNIT_TAG - index;
+}
+
+bool
+dpagg_citus_unit_tagged(Aggref *a)
+{
+	return a->location <= UNIT_TAG && a->location > 2 * UNIT_TAG;
+}
+
+void
+dpagg_citus_refuse_units(void)
+{
+	unsupported("this query over a private relation cannot be released on Citus",
+				"On Citus, a query over a private relation must be the outermost query (not a subquery), its privacy unit must be the distribution column and not one of its GROUP BY keys, and it may not be read by a scrollable cursor.");
+	pg_unreachable();
+}
+
+static void
+unit_level(Query *q, LevelContext *lc, DpCitusRewrite *cr)
+{
+	if (!cr->direct_allowed)
+		dpagg_citus_refuse_units();
+	/*
+	 * The workers read the per-unit rows for the current role, and a worker refuses a restricted
+	 * role anything over a private relation's shards but dpagg's aggregates: it cannot tell the
+	 * coordinator's per-unit subquery from the same query sent to it directly, which would give
+	 * exact per-unit sums.  Refused here, before anything is charged.
+	 */
+	if (dpagg_session_restricted())
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("restricted roles cannot query private relations on Citus tables yet"),
+				 errdetail("The workers would read the per-unit rows for this role, and they refuse a restricted role anything over a private relation's shards but dpagg's aggregates."),
+				 errhint("Query the private relation as a role that is not restricted, or keep private relations for restricted roles on a local table.")));
+	(void) unit_tag_walker((Node *) q->targetList, cr);
+	(void) unit_tag_walker(q->havingQual, cr);
+}
+
 static void
 rewrite_level(Query *q, DpCitusRewrite *cr, Oid partition_rel)
 {
@@ -753,6 +861,13 @@ rewrite_level(Query *q, DpCitusRewrite *cr, Oid partition_rel)
 	(void) collect_walker(q->havingQual, &lc);
 	if (lc.merges && lc.calls != NIL)
 		unsupported("dpagg_merge_* cannot be mixed with dp_sum, dp_avg or dp_count over Citus tables in one query level", NULL);
+	if (lc.units != NIL)
+	{
+		if (lc.calls != NIL || lc.merges)
+			unsupported("dpagg's aggregates over private relations cannot be mixed with others over Citus tables in one query level", NULL);
+		unit_level(q, &lc, cr);
+		return;
+	}
 	if (lc.calls == NIL)
 		return;
 	schema = get_namespace_name(get_func_namespace(((CitusCall *) linitial(lc.calls))->orig->aggfnoid));
@@ -949,7 +1064,7 @@ dpagg_citus_query(Query *parse, bool direct_allowed)
 	wc.cr->direct_allowed = direct_allowed;
 	wc.cr->root = parse;
 	(void) citus_walker((Node *) parse, &wc);
-	if (wc.cr->direct == NIL)
+	if (wc.cr->direct == NIL && wc.cr->units == NIL)
 		return NULL;
 	return wc.cr;
 }
@@ -960,6 +1075,7 @@ typedef struct FinishContext
 {
 	DpCitusRewrite *cr;
 	int		   *found;			/* per tagged call: the Aggrefs seen in coordinator Agg nodes */
+	int		   *ufound;			/* per tagged per-unit aggregate */
 	bool		direct_agg;		/* the Agg being visited holds a tagged merge */
 } FinishContext;
 
@@ -968,6 +1084,36 @@ finish_aggref_walker(Node *node, FinishContext *fc)
 {
 	if (node == NULL)
 		return false;
+	if (IsA(node, Aggref) && ((Aggref *) node)->location <= UNIT_TAG &&
+		UNIT_TAG - ((Aggref *) node)->location < list_length(fc->cr->units))
+	{
+		Aggref	   *a = (Aggref *) node;
+		int			index = UNIT_TAG - a->location;
+		Aggref	   *orig = (Aggref *) list_nth(fc->cr->units, index);
+		ListCell   *l1,
+				   *l2;
+		int			kind = dpagg_aggregate_kind(a->aggfnoid);
+		int			i = 0;
+
+		if (orig->aggfnoid != a->aggfnoid || list_length(orig->args) != list_length(a->args))
+			return false;		/* not as written: not counted, so refused */
+
+		forboth(l1, a->args, l2, orig->args)
+		{
+			TargetEntry *t = lfirst_node(TargetEntry, l1);
+			TargetEntry *o = lfirst_node(TargetEntry, l2);
+
+			if (t->resjunk)
+				continue;
+			/* the parameters back as they were; the data (gathered columns) as Citus made them */
+			if (!dpagg_data_argument(orig, kind, i))
+				t->expr = (Expr *) copyObject(o->expr);
+			i++;
+		}
+		a->location = dpagg_unit_mark();
+		fc->ufound[index]++;
+		return false;
+	}
 	if (IsA(node, Aggref))
 	{
 		Aggref	   *a = (Aggref *) node;
@@ -1027,10 +1173,14 @@ dpagg_citus_finish_plan(PlannedStmt *stmt, DpCitusRewrite *cr)
 	int			i;
 
 	fc.cr = cr;
-	fc.found = palloc0(sizeof(int) * list_length(cr->direct));
+	fc.found = palloc0(sizeof(int) * (list_length(cr->direct) + 1));
+	fc.ufound = palloc0(sizeof(int) * (list_length(cr->units) + 1));
 	dpagg_walk_statement(stmt, finish_visit, &fc);
 	for (i = 0; i < list_length(cr->direct); i++)
 		if (fc.found[i] == 0)
+			return false;
+	for (i = 0; i < list_length(cr->units); i++)
+		if (fc.ufound[i] == 0)
 			return false;
 	return true;
 }

@@ -245,7 +245,7 @@ setting_changed_while_planning(void)
 }
 
 static PlannedStmt *plan_rewritten(Query *parse, const char *query_string, int options,
-									ParamListInfo params);
+									ParamListInfo params, DpCitusRewrite *cr);
 
 /*
  * On Citus tables: partial sums on the workers, one release on the coordinator (citus.c).  A level
@@ -261,9 +261,9 @@ plan_citus(Query *parse, const char *query_string, int options, ParamListInfo pa
 	 * node that would let it go backwards (an attack review fetched a group back and forth,
 	 * each time freshly released, for one charge). */
 	DpCitusRewrite *cr = dpagg_citus_query(parse, direct_allowed && !(options & CURSOR_OPT_SCROLL));
-	PlannedStmt *stmt = plan_rewritten(parse, query_string, options, params);
+	PlannedStmt *stmt = plan_rewritten(parse, query_string, options, params, cr);
 
-	if (cr != NULL && !dpagg_citus_finish_plan(stmt, cr))
+	if (stmt == NULL)
 		return plan_citus(dpagg_citus_original(cr), query_string, options, params, false);
 	return stmt;
 }
@@ -279,8 +279,28 @@ dpagg_planner(Query *parse, const char *query_string, int options, ParamListInfo
 	return plan_citus(parse, query_string, options, params, true);
 }
 
+/* Planned once; a direct form's finished plan completed (citus.c), or NULL if it cannot be. */
 static PlannedStmt *
-plan_rewritten(Query *parse, const char *query_string, int options, ParamListInfo params)
+plan_finished(Query *parse, const char *query_string, int options, ParamListInfo params,
+			  DpCitusRewrite *cr)
+{
+	PlannedStmt *stmt = plan_once(parse, query_string, options, params);
+
+	/*
+	 * Citus's answer to a generic plan it cannot make (parameters without values): a lone Custom
+	 * Scan that raises Citus's deferred error if it is ever run, with a cost no plan cache picks
+	 * over a custom plan.  It runs nothing of dpagg's: kept as it is, so that the plan cache
+	 * goes on with custom plans (refusing it would fail the sixth EXECUTE of a statement).
+	 */
+	if (cr != NULL && !dpagg_citus_finish_plan(stmt, cr))
+		return IsA(stmt->planTree, CustomScan) && stmt->planTree->total_cost >= 1e30 &&
+			!dpagg_statement_has_own_aggregate(stmt) ? stmt : NULL;
+	return stmt;
+}
+
+static PlannedStmt *
+plan_rewritten(Query *parse, const char *query_string, int options, ParamListInfo params,
+			   DpCitusRewrite *cr)
 {
 	bool		at_entry = enable_partitionwise_aggregate;
 	bool		flipped = false;
@@ -293,7 +313,9 @@ plan_rewritten(Query *parse, const char *query_string, int options, ParamListInf
 		dpagg_restrict_check_statement(parse, dpagg_unbounded_private_reads(parse), true);
 	if (at_entry)
 		copy = copyObject(parse);	/* the planner scribbles on its input */
-	stmt = plan_once(parse, query_string, options, params);
+	stmt = plan_finished(parse, query_string, options, params, cr);
+	if (stmt == NULL)
+		return NULL;
 	dpagg_check_planned_reads(stmt, private_entries);
 	/* The usual case, the setting off before and after planning: nothing to look at. */
 	if ((!at_entry && !enable_partitionwise_aggregate) || !dpagg_statement_has_own_aggregate(stmt))
@@ -306,8 +328,9 @@ plan_rewritten(Query *parse, const char *query_string, int options, ParamListInf
 	enable_partitionwise_aggregate = false;
 	PG_TRY();
 	{
-		stmt = plan_once(copy, query_string, options, params);
-		dpagg_check_planned_reads(stmt, private_entries);
+		stmt = plan_finished(copy, query_string, options, params, cr);
+		if (stmt != NULL)
+			dpagg_check_planned_reads(stmt, private_entries);
 		flipped = enable_partitionwise_aggregate;
 	}
 	PG_FINALLY();

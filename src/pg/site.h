@@ -255,6 +255,10 @@ typedef struct DpCitusRewrite DpCitusRewrite;
  * direct_allowed false. */
 extern DpCitusRewrite *dpagg_citus_query(Query *parse, bool direct_allowed);
 extern bool dpagg_citus_finish_plan(PlannedStmt *stmt, DpCitusRewrite *cr);
+extern int	dpagg_unit_mark(void);
+/* A per-unit aggregate citus.c tagged while Citus plans; the refusal of such a plan (citus.c). */
+extern bool dpagg_citus_unit_tagged(Aggref *a);
+extern void dpagg_citus_refuse_units(void) pg_attribute_noreturn();
 extern Query *dpagg_citus_original(DpCitusRewrite *cr);
 extern bool dpagg_citus_worker(void);
 extern void dpagg_citus_refuse_on_worker(void);

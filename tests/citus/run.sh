@@ -257,5 +257,46 @@ check "a restricted role reading a private reference table's copy by its shard n
 out=$(q c "SET SESSION AUTHORIZATION curious" "SELECT result FROM run_command_on_shards('pt', 'SELECT sum(v) FROM %s')")
 check "... and through run_command_on_shards on the workers" 0 "$(echo "$out" | grep -cE '^[0-9]+$')"
 
+# --- privacy units on Citus: the per-unit rows pushed down, the per-unit aggregates on the coordinator
+q c "CREATE TABLE pt2 (uid int, dept int, v int)" "SELECT create_distributed_table('pt2', 'uid')" \
+    "INSERT INTO pt2 SELECT g % 500 + 1, (g % 500) % 5, g % 50 FROM generate_series(1, 3000) g" \
+    "CREATE TABLE pt2_local AS SELECT * FROM pt2" \
+    "SELECT dp_protect('pt2', 'uid')" "SELECT dp_protect('pt2_local', 'uid')" \
+    "GRANT SELECT ON pt2, pt2_local TO analyst, curious" "SELECT dp_set_budget('curious', 1e12, 0.5)" >/dev/null
+c0=$(charges c)
+check "a private distributed table (unit = distribution column), whole table: as over a local copy" \
+  "$(as_analyst c "SELECT round(dp_sum(v, $E, 1e-5, 0, 100)), dp_count($E, 1e-5), round(dp_avg(v, $E, 1e-5, 0, 100)::numeric, 3) FROM pt2_local")" \
+  "$(as_analyst c "SELECT round(dp_sum(v, $E, 1e-5, 0, 100)), dp_count($E, 1e-5), round(dp_avg(v, $E, 1e-5, 0, 100)::numeric, 3) FROM pt2")"
+check "... GROUP BY dept, keys from the data (private group selection), HAVING, ORDER BY: as over a local copy" \
+  "$(as_analyst c "SELECT dept, dp_count($E, 1e-5) n, round(dp_sum(v, $E, 1e-5, 0, 100)) s, round(dp_avg(v, $E, 1e-5, 0, 100)) a FROM pt2_local WHERE v > 3 GROUP BY dept HAVING dp_count($E, 1e-5) > 10 ORDER BY dept" | tr '\n' ' ')" \
+  "$(as_analyst c "SELECT dept, dp_count($E, 1e-5) n, round(dp_sum(v, $E, 1e-5, 0, 100)) s, round(dp_avg(v, $E, 1e-5, 0, 100)) a FROM pt2 WHERE v > 3 GROUP BY dept HAVING dp_count($E, 1e-5) > 10 ORDER BY dept" | tr '\n' ' ')"
+check "... dp_sum_vector and a report form over the private distributed table: as over a local copy" \
+  "$(as_analyst c "SELECT round((dp_sum_vector(ARRAY[v::float8], 1, $E, 1e-5, 100))[1]), round((dp_count_report($E, 1e-5)).value) FROM pt2_local")" \
+  "$(as_analyst c "SELECT round((dp_sum_vector(ARRAY[v::float8], 1, $E, 1e-5, 100))[1]), round((dp_count_report($E, 1e-5)).value) FROM pt2")"
+# (The HAVING dp_count is released and charged apart from the select list's on Citus, which gathers
+# each aggregate's arguments as columns of their own: one charge more, never less.)
+check "... the same charges on the coordinator as the local copy's, but for the HAVING (none on the workers)" "1 0 0" \
+  "$(q c "SELECT (SELECT count(*) FROM dp_ledger WHERE seq > $c0 AND query LIKE '%FROM pt2 %') - (SELECT count(*) FROM dp_ledger WHERE seq > $c0 AND query LIKE '%FROM pt2_local %')") $(q w1 "SELECT count(*) FROM dp_ledger") $(q w2 "SELECT count(*) FROM dp_ledger")"
+c0=$(charges c)
+check "... a restricted role is refused while planning (the workers would refuse it the per-unit rows), nothing charged" "1 0" \
+  "$(q c "SET SESSION AUTHORIZATION curious" "SELECT dp_count($E, 1e-5) FROM pt2" | grep -c 'restricted roles cannot query private relations on Citus') $(( $(charges c) - c0 ))"
+check "... but not the exact one, nor the per-unit aggregates by name" "1 1" \
+  "$(q c "SET SESSION AUTHORIZATION curious" "SELECT count(*) FROM pt2" | grep -c 'restricted') $(q c "SET SESSION AUTHORIZATION curious" "SELECT dpagg_unit_count(1, 1, 1e-5, NULL, 1, NULL, 'uid') FROM pt2" | grep -cE 'cannot be called directly|not allowed|restricted|does not exist')"
+c0=$(charges c)
+out=$(as_analyst c "PREPARE pu(int) AS SELECT dept, dp_count($E, 1e-5) FROM pt2 WHERE v > \$1 GROUP BY dept ORDER BY dept LIMIT 1" \
+  "EXECUTE pu(3)" "EXECUTE pu(3)" "EXECUTE pu(3)" "EXECUTE pu(3)" "EXECUTE pu(3)" "EXECUTE pu(3)" "EXECUTE pu(3)")
+check "... a prepared statement past the generic-plan switch: the same answer 7 times, 2 charges each (count, selection)" "1 7 14" \
+  "$(echo "$out" | sort -u | wc -l | tr -d ' ') $(echo "$out" | grep -c '^0|') $(( $(charges c) - c0 ))"
+q c "CREATE TABLE pt3 (uid int, dept int, v int)" "SELECT create_distributed_table('pt3', 'dept')" \
+    "INSERT INTO pt3 SELECT g % 500 + 1, (g % 500) % 5, g % 50 FROM generate_series(1, 3000) g" \
+    "SELECT dp_protect('pt3', 'uid')" "GRANT SELECT ON pt3 TO analyst" >/dev/null
+c0=$(charges c)
+check "... a private table distributed by another column than its unit: refused, nothing charged" "1 0" \
+  "$(as_analyst c "SELECT dept, dp_count(1, 1e-5) FROM pt3 GROUP BY dept" | grep -c 'cannot be released on Citus') $(( $(charges c) - c0 ))"
+check "... grouped by its unit, or inside an outer query: refused, nothing charged" "1 1 0" \
+  "$(as_analyst c "SELECT uid, dp_count(1, 1e-5) FROM pt2 GROUP BY uid" | grep -c 'cannot be released on Citus') $(as_analyst c "SELECT count(*) FROM (SELECT dept, dp_count(1, 1e-5) FROM pt2 GROUP BY dept) q" | grep -c 'cannot be released on Citus') $(( $(charges c) - c0 ))"
+check "... a scrollable cursor over a private distributed table: refused, nothing charged" "1 0" \
+  "$(as_analyst c "BEGIN" "DECLARE pc SCROLL CURSOR FOR SELECT dept, dp_count(1, 1e-5) FROM pt2 GROUP BY dept" "FETCH 1 FROM pc" "COMMIT" | grep -c 'cannot be released on Citus') $(( $(charges c) - c0 ))"
+
 echo "citus: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
