@@ -736,6 +736,54 @@ grouped_by_distribution_column(Query *q, Oid partition_rel)
 	return false;
 }
 
+typedef struct RepeatContext
+{
+	List	   *seen;			/* dpagg's own Aggrefs of the level */
+	bool		repeated;		/* one of them twice */
+	bool		repeated_report;	/* a report form twice (e.g. (dp_sum_report(...)).*) */
+} RepeatContext;
+
+static bool
+repeat_walker(Node *node, RepeatContext *rc)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Aggref) && ((Aggref *) node)->agglevelsup == 0 &&
+		dpagg_is_own_aggregate(((Aggref *) node)->aggfnoid))
+	{
+		ListCell   *l;
+
+		foreach(l, rc->seen)
+			if (equal(lfirst(l), node))
+			{
+				rc->repeated = true;
+				if (dpagg_aggregate_is_report(((Aggref *) node)->aggfnoid))
+					rc->repeated_report = true;
+			}
+		rc->seen = lappend(rc->seen, node);
+		return false;
+	}
+	if (IsA(node, Query))
+		return false;
+	return expression_tree_walker(node, repeat_walker, rc);
+}
+
+/*
+ * Does the level call one of dpagg's aggregates twice with the same arguments (the select list
+ * and HAVING; a report form's fields, (dp_sum_report(...)).*)?  PostgreSQL computes such calls
+ * once; Citus, gathering each call's arguments as columns of its own, would make them separate
+ * releases (an attack review: eight releases for one (...).*, each field from another draw).
+ */
+static RepeatContext
+repeated_calls(Query *q)
+{
+	RepeatContext rc = {NIL, false, false};
+
+	(void) repeat_walker((Node *) q->targetList, &rc);
+	(void) repeat_walker(q->havingQual, &rc);
+	return rc;
+}
+
 static void unit_tag_walker_replace(Node *node, DpCitusRewrite *cr);
 
 static bool
@@ -809,6 +857,11 @@ unit_level(Query *q, LevelContext *lc, DpCitusRewrite *cr)
 {
 	if (!cr->direct_allowed)
 		dpagg_citus_refuse_units();
+	/* A report form called twice would give its fields from different releases (repeated_calls);
+	 * other repeated calls are released and charged apart (README). */
+	if (repeated_calls(q).repeated_report)
+		unsupported("a report form over a private relation on Citus may be called only once in its query level",
+					"Select the report itself (dp_sum_report(...) AS r) and read its fields from the row, not (dp_sum_report(...)).*.");
 	/*
 	 * The workers read the per-unit rows for the current role, and a worker refuses a restricted
 	 * role anything over a private relation's shards but dpagg's aggregates: it cannot tell the
@@ -871,7 +924,8 @@ rewrite_level(Query *q, DpCitusRewrite *cr, Oid partition_rel)
 	if (lc.calls == NIL)
 		return;
 	schema = get_namespace_name(get_func_namespace(((CitusCall *) linitial(lc.calls))->orig->aggfnoid));
-	direct = cr->direct_allowed && q->groupingSets == NIL && grouped_by_distribution_column(q, partition_rel);
+	direct = cr->direct_allowed && q->groupingSets == NIL && grouped_by_distribution_column(q, partition_rel) &&
+		!repeated_calls(q).repeated;	/* the safe form computes a repeated call once */
 
 	inner = dpagg_grouped_inner(q, &lc.gexprs, &tlist, &inner_group);
 	resno = ngroup = list_length(tlist);

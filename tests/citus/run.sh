@@ -275,7 +275,7 @@ check "... dp_sum_vector and a report form over the private distributed table: a
   "$(as_analyst c "SELECT round((dp_sum_vector(ARRAY[v::float8], 1, $E, 1e-5, 100))[1]), round((dp_count_report($E, 1e-5)).value) FROM pt2")"
 # (The HAVING dp_count is released and charged apart from the select list's on Citus, which gathers
 # each aggregate's arguments as columns of their own: one charge more, never less.)
-check "... the same charges on the coordinator as the local copy's, but for the HAVING (none on the workers)" "1 0 0" \
+check "... the same charges on the coordinator as the local copy's, but for the repeated call in HAVING (none on the workers)" "1 0 0" \
   "$(q c "SELECT (SELECT count(*) FROM dp_ledger WHERE seq > $c0 AND query LIKE '%FROM pt2 %') - (SELECT count(*) FROM dp_ledger WHERE seq > $c0 AND query LIKE '%FROM pt2_local %')") $(q w1 "SELECT count(*) FROM dp_ledger") $(q w2 "SELECT count(*) FROM dp_ledger")"
 c0=$(charges c)
 check "... a restricted role is refused while planning (the workers would refuse it the per-unit rows), nothing charged" "1 0" \
@@ -287,6 +287,13 @@ out=$(as_analyst c "PREPARE pu(int) AS SELECT dept, dp_count($E, 1e-5) FROM pt2 
   "EXECUTE pu(3)" "EXECUTE pu(3)" "EXECUTE pu(3)" "EXECUTE pu(3)" "EXECUTE pu(3)" "EXECUTE pu(3)" "EXECUTE pu(3)")
 check "... a prepared statement past the generic-plan switch: the same answer 7 times, 2 charges each (count, selection)" "1 7 14" \
   "$(echo "$out" | sort -u | wc -l | tr -d ' ') $(echo "$out" | grep -c '^0|') $(( $(charges c) - c0 ))"
+c0=$(charges c)
+check "... a report form's fields, (dp_sum_report(...)).*, over a private Citus table: refused, nothing charged" "1 0" \
+  "$(as_analyst c "SELECT (dp_sum_report(v, 1, 1e-5, 0, 10)).* FROM pt2" | grep -c 'may be called only once') $(( $(charges c) - c0 ))"
+c0=$(charges c)
+out=$(as_analyst c "SELECT uid, ((dp_sum_report(x, 1, 1e-5, 0, 50)).ci_low + (dp_sum_report(x, 1, 1e-5, 0, 50)).ci_high) / 2 - (dp_sum_report(x, 1, 1e-5, 0, 50)).value FROM t WHERE uid <= 20 GROUP BY uid")
+check "GROUP BY uid with a report's fields read apart: the safe form, one release per group (the interval centred on its value), one charge" "20 1" \
+  "$(echo "$out" | awk -F'|' '$2 < 1e-6 && $2 > -1e-6' | wc -l | tr -d ' ') $(( $(charges c) - c0 ))"
 q c "CREATE TABLE pt3 (uid int, dept int, v int)" "SELECT create_distributed_table('pt3', 'dept')" \
     "INSERT INTO pt3 SELECT g % 500 + 1, (g % 500) % 5, g % 50 FROM generate_series(1, 3000) g" \
     "SELECT dp_protect('pt3', 'uid')" "GRANT SELECT ON pt3 TO analyst" >/dev/null
