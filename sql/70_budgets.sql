@@ -440,3 +440,19 @@ COMMIT;
 SELECT :'a_dp_sum' = :'b_dp_sum' AS same_value_again, (SELECT count(*) FROM dp_ledger WHERE role = current_user) - :before_scroll AS charged,
        :'z_dp_sum' = :'y_dp_sum' AS first_again;
 DROP TABLE scroll_t;
+
+-- A statement's releases are admitted together before any is charged: two releases of 1 do not fit
+-- a budget of 1.5 together, so the statement is refused with nothing charged (an attack review
+-- found the first one charged and the second refused, nothing released).
+CREATE ROLE dp_pair LOGIN;
+CREATE TABLE pair_t AS SELECT g::float8 AS x FROM generate_series(1, 10) g;
+GRANT SELECT ON pair_t TO dp_pair;
+SELECT dp_set_budget('dp_pair', 1.5, 0);
+SET SESSION AUTHORIZATION dp_pair;
+SELECT expect_error($$SELECT dp_count(1, 0, 'laplace'), dp_sum(x, 1, 0, 0, 10, 'laplace') FROM pair_t$$) LIKE '53DP1%' AS pair_refused;
+SELECT releases AS after_refusal FROM dp_budgets;
+SELECT dp_count(1, 0, 'laplace') >= 0 AS one_fits FROM pair_t;
+SELECT releases AS after_one FROM dp_budgets;
+RESET SESSION AUTHORIZATION;
+DROP TABLE pair_t;
+DROP ROLE dp_pair;

@@ -143,6 +143,32 @@ check_release_context(void)
 	}
 }
 
+/*
+ * The releases of one statement, checked together: while the executor prepares a statement's
+ * call sites (dpagg_charge_statement_begin/end, from the ExecutorStart hook), each site's dry run
+ * is admitted against the budget as it stands plus the sites checked before it, and added to
+ * them.  Otherwise a statement whose releases fit one by one but not together would pay the first
+ * ones and then be refused, nothing released (an attack review).  A rescanned aggregation is
+ * still charged, and may still be refused, at each later execution.
+ */
+#define STATEMENT_PENDING_MAX 64	/* beyond: each checked alone, as before */
+static bool statement_active = false;
+static int	statement_npending = 0;
+static dpagg_release_cost statement_pending[STATEMENT_PENDING_MAX];
+
+void
+dpagg_charge_statement_begin(void)
+{
+	statement_npending = 0;
+	statement_active = true;
+}
+
+void
+dpagg_charge_statement_end(void)
+{
+	statement_active = false;
+}
+
 static void
 ledger_charge(const char *aggregate, int sets, double epsilon, double delta,
 			  const DpChargePart *parts, int nparts, bool dry_run, const char *query_text)
@@ -233,8 +259,15 @@ ledger_charge(const char *aggregate, int sets, double epsilon, double delta,
 		r->flags |= FLAG_NO_BUDGET;
 	else
 	{
-		/* the cap and the floor apply to the epsilon of one grouping set */
-		dpagg_admission verdict = dpagg_admit(&a->acct, &cost, epsilon, dpagg_min_release_epsilon);
+		/* the cap and the floor apply to the epsilon of one grouping set; a dry run of a statement
+		 * being prepared counts the releases checked before it */
+		dpagg_account with = a->acct;
+		dpagg_admission verdict;
+
+		if (dry_run && statement_active)
+			for (i = 0; i < statement_npending; i++)
+				dpagg_account_add(&with, &statement_pending[i]);
+		verdict = dpagg_admit(&with, &cost, epsilon, dpagg_min_release_epsilon);
 
 		if (verdict == DPAGG_REFUSE_CAP)
 		{
@@ -266,13 +299,18 @@ ledger_charge(const char *aggregate, int sets, double epsilon, double delta,
 			LWLockRelease(ledger->lock);
 			ereport(ERROR, (errcode(ERRCODE_DPAGG_BUDGET_EXHAUSTED),
 							errmsg("privacy budget of role \"%s\" exhausted", NameStr(r->role_name)),
-							errdetail("Spent epsilon %g and delta %g of %g and %g (%s accounting); this release of epsilon %g and delta %g would overspend. Nothing was released.",
-									  now.epsilon, now.delta, te, td, m, epsilon, delta),
+							errdetail("Spent epsilon %g and delta %g of %g and %g (%s accounting); this release of epsilon %g and delta %g would overspend%s. Nothing was released.",
+									  now.epsilon, now.delta, te, td, m, epsilon, delta,
+									  dry_run && statement_active && statement_npending > 0
+									  ? ", with the statement's other releases" : ""),
 							errhint("Ask an administrator to raise the budget with dp_set_budget(), or request less.")));
 		}
 	}
 	if (dry_run)
 	{
+		if (statement_active && a->acct.has_budget && !unlimited &&
+			statement_npending < STATEMENT_PENDING_MAX)
+			statement_pending[statement_npending++] = cost;
 		LWLockRelease(ledger->lock);
 		return;
 	}

@@ -85,6 +85,9 @@ extern void dpagg_charge_check_parts(struct AggState *as, const char *aggregate,
 									 double delta, const DpChargePart *parts, int nparts);
 
 /* The same, for one release planned on Citus (citus.c), before the workers read a row. */
+/* A statement's call sites being prepared: their dry runs are admitted together (charge.c). */
+extern void dpagg_charge_statement_begin(void);
+extern void dpagg_charge_statement_end(void);
 extern void dpagg_charge_precheck(const char *aggregate, double epsilon, double delta,
 								  const DpChargePart *parts, int nparts);
 

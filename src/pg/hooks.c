@@ -128,9 +128,19 @@ dpagg_executor_start(QueryDesc *qd, int eflags)
 	{
 		ListCell   *lc;
 
-		dpagg_sites_prepare_tree(qd->planstate, qd->sourceText);
-		foreach(lc, qd->estate->es_subplanstates)
-			dpagg_sites_prepare_tree((PlanState *) lfirst(lc), qd->sourceText);
+		/* the statement's releases are admitted together (charge.c) */
+		dpagg_charge_statement_begin();
+		PG_TRY();
+		{
+			dpagg_sites_prepare_tree(qd->planstate, qd->sourceText);
+			foreach(lc, qd->estate->es_subplanstates)
+				dpagg_sites_prepare_tree((PlanState *) lfirst(lc), qd->sourceText);
+		}
+		PG_FINALLY();
+		{
+			dpagg_charge_statement_end();
+		}
+		PG_END_TRY();
 	}
 }
 
