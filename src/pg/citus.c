@@ -31,7 +31,7 @@
  * (the rows' clipped vectors summed exactly in quanta, with their number, as a bytea) and
  * dpagg_merge_vector on the coordinator (vector.c).
  *
- * A level grouped by the distribution column takes the direct form instead (below, DIRECT_TAG).
+ * A level grouped by the distribution column takes the direct form instead (below, CITUS_TAG).
  *
  * Refused (0A000) before anything runs: private relations (per-unit bounding) on Citus tables,
  * grouping sets, privacy parameters that are not constants.
@@ -81,22 +81,52 @@ citus_catalog(const char *name)
 	return get_relname_relid(name, PG_CATALOG_NAMESPACE);
 }
 
-/* Is relid a Citus table (distributed, reference or Citus-managed local)? */
+/*
+ * Is relid a Citus table (distributed, reference or Citus-managed local)?  If so and column is not
+ * NULL, *column is its distribution column when it is hash-distributed, else 0.
+ */
 static bool
-is_citus_table(Oid relid, Oid partition_rel)
+citus_table_lookup(Oid relid, Oid partition_rel, AttrNumber *column)
 {
 	Relation	rel;
 	SysScanDesc scan;
 	ScanKeyData key;
+	HeapTuple	tup;
 	bool		found;
 
+	if (column)
+		*column = 0;
 	rel = table_open(partition_rel, AccessShareLock);
 	ScanKeyInit(&key, 1, BTEqualStrategyNumber, F_OIDEQ, ObjectIdGetDatum(relid));
 	scan = systable_beginscan(rel, InvalidOid, false, NULL, 1, &key);
-	found = HeapTupleIsValid(systable_getnext(scan));
+	found = HeapTupleIsValid(tup = systable_getnext(scan));
+	if (found && column)
+	{
+		TupleDesc	desc = RelationGetDescr(rel);
+		AttrNumber	method_att = get_attnum(RelationGetRelid(rel), "partmethod");
+		AttrNumber	key_att = get_attnum(RelationGetRelid(rel), "partkey");
+		bool		method_null = true,
+					key_null = true;
+		Datum		method = method_att > 0 ? heap_getattr(tup, method_att, desc, &method_null) : (Datum) 0;
+		Datum		keytext = key_att > 0 ? heap_getattr(tup, key_att, desc, &key_null) : (Datum) 0;
+
+		if (!method_null && !key_null && DatumGetChar(method) == 'h')
+		{
+			Node	   *n = stringToNode(TextDatumGetCString(keytext));
+
+			if (n != NULL && IsA(n, Var))
+				*column = ((Var *) n)->varattno;
+		}
+	}
 	systable_endscan(scan);
 	table_close(rel, AccessShareLock);
 	return found;
+}
+
+static bool
+is_citus_table(Oid relid, Oid partition_rel)
+{
+	return citus_table_lookup(relid, partition_rel, NULL);
 }
 
 bool
@@ -229,7 +259,6 @@ typedef struct CitusCall
 			   *mechanism,
 			   *dimension;		/* dp_sum_vector */
 	bool		integer;
-	int			tag;			/* direct form: its merge's tag (DIRECT_TAG - index), else 0 */
 } CitusCall;
 
 /*
@@ -243,22 +272,24 @@ typedef struct CitusCall
  * there (its row-gather strategy, as for any aggregate without a combine function).
  *
  * Citus hands the merge each argument as a column of the gathered rows, the privacy parameters
- * included; the rewrite passes NULLs in their places (nothing to carry), tags each merge
- * (Aggref.location, which nothing else reads), and dpagg_citus_finish_plan puts the parameters
- * back as the constants they were, in the finished plan.  If the finished plan does not run every
+ * included; tag_aggref keeps a copy of the merge as made, passes NULLs in the parameters' places
+ * (nothing to carry) and tags it (Aggref.location, CITUS_TAG - index: the parser writes only
+ * positions >= 0 or -1, and stored trees read back -1, so no analyst's aggregate carries one);
+ * dpagg_citus_finish_plan puts the parameters back from the copy, in the finished plan.  If the finished plan does not run every
  * tagged merge in an Agg on the coordinator (a query whose rows prune to one shard, which Citus
  * routes whole to a worker; or a level that is a subquery of a distributed query), the query is
  * planned again in the safe form.  A merge that kept its NULLs is refused by the release anyway.
  */
-#define DIRECT_TAG (-1000000)
+#define CITUS_TAG (-1000000)
+#define CITUS_TAG_MAX 1000000	/* tags lie in (CITUS_TAG - CITUS_TAG_MAX, CITUS_TAG] */
 
 struct DpCitusRewrite
 {
 	bool		direct_allowed;
 	Query	   *root;			/* the query being rewritten */
 	Query	   *original;		/* a copy of it before the first rewrite, for the safe form */
-	List	   *direct;			/* CitusCall *, by tag */
-	List	   *units;			/* Aggref *: the per-unit aggregates as bound.c made them, by tag */
+	List	   *tagged;			/* Aggref *: each tagged aggregate as it was made, by tag */
+	int			level_first;	/* the first tag of the level being rewritten */
 };
 
 /*
@@ -268,14 +299,12 @@ struct DpCitusRewrite
  * When the unit column is the distribution column, Citus pushes the per-unit subquery down whole
  * (its GROUP BY and its window are over the unit), and the per-unit aggregates, which have no
  * combine function, run over the gathered rows in the coordinator's own plan: the direct form's
- * way, with the same NULL stand-ins for their parameters and a tag (UNIT_TAG) that
- * dpagg_citus_finish_plan replaces with bound.c's mark once their parameters are back.  A plan
+ * way, with the same NULL stand-ins for their parameters and a tag that dpagg_citus_finish_plan
+ * replaces with bound.c's mark once their parameters are back.  A plan
  * that does not run every per-unit aggregate on the coordinator so (the unit is not the
  * distribution column, a scrollable cursor) is refused: there is no safe form for them, since a
  * level Citus runs as a task of its own reaches the planner again as text, without the mark.
  */
-#define UNIT_TAG (-2000000)
-
 typedef struct LevelContext
 {
 	bool		merges;			/* the level merges partial states already (written so) */
@@ -418,13 +447,9 @@ precheck(CitusCall *c)
 
 	if (c->kind == DP_SITE_VECTOR)
 	{
-		char	   *mech = TextDatumGetCString(m->constvalue);
+		char		mech[DPAGG_MECH_SPEC_LEN];
 
-		if (strlen(mech) >= DPAGG_MECH_SPEC_LEN)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("mechanism %s is too long", dpagg_quote_input(mech)),
-					 errhint("Use 'gaussian', 'l2' or 'auto'.")));
+		dpagg_vector_mechanism(m->constvalue, mech, sizeof(mech));
 		dpagg_unit_vector_calibration(mech, DatumGetInt32(((Const *) c->dimension)->constvalue), eps, del,
 									  DatumGetFloat8(((Const *) c->upper)->constvalue), 1, &cal[0]);
 		parts[0].spec = cal[0].spec;
@@ -534,28 +559,12 @@ merge_params(CitusCall *c)
 				   makeBoolConst(c->integer, false));
 }
 
-/* The direct form's stand-ins for them: NULLs of their types. */
-static List *
-null_params(CitusCall *c)
-{
-	List	   *out = NIL;
-	ListCell   *l;
-
-	foreach(l, merge_params(c))
-	{
-		Node	   *e = (Node *) lfirst(l);
-
-		out = lappend(out, makeNullConst(exprType(e), exprTypmod(e), exprCollation(e)));
-	}
-	return out;
-}
-
 static Aggref *
 merge_aggref(CitusCall *c, Var *sum, Var *n, const char *schema)
 {
 	/* A report form (dp_sum_report, ...) merges into the merge's report form. */
 	bool		report = dpagg_aggregate_is_report(c->orig->aggfnoid);
-	List	   *params = c->tag != 0 ? null_params(c) : merge_params(c);
+	List	   *params = merge_params(c);
 	Aggref	   *a;
 
 	if (c->kind == DP_SITE_VECTOR)
@@ -574,9 +583,62 @@ merge_aggref(CitusCall *c, Var *sum, Var *n, const char *schema)
 		a = dpagg_make_aggref(dpagg_function_oid(schema, report ? "dpagg_merge_sum_report" : "dpagg_merge_sum", 8,
 										(Oid[]) {NUMERICOID, INT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, TEXTOID, BOOLOID}),
 							  list_concat(list_make2(sum, n), params), false, NULL, -1);
-	if (c->tag != 0)
-		a->location = c->tag;
 	return a;
+}
+
+/*
+ * Tag one of dpagg's aggregates for Citus (the direct form's merges, the per-unit aggregates):
+ * keep a copy as made, put NULLs in its parameters' places (every argument but the data), mark
+ * it with its tag.  Equal aggregates of one level share a tag (PostgreSQL computes them once);
+ * those of different levels do not, so that each level's must be found in the finished plan.
+ */
+static void
+tag_aggref(Aggref *a, DpCitusRewrite *cr)
+{
+	int			kind = dpagg_aggregate_kind(a->aggfnoid);
+	ListCell   *l;
+	int			index,
+				i = 0;
+
+	index = cr->level_first;
+	for_each_from(l, cr->tagged, cr->level_first)
+	{
+		if (equal(lfirst(l), a))
+			break;
+		index++;
+	}
+	if (l == NULL)
+	{
+		if (index >= CITUS_TAG_MAX)
+			unsupported("too many of dpagg's aggregates in one query", NULL);
+		cr->tagged = lappend(cr->tagged, copyObject(a));
+	}
+	foreach(l, a->args)
+	{
+		TargetEntry *tle = lfirst_node(TargetEntry, l);
+
+		if (tle->resjunk)
+			continue;
+		if (!dpagg_data_argument(a, kind, i))
+			tle->expr = (Expr *) makeNullConst(exprType((Node *) tle->expr), exprTypmod((Node *) tle->expr),
+											   exprCollation((Node *) tle->expr));
+		i++;
+	}
+	a->location = CITUS_TAG - index;
+}
+
+/* The copy of a tagged aggregate as it was made, or NULL if a is not tagged. */
+static Aggref *
+tagged_original(Aggref *a, DpCitusRewrite *cr)
+{
+	int			index;
+
+	if (a->location > CITUS_TAG || a->location <= CITUS_TAG - CITUS_TAG_MAX)
+		return NULL;
+	index = CITUS_TAG - a->location;
+	if (index >= list_length(cr->tagged))
+		return NULL;
+	return (Aggref *) list_nth(cr->tagged, index);
 }
 
 typedef struct OuterContext
@@ -584,6 +646,7 @@ typedef struct OuterContext
 	LevelContext *lc;
 	List	   *inner_tlist;
 	const char *schema;
+	DpCitusRewrite *cr;			/* the direct form's tags; NULL in the safe form */
 } OuterContext;
 
 static Var *
@@ -610,9 +673,15 @@ outer_mutator(Node *node, OuterContext *oc)
 			CitusCall  *call = (CitusCall *) lfirst(c);
 
 			if (equal(call->orig, node))
-				return (Node *) merge_aggref(call, call->column ? inner_var(oc, call->column) : NULL,
+			{
+				Aggref	   *m = merge_aggref(call, call->column ? inner_var(oc, call->column) : NULL,
 											 call->ncolumn ? inner_var(oc, call->ncolumn) : NULL,
 											 oc->schema);
+
+				if (oc->cr != NULL)
+					tag_aggref(m, oc->cr);
+				return (Node *) m;
+			}
 		}
 		elog(ERROR, "dpagg: an aggregate was not collected");
 	}
@@ -657,35 +726,9 @@ pinning_rte(void)
 static AttrNumber
 distribution_column(Oid relid, Oid partition_rel)
 {
-	Relation	rel;
-	SysScanDesc scan;
-	ScanKeyData key;
-	HeapTuple	tup;
-	AttrNumber	column = 0;
+	AttrNumber	column;
 
-	rel = table_open(partition_rel, AccessShareLock);
-	ScanKeyInit(&key, 1, BTEqualStrategyNumber, F_OIDEQ, ObjectIdGetDatum(relid));
-	scan = systable_beginscan(rel, InvalidOid, false, NULL, 1, &key);
-	if (HeapTupleIsValid(tup = systable_getnext(scan)))
-	{
-		TupleDesc	desc = RelationGetDescr(rel);
-		AttrNumber	method_att = get_attnum(RelationGetRelid(rel), "partmethod");
-		AttrNumber	key_att = get_attnum(RelationGetRelid(rel), "partkey");
-		bool		method_null,
-					key_null;
-		Datum		method = method_att > 0 ? heap_getattr(tup, method_att, desc, &method_null) : (Datum) 0;
-		Datum		keytext = key_att > 0 ? heap_getattr(tup, key_att, desc, &key_null) : (Datum) 0;
-
-		if (method_att > 0 && key_att > 0 && !method_null && !key_null && DatumGetChar(method) == 'h')
-		{
-			Node	   *n = stringToNode(TextDatumGetCString(keytext));
-
-			if (n != NULL && IsA(n, Var))
-				column = ((Var *) n)->varattno;
-		}
-	}
-	systable_endscan(scan);
-	table_close(rel, AccessShareLock);
+	(void) citus_table_lookup(relid, partition_rel, &column);
 	return column;
 }
 
@@ -784,7 +827,17 @@ repeated_calls(Query *q)
 	return rc;
 }
 
-static void unit_tag_walker_replace(Node *node, DpCitusRewrite *cr);
+/*
+ * The query as it is before the first level is rewritten in the direct form (or tagged), for
+ * planning it again in the safe form.  Levels rewritten in the safe form before it are kept as
+ * they are: planned again, they hold merges, which the rewrite leaves alone.
+ */
+static void
+keep_original(DpCitusRewrite *cr)
+{
+	if (cr->original == NULL)
+		cr->original = copyObject(cr->root);
+}
 
 static bool
 unit_tag_walker(Node *node, DpCitusRewrite *cr)
@@ -794,7 +847,7 @@ unit_tag_walker(Node *node, DpCitusRewrite *cr)
 	if (IsA(node, Aggref) && ((Aggref *) node)->agglevelsup == 0 &&
 		DPAGG_KIND_IS_UNIT(dpagg_aggregate_kind(((Aggref *) node)->aggfnoid)))
 	{
-		unit_tag_walker_replace(node, cr);
+		tag_aggref((Aggref *) node, cr);
 		return false;
 	}
 	if (IsA(node, Query))
@@ -802,46 +855,10 @@ unit_tag_walker(Node *node, DpCitusRewrite *cr)
 	return expression_tree_walker(node, unit_tag_walker, cr);
 }
 
-/* Tag one per-unit Aggref (equal ones share a tag) and put NULLs in its parameters' places. */
-static void
-unit_tag_walker_replace(Node *node, DpCitusRewrite *cr)
-{
-	Aggref	   *a = (Aggref *) node;
-	int			kind = dpagg_aggregate_kind(a->aggfnoid);
-	ListCell   *l;
-	int			index = 0,
-				i = 0;
-	bool		found = false;
-
-	foreach(l, cr->units)
-	{
-		if (equal(lfirst(l), a))
-		{
-			found = true;
-			break;
-		}
-		index++;
-	}
-	if (!found)
-		cr->units = lappend(cr->units, copyObject(a));
-	foreach(l, a->args)
-	{
-		TargetEntry *tle = lfirst_node(TargetEntry, l);
-
-		if (tle->resjunk)
-			continue;
-		if (!dpagg_data_argument(a, kind, i))
-			tle->expr = (Expr *) makeNullConst(exprType((Node *) tle->expr), exprTypmod((Node *) tle->expr),
-											   exprCollation((Node *) tle->expr));
-		i++;
-	}
-	a->location = UNIT_TAG - index;
-}
-
 bool
 dpagg_citus_unit_tagged(Aggref *a)
 {
-	return a->location <= UNIT_TAG && a->location > 2 * UNIT_TAG;
+	return a->location <= CITUS_TAG && a->location > CITUS_TAG - CITUS_TAG_MAX;
 }
 
 void
@@ -874,6 +891,8 @@ unit_level(Query *q, LevelContext *lc, DpCitusRewrite *cr)
 				 errmsg("restricted roles cannot query private relations on Citus tables yet"),
 				 errdetail("The workers would read the per-unit rows for this role, and they refuse a restricted role anything over a private relation's shards but dpagg's aggregates."),
 				 errhint("Query the private relation as a role that is not restricted, or keep private relations for restricted roles on a local table.")));
+	keep_original(cr);
+	cr->level_first = list_length(cr->tagged);
 	(void) unit_tag_walker((Node *) q->targetList, cr);
 	(void) unit_tag_walker(q->havingQual, cr);
 }
@@ -926,17 +945,14 @@ rewrite_level(Query *q, DpCitusRewrite *cr, Oid partition_rel)
 	schema = get_namespace_name(get_func_namespace(((CitusCall *) linitial(lc.calls))->orig->aggfnoid));
 	direct = cr->direct_allowed && q->groupingSets == NIL && grouped_by_distribution_column(q, partition_rel) &&
 		!repeated_calls(q).repeated;	/* the safe form computes a repeated call once */
+	if (direct)
+	{
+		keep_original(cr);
+		cr->level_first = list_length(cr->tagged);
+	}
 
 	inner = dpagg_grouped_inner(q, &lc.gexprs, &tlist, &inner_group);
 	resno = ngroup = list_length(tlist);
-	if (direct)
-	{
-		foreach(c, lc.calls)
-		{
-			((CitusCall *) lfirst(c))->tag = DIRECT_TAG - list_length(cr->direct);
-			cr->direct = lappend(cr->direct, lfirst(c));
-		}
-	}
 	foreach(c, lc.calls)
 	{
 		CitusCall  *call = (CitusCall *) lfirst(c);
@@ -1007,6 +1023,7 @@ rewrite_level(Query *q, DpCitusRewrite *cr, Oid partition_rel)
 	oc.lc = &lc;
 	oc.inner_tlist = tlist;
 	oc.schema = schema;
+	oc.cr = direct ? cr : NULL;
 	{
 		List	   *outer_tlist = NIL;
 
@@ -1095,9 +1112,6 @@ citus_walker(Node *node, WalkContext *wc)
 				if (policy != NULL && strcmp(policy, "greedy") != 0 && !dpagg_planning_plain_explain())
 					unsupported("dpagg on Citus needs citus.task_assignment_policy = greedy",
 								"RESET citus.task_assignment_policy.");
-				/* the query as it was, should the direct form have to give way to the safe one */
-				if (wc->cr->direct_allowed && wc->cr->original == NULL)
-					wc->cr->original = copyObject(wc->cr->root);
 				rewrite_level(q, wc->cr, wc->partition_rel);
 			}
 		}
@@ -1118,7 +1132,7 @@ dpagg_citus_query(Query *parse, bool direct_allowed)
 	wc.cr->direct_allowed = direct_allowed;
 	wc.cr->root = parse;
 	(void) citus_walker((Node *) parse, &wc);
-	if (wc.cr->direct == NIL && wc.cr->units == NIL)
+	if (wc.cr->tagged == NIL)
 		return NULL;
 	return wc.cr;
 }
@@ -1128,67 +1142,48 @@ dpagg_citus_query(Query *parse, bool direct_allowed)
 typedef struct FinishContext
 {
 	DpCitusRewrite *cr;
-	int		   *found;			/* per tagged call: the Aggrefs seen in coordinator Agg nodes */
-	int		   *ufound;			/* per tagged per-unit aggregate */
-	bool		direct_agg;		/* the Agg being visited holds a tagged merge */
+	int		   *found;			/* per tag: its Aggrefs seen in the coordinator's Agg nodes */
+	bool		merge_agg;		/* the Agg being visited holds a tagged merge */
 } FinishContext;
 
+/* A tagged aggregate gets its parameters back from its copy, and its location: bound.c's mark
+ * for a per-unit aggregate, none for a merge. */
 static bool
 finish_aggref_walker(Node *node, FinishContext *fc)
 {
 	if (node == NULL)
 		return false;
-	if (IsA(node, Aggref) && ((Aggref *) node)->location <= UNIT_TAG &&
-		UNIT_TAG - ((Aggref *) node)->location < list_length(fc->cr->units))
+	if (IsA(node, Aggref))
 	{
 		Aggref	   *a = (Aggref *) node;
-		int			index = UNIT_TAG - a->location;
-		Aggref	   *orig = (Aggref *) list_nth(fc->cr->units, index);
+		Aggref	   *orig = tagged_original(a, fc->cr);
+		int			kind = dpagg_aggregate_kind(a->aggfnoid);
 		ListCell   *l1,
 				   *l2;
-		int			kind = dpagg_aggregate_kind(a->aggfnoid);
 		int			i = 0;
 
+		if (orig == NULL)
+			return false;
 		if (orig->aggfnoid != a->aggfnoid || list_length(orig->args) != list_length(a->args))
-			return false;		/* not as written: not counted, so refused */
-
+			return false;		/* not as made: not counted, so planned again or refused */
 		forboth(l1, a->args, l2, orig->args)
 		{
 			TargetEntry *t = lfirst_node(TargetEntry, l1);
-			TargetEntry *o = lfirst_node(TargetEntry, l2);
 
 			if (t->resjunk)
 				continue;
 			/* the parameters back as they were; the data (gathered columns) as Citus made them */
 			if (!dpagg_data_argument(orig, kind, i))
-				t->expr = (Expr *) copyObject(o->expr);
+				t->expr = (Expr *) copyObject(lfirst_node(TargetEntry, l2)->expr);
 			i++;
 		}
-		a->location = dpagg_unit_mark();
-		fc->ufound[index]++;
-		return false;
-	}
-	if (IsA(node, Aggref))
-	{
-		Aggref	   *a = (Aggref *) node;
-		int			index = DIRECT_TAG - a->location;
-
-		if (a->location <= DIRECT_TAG && index < list_length(fc->cr->direct) &&
-			DPAGG_KIND_IS_ANY_MERGE(dpagg_aggregate_kind(a->aggfnoid)))
+		fc->found[CITUS_TAG - a->location]++;
+		if (DPAGG_KIND_IS_UNIT(kind))
+			a->location = dpagg_unit_mark();
+		else
 		{
-			CitusCall  *call = (CitusCall *) list_nth(fc->cr->direct, index);
-			int			first = call->kind == DP_SITE_COUNT || call->kind == DP_SITE_VECTOR ? 1 : 2;
-			List	   *params = merge_params(call);
-			int			i;
-
-			if (list_length(a->args) != first + list_length(params))
-				return false;	/* not as written: not counted, so planned again */
-			for (i = 0; i < list_length(params); i++)
-				list_nth_node(TargetEntry, a->args, first + i)->expr =
-					(Expr *) copyObject(list_nth(params, i));
 			a->location = -1;
-			fc->found[index]++;
-			fc->direct_agg = true;
+			fc->merge_agg = true;
 		}
 		return false;
 	}
@@ -1204,7 +1199,7 @@ finish_visit(Plan *plan, void *context)
 	if (!IsA(plan, Agg))
 		return;
 	agg = (Agg *) plan;
-	fc->direct_agg = false;
+	fc->merge_agg = false;
 	(void) finish_aggref_walker((Node *) plan->targetlist, fc);
 	(void) finish_aggref_walker((Node *) plan->qual, fc);
 	/*
@@ -1215,7 +1210,7 @@ finish_visit(Plan *plan, void *context)
 	 * rows, each calibrated for one row's change, and charged as one release per group as every
 	 * GROUP BY is: parallel composition, so no more is learnt than charged.
 	 */
-	if (fc->direct_agg && agg->aggstrategy == AGG_HASHED && agg->groupingSets == NIL &&
+	if (fc->merge_agg && agg->aggstrategy == AGG_HASHED && agg->groupingSets == NIL &&
 		agg->numCols > 0 && plan->lefttree != NULL && IsA(plan->lefttree, CustomScan))
 		agg->aggstrategy = AGG_SORTED;
 }
@@ -1227,14 +1222,10 @@ dpagg_citus_finish_plan(PlannedStmt *stmt, DpCitusRewrite *cr)
 	int			i;
 
 	fc.cr = cr;
-	fc.found = palloc0(sizeof(int) * (list_length(cr->direct) + 1));
-	fc.ufound = palloc0(sizeof(int) * (list_length(cr->units) + 1));
+	fc.found = palloc0(sizeof(int) * list_length(cr->tagged));
 	dpagg_walk_statement(stmt, finish_visit, &fc);
-	for (i = 0; i < list_length(cr->direct); i++)
+	for (i = 0; i < list_length(cr->tagged); i++)
 		if (fc.found[i] == 0)
-			return false;
-	for (i = 0; i < list_length(cr->units); i++)
-		if (fc.ufound[i] == 0)
 			return false;
 	return true;
 }

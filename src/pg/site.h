@@ -161,6 +161,8 @@ extern void *dpagg_vector_site_params(DpSite *site);
 extern double dpagg_share(double x, int L);
 
 /* For dp_explain: the calibration of a per-unit dp_sum_vector (vector.c). */
+/* dp_sum_vector's mechanism argument as a C string, refused if it does not fit (vector.c). */
+extern void dpagg_vector_mechanism(Datum d, char *buf, size_t buflen);
 extern void dpagg_unit_vector_calibration(const char *mechanism, int dimension, double epsilon,
 										  double delta, double l2_bound, int L,
 										  dpagg_calibration *cal);

@@ -97,8 +97,8 @@ vreport(dpagg_error *err)
 }
 
 /* The mechanism argument as a C string (bounded). */
-static void
-mechanism_text(Datum d, char *buf, size_t buflen)
+void
+dpagg_vector_mechanism(Datum d, char *buf, size_t buflen)
 {
 	char	   *m = TextDatumGetCString(d);
 
@@ -157,7 +157,7 @@ dpagg_vector_site_params(DpSite *site)
 					 errmsg("the parameters of %s must not be NULL", VNAME),
 					 errhint("Pass dimension, epsilon, delta, l2_bound (and mechanism) as constants.")));
 		if (i == 5)
-			mechanism_text(v[5], mech, sizeof(mech));
+			dpagg_vector_mechanism(v[5], mech, sizeof(mech));
 	}
 	dimension = DatumGetInt32(v[1]);
 	p = MemoryContextAllocZero(site->cxt, sizeof(VParams));
@@ -854,7 +854,7 @@ dpagg_calibrate_vector_sql(PG_FUNCTION_ARGS)
 					 errmsg("the parameters of dp_calibrate_vector must not be NULL"),
 					 errhint("Pass dimension, epsilon, delta and l2_bound.")));
 	if (!PG_ARGISNULL(0))
-		mechanism_text(PG_GETARG_DATUM(0), mech, sizeof(mech));
+		dpagg_vector_mechanism(PG_GETARG_DATUM(0), mech, sizeof(mech));
 	vcalibrate(mech, PG_GETARG_INT32(1), PG_GETARG_FLOAT8(2), PG_GETARG_FLOAT8(3),
 			   PG_GETARG_FLOAT8(4), &cal);
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
