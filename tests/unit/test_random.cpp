@@ -59,6 +59,32 @@ TEST(UniformOpen01, BinadesHaveTheRightMass) {
   }
 }
 
+// Where the first one bit is among a word's top 12, the same word's 52 low bits are the
+// mantissa; otherwise the binade is counted over whole words and the next word gives it.
+TEST(UniformOpen01, OneWordWhenTheBinadeIsInItsTop12Bits) {
+  ScriptedRandom a({0x8000000000000001ULL, 0});
+  EXPECT_EQ(a.uniform_open01(), 0.5 + 0x1p-53);
+  ScriptedRandom b({0x0010000000000003ULL, 0});  // 11 leading zeros: [2^-12, 2^-11)
+  EXPECT_EQ(b.uniform_open01(), 0x1p-12 * (1 + 3 * 0x1p-52));
+  ScriptedRandom c({0x0008000000000003ULL, ~uint64_t{0}});  // 12 leading zeros: the next word
+  EXPECT_EQ(c.uniform_open01(), 0x1p-13 * (2 - 0x1p-52));
+  // Within a binade the mantissa is uniform: its mean fraction is 1/2 and its lowest bit fair.
+  SeededRandom rng(4242);
+  const int n = 400000;
+  double frac = 0;
+  int odd = 0;
+  for (int i = 0; i < n; ++i) {
+    int e;
+    const double m = std::frexp(rng.uniform_open01(), &e);  // m in [1/2, 1)
+    frac += 2 * m - 1;
+    uint64_t w;
+    std::memcpy(&w, &m, sizeof(w));
+    odd += static_cast<int>(w & 1);
+  }
+  EXPECT_NEAR(frac / n, 0.5, 4 * std::sqrt(1.0 / 12 / n));
+  EXPECT_NEAR(static_cast<double>(odd) / n, 0.5, 4 * std::sqrt(0.25 / n));
+}
+
 TEST(Uniform53, OnTheGridInHalfOpenInterval) {
   SeededRandom rng(8);
   for (int i = 0; i < 100000; ++i) {

@@ -123,6 +123,24 @@ TEST(TulapSampler, MatchesThePapersCdf) {
     }
 }
 
+// The sampler keeps the truncation's constants of the last calibration it drew from: draws that
+// alternate between calibrations must be those each calibration gives alone.
+TEST(TulapSampler, AlternatingCalibrationsDrawAsAlone) {
+  const dpagg_calibration a = calibrate("tulap", 1.0, 1e-5, 1.0), b = calibrate("tulap", 0.3, 0.1, 2.0),
+                          c = calibrate("tulap", 1.0, 0.0, 1.0);
+  const auto& m = dpagg_test::mechanism_of(a);
+  const dpagg_calibration* cals[] = {&a, &b, &c};
+  std::vector<double> alone[3];
+  for (int i = 0; i < 3; ++i) {
+    dpagg_test::SeededRandom rng(77 + i);
+    for (int n = 0; n < 200; ++n) alone[i].push_back(m.sample(*cals[i], rng));
+  }
+  dpagg_test::SeededRandom r0(77), r1(78), r2(79);
+  dpagg_test::SeededRandom* rngs[] = {&r0, &r1, &r2};
+  for (int n = 0; n < 200; ++n)
+    for (int i = 0; i < 3; ++i) ASSERT_EQ(m.sample(*cals[i], *rngs[i]), alone[i][n]) << i << " " << n;
+}
+
 TEST(TulapTail, BoundsTheExactTail) {
   for (double e : {0.1, 1.0, 6.0})
     for (double d : {0.0, 1e-6, 0.1}) {

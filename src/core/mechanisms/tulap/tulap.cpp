@@ -176,17 +176,31 @@ class Tulap final : public Mechanism {
 
   double sample(const dpagg_calibration& cal, RandomSource& rng) const override {
     const double eps = cal.params[0], L = cal.params[1], p_outer = cal.params[3], D = cal.params[4];
-    const Trunc t(eps, L > 0 ? L - 0.5 : std::numeric_limits<double>::infinity());
+    // The truncation's constants depend on (eps, L) only: kept for the last pair seen, since a
+    // GROUP BY draws from one calibration for every group (their four exp/expm1 calls were most
+    // of a draw's cost).  Computed exactly as before, so the draws are unchanged.
+    struct LastTrunc {
+      double eps = -1, L = -1;
+      Trunc t{1.0, 0.0};
+    };
+    thread_local LastTrunc last;
+    if (!(last.eps == eps && last.L == L)) {
+      last.t = Trunc(eps, L > 0 ? L - 0.5 : std::numeric_limits<double>::infinity());
+      last.eps = eps;
+      last.L = L;
+    }
+    const Trunc& t = last.t;
     const bool negative = rng.random_bit();
     double a;
     if (rng.uniform_open01() < p_outer) {
       // Inverse survival of y given y < J: Sy(y) = Sy(J) + v (1 - Sy(J)), v uniform on (0, 1).
       const double v = rng.uniform_open01();
       const double sigma = t.syj + v * t.one_minus_syj;
-      double k = std::floor(-std::log(sigma) / eps);
+      const double log_sigma = std::log(sigma);
+      double k = std::floor(-log_sigma / eps);
       double u = 0;
       for (int it = 0; it < 4; ++it) {
-        u = -std::expm1(std::log(sigma) + k * eps) / t.omb;  // (1 - sigma / b^k) / (1 - b)
+        u = -std::expm1(log_sigma + k * eps) / t.omb;  // (1 - sigma / b^k) / (1 - b)
         if (u < 0 && k > 0) {
           k -= 1;
         } else if (u >= 1) {
