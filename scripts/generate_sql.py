@@ -250,6 +250,15 @@ MERGE_SUM.add("dpagg_merge_sum", QN + EPS_DELTA + [("lower", F8), ("upper", F8)]
 MERGE_AVG.add("dpagg_merge_avg", QN + EPS_DELTA + [("lower", F8), ("upper", F8)] + MECH,
               "dpagg_merge_avg_trans", "dpagg_merge_avg_trans",
               "differentially private average from partial sums of quanta (dp_avg split for Citus)")
+# The same over the 16-byte partial sums of dpagg_partial_sum and dpagg_partial_avg (the direct form
+# on Citus, src/pg/citus.c): the partial in the numeric's place, the positions unchanged.
+PN = [("partial", "bytea"), ("n", "bigint")]
+MERGE_SUM.add("dpagg_merge_sum", PN + EPS_DELTA + [("lower", F8), ("upper", F8)] + MECH +
+              [("integer_values", "boolean")], "dpagg_merge_sum_trans", "dpagg_merge_sum_trans_partial",
+              "differentially private sum from partial sums made by dpagg_partial_sum (dp_sum split for Citus)")
+MERGE_AVG.add("dpagg_merge_avg", PN + EPS_DELTA + [("lower", F8), ("upper", F8)] + MECH,
+              "dpagg_merge_avg_trans", "dpagg_merge_avg_trans_partial",
+              "differentially private average from partial sums made by dpagg_partial_avg (dp_avg split for Citus)")
 MERGE_COUNT.add("dpagg_merge_count", [("n", "bigint")] + EPS_DELTA + MECH, "dpagg_merge_count_trans",
                 "dpagg_merge_count_trans", "differentially private count from partial counts (dp_count split for Citus)")
 
@@ -280,6 +289,21 @@ def quanta_sql():
     for name, sqlt, sym in QUANTA:
         out.append(f"CREATE FUNCTION {name}(value {sqlt}, lower double precision, upper double precision)"
                    f" RETURNS bigint\n  AS 'MODULE_PATHNAME', '{sym}' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;")
+    out.append("""-- The exact sum of the rows' quanta above as one aggregate, a 16-byte bytea (a 128-bit integer,
+-- most significant byte first): the partial sums of the direct form on Citus (src/pg/citus.c),
+-- cheaper to make, send and read than sum(bigint)'s numeric.
+CREATE FUNCTION dpagg_partial_combine(bytea, bytea) RETURNS bytea
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;""")
+    for what in ("sum", "avg"):
+        for sqlt, short in TYPES:
+            out.append(f"CREATE FUNCTION dpagg_partial_{what}_trans(bytea, {sqlt}, double precision, double precision)"
+                       f" RETURNS bytea\n  AS 'MODULE_PATHNAME', 'dpagg_partial_{what}_trans_{short}'"
+                       " LANGUAGE C IMMUTABLE PARALLEL SAFE;")
+            out.append(f"CREATE AGGREGATE dpagg_partial_{what}(value {sqlt}, lower double precision, upper double precision) (\n"
+                       f"  SFUNC = dpagg_partial_{what}_trans, STYPE = bytea, COMBINEFUNC = dpagg_partial_combine,"
+                       " PARALLEL = SAFE\n);")
+        out.append(f"COMMENT ON AGGREGATE dpagg_partial_{what}(double precision, double precision, double precision) IS\n"
+                   f"  'exact sum of dpagg_quanta_{what}(value, lower, upper) as a 16-byte integer (partial sums for dpagg_merge_{what})';")
     out.append("""-- Its argument, unchanged: a group key of the partial sums that Citus does not trace back to the
 -- distribution column, so that it leaves the merge on the coordinator (src/pg/citus.c).
 CREATE FUNCTION dpagg_group_key(key anyelement) RETURNS anyelement

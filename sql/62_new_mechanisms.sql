@@ -51,6 +51,41 @@ SELECT round(dpagg_merge_sum(5629499534213120000000::numeric, 1000000, 1e9, 0, 0
 SELECT expect_error($$SELECT dpagg_merge_sum(5629499534213120.5::numeric, 1, 1, 0, 0, 10, 'laplace', false)$$);
 SELECT expect_error($$SELECT dpagg_merge_sum('NaN'::numeric, 1, 1, 0, 0, 10, 'laplace', false)$$);
 SELECT expect_error($$SELECT dpagg_merge_sum(1e40, 1, 1, 0, 0, 10, 'laplace', false)$$);
+-- The direct form's partial sums (dpagg_partial_sum, _avg): the same exact sums of quanta as
+-- sum(dpagg_quanta_sum(...)), as a 16-byte two's-complement integer, most significant byte first,
+-- for every value type; negative sums; NULL values skipped; no row: NULL.
+CREATE FUNCTION partial_as_numeric(b bytea) RETURNS numeric LANGUAGE sql IMMUTABLE AS $$
+  SELECT CASE WHEN get_byte(b, 0) >= 128 THEN v - 2::numeric ^ 128 ELSE v END
+    FROM (SELECT sum(get_byte(b, i)::numeric * 256::numeric ^ (15 - i)) AS v FROM generate_series(0, 15) i) q $$;
+SELECT bool_and(ok) AS partial_sums_exact FROM (
+  SELECT partial_as_numeric(dpagg_partial_sum(i2, -7, 93)) = sum(dpagg_quanta_sum(i2, -7, 93))
+     AND partial_as_numeric(dpagg_partial_sum(i4, 0, 50)) = sum(dpagg_quanta_sum(i4, 0, 50))
+     AND partial_as_numeric(dpagg_partial_sum(i8, -100, 0)) = sum(dpagg_quanta_sum(i8, -100, 0))
+     AND partial_as_numeric(dpagg_partial_sum(f4, 0, 100)) = sum(dpagg_quanta_sum(f4, 0, 100))
+     AND partial_as_numeric(dpagg_partial_sum(f8 * -0.37, -20, 5)) = sum(dpagg_quanta_sum(f8 * -0.37, -20, 5))
+     AND partial_as_numeric(dpagg_partial_sum(num / 7, 0, 10)) = sum(dpagg_quanta_sum(num / 7, 0, 10))
+     AND partial_as_numeric(dpagg_partial_avg(f8, 0, 100)) = sum(dpagg_quanta_avg(f8, 0, 100))
+     AND partial_as_numeric(dpagg_partial_avg(i4, 10, 20)) = sum(dpagg_quanta_avg(i4, 10, 20))
+     AND partial_as_numeric(dpagg_partial_sum(NULLIF(i4, 3), 0, 100)) = sum(dpagg_quanta_sum(NULLIF(i4, 3), 0, 100)) AS ok
+  FROM dp_test GROUP BY grp) q;
+SELECT dpagg_partial_sum(x, 0, 1) IS NULL AS no_row_no_partial FROM (SELECT 1.0::float8 AS x WHERE false) e;
+-- ... combined exactly across parallel workers
+SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0; SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2; SET parallel_leader_participation = off;
+SELECT partial_as_numeric(dpagg_partial_sum(f8 * 1.1, -50, 50)) = (SELECT sum(dpagg_quanta_sum(f8 * 1.1, -50, 50)) FROM dp_test)
+  AS parallel_partial_exact FROM dp_test;
+RESET parallel_setup_cost; RESET parallel_tuple_cost; RESET min_parallel_table_scan_size;
+RESET max_parallel_workers_per_gather; RESET parallel_leader_participation;
+-- ... and merged like the numeric ones: the same checks of length and of what the count allows.
+SELECT round(dpagg_merge_sum(s, n, 1e9, 0, -10, 10, 'laplace', false)) = -500 AS merge_partial_negative,
+       round(dpagg_merge_avg(a, n, 1e9, 0, -10, 10, 'laplace')::numeric, 6) = -5 AS merge_partial_avg
+  FROM (SELECT dpagg_partial_sum(x, -10, 10) s, dpagg_partial_avg(x, -10, 10) a, count(x) n
+          FROM (SELECT -(g % 2) * 10 AS x FROM generate_series(1, 100) g) d) q;
+SELECT expect_error($$SELECT dpagg_merge_sum('\x0001'::bytea, 1, 1, 0, 0, 10, 'laplace', false)$$);
+SELECT expect_error($$SELECT dpagg_merge_sum('\x7fffffffffffffffffffffffffffffff'::bytea, 1, 1, 0, 0, 10, 'laplace', false)$$);
+SELECT expect_error($$SELECT dpagg_merge_sum('\xffffffffffffffffffffffffffffffff'::bytea, 1, 1, 0, 0, 10, 'laplace', false)$$);
+SELECT expect_error($$SELECT dpagg_partial_sum_trans(NULL, 1.0::float8, 0, 1)$$);
+DROP FUNCTION partial_as_numeric(bytea);
 
 -- Through the aggregates: 200 independent releases of each (a correlated subquery re-runs the
 -- aggregation per outer row); the truth is sum 495000, count 10000, average 49.5.

@@ -269,11 +269,14 @@ typedef struct CitusCall
  * a million groups.  The direct form leaves the partial sums' subquery to Citus's pushdown and
  * groups the merge by keys wrapped in dpagg_group_key(), which Citus does not trace back to the
  * distribution column: Citus then gathers the partial rows on the coordinator and runs the merge
- * there (its row-gather strategy, as for any aggregate without a combine function).
+ * there (its row-gather strategy, as for any aggregate without a combine function).  Since Citus
+ * runs the inner query whole, its partial sums are dpagg_partial_sum (_avg): one aggregate whose
+ * 16-byte result is cheaper to make, send and read than sum(bigint)'s numeric (partial.c).
  *
  * Citus hands the merge each argument as a column of the gathered rows, the privacy parameters
- * included; tag_aggref keeps a copy of the merge as made, passes NULLs in the parameters' places
- * (nothing to carry) and tags it (Aggref.location, CITUS_TAG - index: the parser writes only
+ * included, which every row would then carry; tag_aggref keeps a copy of the merge as made, leaves
+ * only its data arguments (PostgreSQL's planner reads the argument types from aggargtypes, which
+ * stay whole, and nothing executes the aggregate before its arguments are back) and tags it (Aggref.location, CITUS_TAG - index: the parser writes only
  * positions >= 0 or -1, and stored trees read back -1, so no analyst's aggregate carries one);
  * dpagg_citus_finish_plan puts the parameters back from the copy, in the finished plan.  If the finished plan does not run every
  * tagged merge in an Agg on the coordinator (a query whose rows prune to one shard, which Citus
@@ -496,16 +499,23 @@ collect_walker(Node *node, LevelContext *lc)
 /* The inner query's aggregates of a call: sum(dpagg_quanta_sum(v, lo, hi)) (or _avg) and
  * count(v), or count(*) for rows; all built-in aggregates, which Citus runs natively. */
 static Aggref *
-quanta_sum_aggref(CitusCall *c, const char *schema)
+quanta_sum_aggref(CitusCall *c, const char *schema, bool direct)
 {
 	Oid			types[3] = {exprType((Node *) c->value), FLOAT8OID, FLOAT8OID};
 	Oid			int8 = INT8OID;
-	Oid			fn = dpagg_function_oid(schema, c->kind == DP_SITE_SUM ? "dpagg_quanta_sum" : "dpagg_quanta_avg",
-								  3, types);
-	Expr	   *q = (Expr *) makeFuncExpr(fn, INT8OID,
-										  list_make3(copyObject(c->value), c->lower, c->upper),
-										  InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL);
+	Oid			fn;
+	Expr	   *q;
 
+	/* The direct form's inner query runs whole on the workers: dpagg_partial_sum (_avg), a
+	 * 16-byte partial sum (partial.c), instead of sum()'s numeric. */
+	if (direct)
+		return dpagg_make_aggref(dpagg_function_oid(schema, c->kind == DP_SITE_SUM ? "dpagg_partial_sum" : "dpagg_partial_avg",
+													3, types),
+								 list_make3(copyObject(c->value), c->lower, c->upper), false,
+								 (Expr *) copyObject(c->orig->aggfilter), -1);
+	fn = dpagg_function_oid(schema, c->kind == DP_SITE_SUM ? "dpagg_quanta_sum" : "dpagg_quanta_avg", 3, types);
+	q = (Expr *) makeFuncExpr(fn, INT8OID, list_make3(copyObject(c->value), c->lower, c->upper),
+							  InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL);
 	return dpagg_make_aggref(dpagg_function_oid("pg_catalog", "sum", 1, &int8), list_make1(q), false,
 							 (Expr *) copyObject(c->orig->aggfilter), -1);
 }
@@ -577,11 +587,11 @@ merge_aggref(CitusCall *c, Var *sum, Var *n, const char *schema)
 							  list_concat(list_make1(n), params), false, NULL, -1);
 	else if (c->kind == DP_SITE_AVG)
 		a = dpagg_make_aggref(dpagg_function_oid(schema, report ? "dpagg_merge_avg_report" : "dpagg_merge_avg", 7,
-										(Oid[]) {NUMERICOID, INT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, TEXTOID}),
+										(Oid[]) {sum->vartype, INT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, TEXTOID}),
 							  list_concat(list_make2(sum, n), params), false, NULL, -1);
 	else
 		a = dpagg_make_aggref(dpagg_function_oid(schema, report ? "dpagg_merge_sum_report" : "dpagg_merge_sum", 8,
-										(Oid[]) {NUMERICOID, INT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, TEXTOID, BOOLOID}),
+										(Oid[]) {sum->vartype, INT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, TEXTOID, BOOLOID}),
 							  list_concat(list_make2(sum, n), params), false, NULL, -1);
 	return a;
 }
@@ -598,7 +608,9 @@ tag_aggref(Aggref *a, DpCitusRewrite *cr)
 	int			kind = dpagg_aggregate_kind(a->aggfnoid);
 	ListCell   *l;
 	int			index,
-				i = 0;
+				i = 0,
+				resno = 0;
+	List	   *kept = NIL;
 
 	index = cr->level_first;
 	for_each_from(l, cr->tagged, cr->level_first)
@@ -617,13 +629,15 @@ tag_aggref(Aggref *a, DpCitusRewrite *cr)
 	{
 		TargetEntry *tle = lfirst_node(TargetEntry, l);
 
-		if (tle->resjunk)
-			continue;
-		if (!dpagg_data_argument(a, kind, i))
-			tle->expr = (Expr *) makeNullConst(exprType((Node *) tle->expr), exprTypmod((Node *) tle->expr),
-											   exprCollation((Node *) tle->expr));
-		i++;
+		if (tle->resjunk || dpagg_data_argument(a, kind, i))
+		{
+			tle->resno = ++resno;
+			kept = lappend(kept, tle);
+		}
+		if (!tle->resjunk)
+			i++;
 	}
+	a->args = kept;
 	a->location = CITUS_TAG - index;
 }
 
@@ -968,7 +982,7 @@ rewrite_level(Query *q, DpCitusRewrite *cr, Oid partition_rel)
 		if (call->kind != DP_SITE_COUNT)
 		{
 			call->column = ++resno;
-			tlist = lappend(tlist, makeTargetEntry((Expr *) quanta_sum_aggref(call, schema), call->column,
+			tlist = lappend(tlist, makeTargetEntry((Expr *) quanta_sum_aggref(call, schema, direct), call->column,
 												   psprintf("dpagg_s%d", resno), false));
 		}
 		call->ncolumn = ++resno;
@@ -1158,25 +1172,39 @@ finish_aggref_walker(Node *node, FinishContext *fc)
 		Aggref	   *a = (Aggref *) node;
 		Aggref	   *orig = tagged_original(a, fc->cr);
 		int			kind = dpagg_aggregate_kind(a->aggfnoid);
-		ListCell   *l1,
-				   *l2;
+		ListCell   *l;
+		ListCell   *given;
+		List	   *args = NIL;
 		int			i = 0;
 
 		if (orig == NULL)
 			return false;
-		if (orig->aggfnoid != a->aggfnoid || list_length(orig->args) != list_length(a->args))
+		if (orig->aggfnoid != a->aggfnoid)
 			return false;		/* not as made: not counted, so planned again or refused */
-		forboth(l1, a->args, l2, orig->args)
+		/* the parameters back as they were; the data (gathered columns) as Citus made them */
+		given = list_head(a->args);
+		foreach(l, orig->args)
 		{
-			TargetEntry *t = lfirst_node(TargetEntry, l1);
+			TargetEntry *o = lfirst_node(TargetEntry, l);
+			TargetEntry *t;
 
-			if (t->resjunk)
-				continue;
-			/* the parameters back as they were; the data (gathered columns) as Citus made them */
-			if (!dpagg_data_argument(orig, kind, i))
-				t->expr = (Expr *) copyObject(lfirst_node(TargetEntry, l2)->expr);
-			i++;
+			if (!o->resjunk && !dpagg_data_argument(orig, kind, i))
+				t = copyObject(o);
+			else
+			{
+				if (given == NULL)
+					return false;
+				t = lfirst_node(TargetEntry, given);
+				given = lnext(a->args, given);
+				t->resno = o->resno;
+			}
+			if (!o->resjunk)
+				i++;
+			args = lappend(args, t);
 		}
+		if (given != NULL)
+			return false;
+		a->args = args;
 		fc->found[CITUS_TAG - a->location]++;
 		if (DPAGG_KIND_IS_UNIT(kind))
 			a->location = dpagg_unit_mark();

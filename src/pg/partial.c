@@ -35,6 +35,8 @@
 
 #include "../core/dpagg_accum.h"
 
+static void bad_partial(const char *what);
+
 /* ------------------------------------------------------------------------------------------
  * One row's quanta.
  */
@@ -80,6 +82,140 @@ QUANTA_FN(dpagg_quanta_avg_float4, VT_FLOAT4, true)
 QUANTA_FN(dpagg_quanta_avg_float8, VT_FLOAT8, true)
 QUANTA_FN(dpagg_quanta_avg_numeric, VT_NUMERIC, true)
 
+/* ------------------------------------------------------------------------------------------
+ * The direct form's partial sums (citus.c): dpagg_partial_sum(x, lower, upper) and
+ * dpagg_partial_avg(x, lower, upper) are aggregates whose result is the exact sum of the rows'
+ * quanta above (the same values sum(dpagg_quanta_sum(...)) gives) as a 16-byte bytea, a 128-bit
+ * two's-complement integer, most significant byte first.  The direct form's inner query, which
+ * Citus runs whole on the workers, uses them instead of sum(bigint), whose numeric result cost as
+ * much as the rest of the query over a million groups (its making on the workers, its transfer,
+ * numeric_recv and the merge's reading of it).  The state is the result itself, changed in place;
+ * the combine function adds two of them (parallel plans on a worker).  The merge reads one with
+ * partial_to_int128 and refuses any other length.
+ */
+#define PARTIAL_BYTES 16
+
+static __int128
+partial_to_int128(const bytea *b)
+{
+	const unsigned char *p = (const unsigned char *) VARDATA_ANY(b);
+	unsigned __int128 u = 0;
+	int			i;
+
+	for (i = 0; i < PARTIAL_BYTES; i++)
+		u = (u << 8) | p[i];
+	return (__int128) u;
+}
+
+static void
+partial_set(bytea *b, __int128 v)
+{
+	unsigned char *p = (unsigned char *) VARDATA(b);
+	unsigned __int128 u = (unsigned __int128) v;
+	int			i;
+
+	for (i = PARTIAL_BYTES - 1; i >= 0; i--)
+	{
+		p[i] = (unsigned char) (u & 0xff);
+		u >>= 8;
+	}
+}
+
+static bytea *
+partial_new(MemoryContext cxt, __int128 v)
+{
+	bytea	   *b = MemoryContextAlloc(cxt, VARHDRSZ + PARTIAL_BYTES);
+
+	SET_VARSIZE(b, VARHDRSZ + PARTIAL_BYTES);
+	partial_set(b, v);
+	return b;
+}
+
+static MemoryContext
+partial_context(FunctionCallInfo fcinfo, const char *what)
+{
+	MemoryContext cxt;
+
+	if (!AggCheckCallContext(fcinfo, &cxt))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("%s can only be called as a support function of dpagg_partial_sum or dpagg_partial_avg",
+						what)));
+	return cxt;
+}
+
+/* Each value adds at most 2^53 quanta in size and a bigint counts the rows: the sum stays within
+ * 2^116, far inside the 128 bits. */
+static Datum
+partial_trans(FunctionCallInfo fcinfo, ValueType vt, bool centred)
+{
+	MemoryContext cxt = partial_context(fcinfo, "dpagg_partial_trans");
+	int64		q;
+	bytea	   *st;
+
+	if (PG_ARGISNULL(1) || PG_ARGISNULL(2) || PG_ARGISNULL(3))
+	{
+		/* a NULL value adds nothing (sum() skips it); NULL bounds are refused while planning */
+		if (PG_ARGISNULL(0))
+			PG_RETURN_NULL();
+		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+	}
+	q = quanta_of(value_as_double(fcinfo, 1, vt), PG_GETARG_FLOAT8(2), PG_GETARG_FLOAT8(3), centred);
+	if (PG_ARGISNULL(0))
+		PG_RETURN_BYTEA_P(partial_new(cxt, q));
+	/* In place: the state is one this aggregate made in its context, or PG_GETARG_BYTEA_P's
+	 * detoasted copy (which the aggregate copies into its context when returned). */
+	st = PG_GETARG_BYTEA_P(0);
+	if (VARSIZE(st) != VARHDRSZ + PARTIAL_BYTES)
+		bad_partial("not a partial sum");
+	partial_set(st, partial_to_int128(st) + q);
+	PG_RETURN_BYTEA_P(st);
+}
+
+#define PARTIAL_FN(name, vt, centred) \
+	PG_FUNCTION_INFO_V1(name); \
+	Datum name(PG_FUNCTION_ARGS) { return partial_trans(fcinfo, vt, centred); }
+
+PARTIAL_FN(dpagg_partial_sum_trans_int2, VT_INT2, false)
+PARTIAL_FN(dpagg_partial_sum_trans_int4, VT_INT4, false)
+PARTIAL_FN(dpagg_partial_sum_trans_int8, VT_INT8, false)
+PARTIAL_FN(dpagg_partial_sum_trans_float4, VT_FLOAT4, false)
+PARTIAL_FN(dpagg_partial_sum_trans_float8, VT_FLOAT8, false)
+PARTIAL_FN(dpagg_partial_sum_trans_numeric, VT_NUMERIC, false)
+PARTIAL_FN(dpagg_partial_avg_trans_int2, VT_INT2, true)
+PARTIAL_FN(dpagg_partial_avg_trans_int4, VT_INT4, true)
+PARTIAL_FN(dpagg_partial_avg_trans_int8, VT_INT8, true)
+PARTIAL_FN(dpagg_partial_avg_trans_float4, VT_FLOAT4, true)
+PARTIAL_FN(dpagg_partial_avg_trans_float8, VT_FLOAT8, true)
+PARTIAL_FN(dpagg_partial_avg_trans_numeric, VT_NUMERIC, true)
+
+PG_FUNCTION_INFO_V1(dpagg_partial_combine);
+Datum
+dpagg_partial_combine(PG_FUNCTION_ARGS)
+{
+	MemoryContext cxt = partial_context(fcinfo, "dpagg_partial_combine");
+	bytea	   *a,
+			   *b;
+
+	if (PG_ARGISNULL(1))
+	{
+		if (PG_ARGISNULL(0))
+			PG_RETURN_NULL();
+		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+	}
+	b = PG_GETARG_BYTEA_PP(1);
+	if (VARSIZE_ANY_EXHDR(b) != PARTIAL_BYTES)
+		bad_partial("not a partial sum");
+	if (PG_ARGISNULL(0))
+		PG_RETURN_BYTEA_P(partial_new(cxt, partial_to_int128(b)));
+	a = PG_GETARG_BYTEA_P(0);
+	if (VARSIZE(a) != VARHDRSZ + PARTIAL_BYTES)
+		bad_partial("not a partial sum");
+	/* each side is at most 2^116 in size (above) */
+	partial_set(a, partial_to_int128(a) + partial_to_int128(b));
+	PG_RETURN_BYTEA_P(a);
+}
+
 /* A group key passed through unchanged (citus.c: Citus does not see through it, so it does not take
  * the partial sums' GROUP BY for one of the distribution column and push the merge down). */
 PG_FUNCTION_INFO_V1(dpagg_group_key);
@@ -100,7 +236,7 @@ bad_partial(const char *what)
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 			 errmsg("invalid partial sum for dpagg's merge: %s", what),
-			 errhint("A partial sum is sum(dpagg_quanta_sum(x, lower, upper)) (or _avg) with the merge's bounds, beside count(x).")));
+			 errhint("A partial sum is sum(dpagg_quanta_sum(x, lower, upper)) or dpagg_partial_sum(x, lower, upper) (or _avg) with the merge's bounds, beside count(x).")));
 }
 
 /*
@@ -159,7 +295,7 @@ numeric_to_int128(Datum d)
 }
 
 static Datum
-merge_row(FunctionCallInfo fcinfo, int site_kind, int kind)
+merge_row(FunctionCallInfo fcinfo, int site_kind, int kind, bool bytea_partial)
 {
 	DpSite	   *site = (DpSite *) fcinfo->flinfo->fn_extra;
 	DpState    *st;
@@ -182,7 +318,16 @@ merge_row(FunctionCallInfo fcinfo, int site_kind, int kind)
 					hi,
 					whole;
 
-		sum = numeric_to_int128(PG_GETARG_DATUM(1));
+		if (bytea_partial)
+		{
+			bytea	   *b = PG_GETARG_BYTEA_PP(1);
+
+			if (VARSIZE_ANY_EXHDR(b) != PARTIAL_BYTES)
+				bad_partial("not a partial sum of 16 bytes");
+			sum = partial_to_int128(b);
+		}
+		else
+			sum = numeric_to_int128(PG_GETARG_DATUM(1));
 		/* each value, clamped to the bounds, is in [lo, hi] quanta (at most 2^53 in size): a sum
 		 * its count of such values could not make is refused */
 		dpagg_site_quanta_rules((DpSite *) fcinfo->flinfo->fn_extra, &lo, &hi, &whole);
@@ -200,10 +345,13 @@ merge_row(FunctionCallInfo fcinfo, int site_kind, int kind)
 	PG_RETURN_POINTER(st);
 }
 
-#define MERGE_TRANS(name, site_kind, kind) \
+#define MERGE_TRANS(name, site_kind, kind, bytea_partial) \
 	PG_FUNCTION_INFO_V1(name); \
-	Datum name(PG_FUNCTION_ARGS) { return merge_row(fcinfo, site_kind, kind); }
+	Datum name(PG_FUNCTION_ARGS) { return merge_row(fcinfo, site_kind, kind, bytea_partial); }
 
-MERGE_TRANS(dpagg_merge_sum_trans, DP_SITE_MERGE_SUM, DP_SUM)
-MERGE_TRANS(dpagg_merge_avg_trans, DP_SITE_MERGE_AVG, DP_AVG)
-MERGE_TRANS(dpagg_merge_count_trans, DP_SITE_MERGE_COUNT, DP_COUNT)
+MERGE_TRANS(dpagg_merge_sum_trans, DP_SITE_MERGE_SUM, DP_SUM, false)
+MERGE_TRANS(dpagg_merge_avg_trans, DP_SITE_MERGE_AVG, DP_AVG, false)
+MERGE_TRANS(dpagg_merge_count_trans, DP_SITE_MERGE_COUNT, DP_COUNT, false)
+/* the same merges of partial sums made by dpagg_partial_sum and dpagg_partial_avg */
+MERGE_TRANS(dpagg_merge_sum_trans_partial, DP_SITE_MERGE_SUM, DP_SUM, true)
+MERGE_TRANS(dpagg_merge_avg_trans_partial, DP_SITE_MERGE_AVG, DP_AVG, true)

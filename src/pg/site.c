@@ -574,6 +574,19 @@ site_prepare(AggState *as, AggStatePerTrans pt, int expected_kind)
 	site->aggstate = as;
 	site->cxt = pt->transfn.fn_mcxt;
 	site->argref = DO_AGGSPLIT_COMBINE(aggref->aggsplit) ? partial_aggref(as, aggref) : aggref;
+	/* Every argument the aggregate declares is there (citus.c takes the parameters out of the
+	 * merges it hands Citus, and puts them back in the finished plan). */
+	{
+		ListCell   *l;
+		int			n = 0;
+
+		foreach(l, site->argref->args)
+			if (!lfirst_node(TargetEntry, l)->resjunk)
+				n++;
+		if (n != list_length(site->argref->aggargtypes))
+			elog(ERROR, "dpagg: %s has %d of its %d arguments", dpagg_kind_name(kind), n,
+				 list_length(site->argref->aggargtypes));
+	}
 	/* A finalizing Agg releases, also in a parallel worker (a whole aggregation below a Gather):
 	 * wherever it runs, it is checked and charged. */
 	site->releases = !DO_AGGSPLIT_SKIPFINAL(aggref->aggsplit);

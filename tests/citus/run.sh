@@ -116,6 +116,11 @@ check "FILTER inside the aggregate" \
 plan=$(as_analyst c "EXPLAIN (COSTS OFF) SELECT uid, dp_sum(x, 1, 1e-5, 0, 50) FROM t GROUP BY uid")
 check "EXPLAIN of a dp query on Citus works; GROUP BY uid: the merge runs over the gathered rows, no subplan, no sort" "1 0 0" \
   "$(echo "$plan" | head -3 | tr '\n' ' ' | grep -c 'GroupAggregate .*Custom Scan (Citus Adaptive)') $(echo "$plan" | grep -c 'Distributed Subplan') $(echo "$plan" | grep -c 'Sort')"
+# The workers make each group's partial sum with dpagg_partial_sum (16 bytes) and send its count
+# beside it; the merge's privacy parameters travel in no row (they are put back on the coordinator).
+vplan=$(as_analyst c "EXPLAIN (VERBOSE, COSTS OFF) SELECT uid, dp_sum(x, 1, 1e-5, 0, 50), dp_avg(x, 1, 1e-5, 0, 50) FROM t GROUP BY uid")
+check "... the workers send dpagg_partial_sum's and dpagg_partial_avg's 16-byte partials and counts, no parameter columns" "1 1 0 1" \
+  "$(echo "$vplan" | grep -c 'Query: .*dpagg_partial_sum(t.x, .*dpagg_partial_avg(t.x') $(echo "$vplan" | grep -c 'Output: remote_scan.uid, remote_scan.dp_sum, remote_scan.dp_sum_1, remote_scan.dp_avg, remote_scan.dp_avg_1$') $(echo "$vplan" | grep -c 'Query: .*NULL::') $(echo "$vplan" | grep -c "dpagg_merge_sum(remote_scan.dp_sum, remote_scan.dp_sum_1, '1'::double precision")"
 check "GROUP BY uid over every group: dp_count, dp_sum and dp_avg as on one node" \
   "$(q c "SELECT md5(string_agg(uid || ':' || n || ':' || s || ':' || a, ',' ORDER BY uid)) FROM (SELECT uid, count(x) n, round(sum(greatest(0, least(x, 50))))::bigint s, round(avg(greatest(0, least(x, 50)))::numeric, 2) a FROM local_t GROUP BY uid) q")" \
   "$(as_analyst c "SELECT md5(string_agg(uid || ':' || n || ':' || s || ':' || a, ',' ORDER BY uid)) FROM (SELECT uid, dp_count(x, $E, 1e-5) n, round(dp_sum(x, $E, 1e-5, 0, 50))::bigint s, round(dp_avg(x, $E, 1e-5, 0, 50)::numeric, 2) a FROM t GROUP BY uid) q")"
