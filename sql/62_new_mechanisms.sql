@@ -86,6 +86,10 @@ SELECT expect_error($$SELECT dpagg_merge_sum('\x7fffffffffffffffffffffffffffffff
 SELECT expect_error($$SELECT dpagg_merge_sum('\xffffffffffffffffffffffffffffffff'::bytea, 1, 1, 0, 0, 10, 'laplace', false)$$);
 SELECT expect_error($$SELECT dpagg_partial_sum_trans(NULL, 1.0::float8, 0, 1)$$);
 DROP FUNCTION partial_as_numeric(bytea);
+-- A state put together by hand cannot wrap around: the 128-bit addition refuses to overflow.
+CREATE AGGREGATE pg_temp.partial_add(bytea) (SFUNC = dpagg_partial_combine, STYPE = bytea);
+SELECT expect_error($$SELECT pg_temp.partial_add(b) FROM (VALUES ('\x7fffffffffffffffffffffffffffffff'::bytea),
+  ('\x7fffffffffffffffffffffffffffffff'::bytea)) v(b)$$);
 
 -- Through the aggregates: 200 independent releases of each (a correlated subquery re-runs the
 -- aggregation per outer row); the truth is sum 495000, count 10000, average 49.5.

@@ -144,8 +144,19 @@ partial_context(FunctionCallInfo fcinfo, const char *what)
 	return cxt;
 }
 
-/* Each value adds at most 2^53 quanta in size and a bigint counts the rows: the sum stays within
- * 2^116, far inside the 128 bits. */
+/* Each value adds at most 2^53 quanta in size and a bigint counts the rows: the sum of the rows
+ * stays within 2^116, far inside the 128 bits.  Only states put together by hand (an aggregate of
+ * one's own over these support functions) could overflow: refused rather than wrapped. */
+static __int128
+partial_add(__int128 a, __int128 b)
+{
+	__int128	r;
+
+	if (__builtin_add_overflow(a, b, &r))
+		bad_partial("the sum overflows 128 bits");
+	return r;
+}
+
 static Datum
 partial_trans(FunctionCallInfo fcinfo, ValueType vt, bool centred)
 {
@@ -168,7 +179,7 @@ partial_trans(FunctionCallInfo fcinfo, ValueType vt, bool centred)
 	st = PG_GETARG_BYTEA_P(0);
 	if (VARSIZE(st) != VARHDRSZ + PARTIAL_BYTES)
 		bad_partial("not a partial sum");
-	partial_set(st, partial_to_int128(st) + q);
+	partial_set(st, partial_add(partial_to_int128(st), q));
 	PG_RETURN_BYTEA_P(st);
 }
 
@@ -211,8 +222,7 @@ dpagg_partial_combine(PG_FUNCTION_ARGS)
 	a = PG_GETARG_BYTEA_P(0);
 	if (VARSIZE(a) != VARHDRSZ + PARTIAL_BYTES)
 		bad_partial("not a partial sum");
-	/* each side is at most 2^116 in size (above) */
-	partial_set(a, partial_to_int128(a) + partial_to_int128(b));
+	partial_set(a, partial_add(partial_to_int128(a), partial_to_int128(b)));
 	PG_RETURN_BYTEA_P(a);
 }
 

@@ -333,7 +333,7 @@ dpagg_check_param_expr(Node *expr, const char *aggname, int i)
 Datum
 dpagg_site_param(DpSite *site, int i, bool *isnull)
 {
-	TargetEntry *tle = list_nth_node(TargetEntry, site->argref->args, i);
+	TargetEntry *tle = list_nth_node(TargetEntry, site->args, i);
 	ExprState  *es;
 	MemoryContext old;
 	Datum		d;
@@ -540,20 +540,182 @@ freeze_visit(Plan *plan, void *context)
 	(void) freeze_aggref_walker((Node *) plan->qual, fc);
 }
 
+/* ------------------------------------------------------------------------------------------
+ * The constant parameters out of the per-row path.
+ *
+ * PostgreSQL evaluates every argument of an aggregate for every row, constants included: three
+ * to six steps of the expression interpreter per row for dpagg's parameters, which the transition
+ * functions never read (the site has them).  So in the private copy of a plan the executor runs,
+ * each of dpagg's aggregates keeps only its data arguments, and its whole argument list is kept
+ * aside, found by the Aggref's address (dpagg_site_args), for as long as the memory the copy
+ * lives in.  Not done for a plan with parallel workers (they receive the plan, not this list),
+ * nor under EXPLAIN ANALYZE or auto_explain (which print the arguments), nor with a custom scan.  The argument types
+ * (aggargtypes) stay whole, and site_prepare refuses an Aggref that lacks arguments and has no
+ * whole list kept.
+ */
+typedef struct TrimmedArgs
+{
+	Aggref	   *aggref;			/* in a private copy of a plan */
+	List	   *args;			/* its whole argument list */
+	MemoryContext cxt;			/* where the copy lives */
+	struct TrimmedArgs *next;
+} TrimmedArgs;
+
+static TrimmedArgs *trimmed_args = NULL;
+
+static void
+forget_trimmed(void *arg)
+{
+	TrimmedArgs **p = &trimmed_args;
+
+	while (*p != NULL)
+	{
+		if ((*p)->cxt == (MemoryContext) arg)
+			*p = (*p)->next;
+		else
+			p = &(*p)->next;
+	}
+}
+
+List *
+dpagg_site_args(Aggref *aggref)
+{
+	TrimmedArgs *t;
+
+	for (t = trimmed_args; t != NULL; t = t->next)
+		if (t->aggref == aggref)
+			return t->args;
+	return aggref->args;
+}
+
+static bool
+trim_aggref_walker(Node *node, bool *trimmed)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Aggref))
+	{
+		Aggref	   *aggref = (Aggref *) node;
+		int			kind;
+		ListCell   *lc;
+		List	   *kept = NIL;
+		int			i = 0,
+					resno = 0;
+		TrimmedArgs *t;
+
+		if (DO_AGGSPLIT_COMBINE(aggref->aggsplit))
+			return false;		/* its argument is the partial state */
+		if (aggref->aggorder != NIL || aggref->aggdistinct != NIL)
+			return false;		/* their sort refers to the arguments by position */
+		kind = aggregate_kind(aggref->aggfnoid);
+		if (kind == 0)
+			return false;
+		foreach(lc, aggref->args)
+		{
+			TargetEntry *tle = lfirst_node(TargetEntry, lc);
+
+			if (tle->resjunk || dpagg_data_argument(aggref, kind, i))
+			{
+				TargetEntry *k = flatCopyTargetEntry(tle);
+
+				k->resno = ++resno;
+				kept = lappend(kept, k);
+			}
+			else if (!IsA(tle->expr, Const))
+				return false;	/* not frozen: left as it is */
+			if (!tle->resjunk)
+				i++;
+		}
+		t = palloc(sizeof(TrimmedArgs));
+		t->aggref = aggref;
+		t->args = aggref->args;
+		t->cxt = CurrentMemoryContext;
+		t->next = trimmed_args;
+		trimmed_args = t;
+		aggref->args = kept;
+		*trimmed = true;
+		return false;
+	}
+	return expression_tree_walker(node, trim_aggref_walker, (void *) trimmed);
+}
+
+static void
+trim_visit(Plan *plan, void *context)
+{
+	if (!IsA(plan, Agg))
+		return;
+	(void) trim_aggref_walker((Node *) plan->targetlist, (bool *) context);
+	(void) trim_aggref_walker((Node *) plan->qual, (bool *) context);
+}
+
+static bool
+find_own_walker(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Aggref) && aggregate_kind(((Aggref *) node)->aggfnoid) != 0)
+		return true;
+	return expression_tree_walker(node, find_own_walker, context);
+}
+
+typedef struct TrimScan
+{
+	bool		own;			/* an Agg node runs one of dpagg's aggregates */
+	bool		custom;			/* a custom scan (Citus's) is in the plan */
+} TrimScan;
+
+static void
+trim_scan_visit(Plan *plan, void *context)
+{
+	TrimScan   *ts = (TrimScan *) context;
+
+	if (IsA(plan, CustomScan))
+		ts->custom = true;
+	if (IsA(plan, Agg) && !ts->own &&
+		(find_own_walker((Node *) plan->targetlist, NULL) || find_own_walker((Node *) plan->qual, NULL)))
+		ts->own = true;
+}
+
 void
 dpagg_freeze_parameters(QueryDesc *qd)
 {
 	FreezeContext fc = {false, false, qd->params, NULL};
+	bool		copied = false;
 
 	dpagg_walk_statement(qd->plannedstmt, freeze_visit, &fc);
-	if (!fc.found)
-		return;					/* every parameter is a constant already (the usual case) */
-	qd->plannedstmt = copyObject(qd->plannedstmt);
-	fc.modify = true;
-	fc.econtext = CreateStandaloneExprContext();
-	fc.econtext->ecxt_param_list_info = qd->params;
-	dpagg_walk_statement(qd->plannedstmt, freeze_visit, &fc);
-	FreeExprContext(fc.econtext, true);
+	if (fc.found)
+	{
+		qd->plannedstmt = copyObject(qd->plannedstmt);
+		copied = true;
+		fc.modify = true;
+		fc.econtext = CreateStandaloneExprContext();
+		fc.econtext->ecxt_param_list_info = qd->params;
+		dpagg_walk_statement(qd->plannedstmt, freeze_visit, &fc);
+		FreeExprContext(fc.econtext, true);
+	}
+	/* (Nor for a plan with a custom scan: Citus keeps state of its own in its plans, which a copy
+	 * per execution would lose; its coordinator's merges read one row per group anyway.) */
+	if (qd->instrument_options == 0 && !qd->plannedstmt->parallelModeNeeded)
+	{
+		TrimScan	ts = {false, false};
+		bool		trimmed = false;
+
+		dpagg_walk_statement(qd->plannedstmt, trim_scan_visit, &ts);
+		if (ts.own && !ts.custom)
+		{
+			if (!copied)
+				qd->plannedstmt = copyObject(qd->plannedstmt);
+			dpagg_walk_statement(qd->plannedstmt, trim_visit, &trimmed);
+		}
+		if (trimmed)
+		{
+			MemoryContextCallback *cb = palloc(sizeof(MemoryContextCallback));
+
+			cb->func = forget_trimmed;
+			cb->arg = CurrentMemoryContext;
+			MemoryContextRegisterResetCallback(CurrentMemoryContext, cb);
+		}
+	}
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -575,12 +737,14 @@ site_prepare(AggState *as, AggStatePerTrans pt, int expected_kind)
 	site->cxt = pt->transfn.fn_mcxt;
 	site->argref = DO_AGGSPLIT_COMBINE(aggref->aggsplit) ? partial_aggref(as, aggref) : aggref;
 	/* Every argument the aggregate declares is there (citus.c takes the parameters out of the
-	 * merges it hands Citus, and puts them back in the finished plan). */
+	 * merges it hands Citus, and puts them back in the finished plan), or kept aside
+	 * (dpagg_freeze_parameters). */
+	site->args = dpagg_site_args(site->argref);
 	{
 		ListCell   *l;
 		int			n = 0;
 
-		foreach(l, site->argref->args)
+		foreach(l, site->args)
 			if (!lfirst_node(TargetEntry, l)->resjunk)
 				n++;
 		if (n != list_length(site->argref->aggargtypes))

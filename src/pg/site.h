@@ -58,6 +58,7 @@ typedef struct DpSite
 	AggState   *aggstate;
 	Aggref	   *argref;			/* the Aggref whose arguments are the parameters (the partial
 								 * Aggref below a finalizing Agg) */
+	List	   *args;			/* argref's whole argument list (dpagg_site_args) */
 	MemoryContext cxt;			/* the query's memory: lives as long as the Agg node */
 	bool		releases;		/* this Agg node finalizes: it releases and is charged */
 	void	   *params;			/* the kind's evaluated, validated parameters */
@@ -107,6 +108,7 @@ extern bool dpagg_data_argument(Aggref *aggref, int kind, int i);
  * evaluate it once and replace it by a constant in a private copy of the plan. */
 struct QueryDesc;
 extern void dpagg_freeze_parameters(struct QueryDesc *qd);
+extern List *dpagg_site_args(Aggref *aggref);
 
 /* Visit every plan node of a statement (the main tree and the subplans). */
 extern void dpagg_walk_statement(PlannedStmt *stmt, void (*visit) (Plan *plan, void *context),
