@@ -40,32 +40,60 @@ static void bad_partial(const char *what);
 /* ------------------------------------------------------------------------------------------
  * One row's quanta.
  */
-static inline int64
-quanta_of(double x, double lower, double upper, bool centred)
+/* The quanta of one call's bounds, computed once per call site (fn_extra) rather than per row:
+ * the quantum for the bound (ilogb, ldexp and a division) was most of a row's cost. */
+typedef struct QuantaRule
 {
-	double		bound;
+	bool		set;
+	double		lower,
+				upper;			/* the bounds it was made for */
+	bool		valid;			/* the bounds make a finite, positive sensitivity */
+	double		mid,
+				bound,
+				inv_quantum;
+} QuantaRule;
 
-	if (centred)
+static inline const QuantaRule *
+quanta_rule(FunctionCallInfo fcinfo, double lower, double upper, bool centred)
+{
+	QuantaRule *r = (QuantaRule *) fcinfo->flinfo->fn_extra;
+
+	if (unlikely(r == NULL))
 	{
-		double		mid = lower / 2 + upper / 2;
-
-		bound = (upper - lower) / 2.0;
-		if (!(bound > 0) || !isfinite(bound))
-			return 0;			/* refused when the query was planned (citus.c) */
-		return dpagg_quantize(dpagg_clamp(x, lower, upper) - mid, -bound, bound,
-							  1.0 / dpagg_quantum_for_bound(bound));
+		r = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(QuantaRule));
+		fcinfo->flinfo->fn_extra = r;
 	}
-	bound = fmax(fabs(lower), fabs(upper));
-	if (!(bound > 0) || !isfinite(bound))
+	if (unlikely(!r->set || r->lower != lower || r->upper != upper))
+	{
+		r->lower = lower;
+		r->upper = upper;
+		r->mid = lower / 2 + upper / 2;
+		r->bound = centred ? (upper - lower) / 2.0 : fmax(fabs(lower), fabs(upper));
+		/* invalid bounds give 0: refused when the query was planned (citus.c) */
+		r->valid = r->bound > 0 && isfinite(r->bound);
+		r->inv_quantum = r->valid ? 1.0 / dpagg_quantum_for_bound(r->bound) : 0;
+		r->set = true;
+	}
+	return r;
+}
+
+static inline int64
+quanta_of(FunctionCallInfo fcinfo, double x, double lower, double upper, bool centred)
+{
+	const QuantaRule *r = quanta_rule(fcinfo, lower, upper, centred);
+
+	if (!r->valid)
 		return 0;
-	return dpagg_quantize(x, lower, upper, 1.0 / dpagg_quantum_for_bound(bound));
+	if (centred)
+		return dpagg_quantize(dpagg_clamp(x, lower, upper) - r->mid, -r->bound, r->bound, r->inv_quantum);
+	return dpagg_quantize(x, lower, upper, r->inv_quantum);
 }
 
 #define QUANTA_FN(name, vt, centred) \
 	PG_FUNCTION_INFO_V1(name); \
 	Datum name(PG_FUNCTION_ARGS) \
 	{ \
-		PG_RETURN_INT64(quanta_of(value_as_double(fcinfo, 0, vt), PG_GETARG_FLOAT8(1), \
+		PG_RETURN_INT64(quanta_of(fcinfo, value_as_double(fcinfo, 0, vt), PG_GETARG_FLOAT8(1), \
 								  PG_GETARG_FLOAT8(2), centred)); \
 	}
 
@@ -171,7 +199,7 @@ partial_trans(FunctionCallInfo fcinfo, ValueType vt, bool centred)
 			PG_RETURN_NULL();
 		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
 	}
-	q = quanta_of(value_as_double(fcinfo, 1, vt), PG_GETARG_FLOAT8(2), PG_GETARG_FLOAT8(3), centred);
+	q = quanta_of(fcinfo, value_as_double(fcinfo, 1, vt), PG_GETARG_FLOAT8(2), PG_GETARG_FLOAT8(3), centred);
 	if (PG_ARGISNULL(0))
 		PG_RETURN_BYTEA_P(partial_new(cxt, q));
 	/* In place: the state is one this aggregate made in its context, or PG_GETARG_BYTEA_P's
