@@ -549,7 +549,10 @@ freeze_visit(Plan *plan, void *context)
  * each of dpagg's aggregates keeps only its data arguments, and its whole argument list is kept
  * aside, found by the Aggref's address (dpagg_site_args), for as long as the memory the copy
  * lives in.  Not done for a plan with parallel workers (they receive the plan, not this list),
- * nor under EXPLAIN ANALYZE or auto_explain (which print the arguments), nor with a custom scan.  The argument types
+ * nor under EXPLAIN ANALYZE (which prints the arguments; auto_explain's instrumentation is seen
+ * only when auto_explain's hook runs before dpagg's, i.e. when it is loaded after dpagg: loaded
+ * before, its log shows the trimmed arguments), nor with a custom scan, nor for a plan expecting
+ * fewer than TRIM_MIN_ROWS input rows.  The argument types
  * (aggargtypes) stay whole, and site_prepare refuses an Aggref that lacks arguments and has no
  * whole list kept.
  */
@@ -662,6 +665,7 @@ typedef struct TrimScan
 {
 	bool		own;			/* an Agg node runs one of dpagg's aggregates */
 	bool		custom;			/* a custom scan (Citus's) is in the plan */
+	double		rows;			/* the most input rows the planner expects for such an Agg */
 } TrimScan;
 
 static void
@@ -671,10 +675,19 @@ trim_scan_visit(Plan *plan, void *context)
 
 	if (IsA(plan, CustomScan))
 		ts->custom = true;
-	if (IsA(plan, Agg) && !ts->own &&
+	if (IsA(plan, Agg) &&
 		(find_own_walker((Node *) plan->targetlist, NULL) || find_own_walker((Node *) plan->qual, NULL)))
+	{
 		ts->own = true;
+		if (plan->lefttree != NULL && plan->lefttree->plan_rows > ts->rows)
+			ts->rows = plan->lefttree->plan_rows;
+	}
 }
+
+/* Below this many expected input rows the copy of the plan costs more than the steps it saves
+ * (and a SQL function run once per row of an outer query would keep a copy per call until the
+ * outer statement ends: an attack review measured 3.3 kB per call). */
+#define TRIM_MIN_ROWS 10000.0
 
 void
 dpagg_freeze_parameters(QueryDesc *qd)
@@ -697,11 +710,11 @@ dpagg_freeze_parameters(QueryDesc *qd)
 	 * per execution would lose; its coordinator's merges read one row per group anyway.) */
 	if (qd->instrument_options == 0 && !qd->plannedstmt->parallelModeNeeded)
 	{
-		TrimScan	ts = {false, false};
+		TrimScan	ts = {false, false, 0};
 		bool		trimmed = false;
 
 		dpagg_walk_statement(qd->plannedstmt, trim_scan_visit, &ts);
-		if (ts.own && !ts.custom)
+		if (ts.own && !ts.custom && ts.rows >= TRIM_MIN_ROWS)
 		{
 			if (!copied)
 				qd->plannedstmt = copyObject(qd->plannedstmt);
