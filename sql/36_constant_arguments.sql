@@ -45,6 +45,15 @@ SELECT count(*) AS sets, bool_and(d = s) AS grouping_sets FROM
 SELECT round(dp_sum(DISTINCT v, 1e9, 0, 0, 100, 'laplace')) = sum(DISTINCT v) AS distinct_sum,
        round(dp_sum(f, 1e9, 0, 0, 100, 'laplace' ORDER BY id DESC)) = sum(f) AS ordered_sum
 FROM c_t;
+-- Over 10 000 rows the executor runs a copy of the plan whose dpagg aggregates keep only their data
+-- arguments (site.c, dpagg_freeze_parameters): calls with different bounds and epsilons in one
+-- level each keep their own, and a call with no data argument (dp_count(epsilon, delta)) too.
+SELECT round(dp_sum(i4, 1e9, 0, 0, 10, 'laplace')) = sum(least(i4, 10)) AS own_bounds_10,
+       round(dp_sum(i4, 1e9, 0, 0, 50, 'laplace')) = sum(least(i4, 50)) AS own_bounds_50,
+       round(dp_avg(i8, 1e9, 0, 20, 30, 'laplace')::numeric, 6) = round(avg(greatest(20, least(i8, 30))), 6) AS own_bounds_avg,
+       dp_count(1e9, 0, 'laplace') = count(*) AS count_rows,
+       abs(dp_sum(f8, 1e-3, 0, 0, 100, 'laplace') - sum(f8)) > 1 AS small_epsilon_noisy
+FROM dp_test;
 -- rescans: the aggregation runs again for each outer row
 SELECT bool_and(d = s) AS rescans FROM
   (SELECT o.k, (SELECT round(dp_sum(v, 1e9, 0, 0, 100, 'laplace')) FROM c_t WHERE c_t.k = o.k) AS d,
