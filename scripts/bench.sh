@@ -15,8 +15,14 @@
 #
 # Method: a table of ROWS rows (x bigint, y double precision, g integer with 1000 groups) is
 # filled, VACUUM (FREEZE, ANALYZE)d and read into shared buffers.  Each query is timed on the
-# server with EXPLAIN (ANALYZE, TIMING OFF, SUMMARY ON): its "Execution Time" (no planning, no
-# client transfer, no per-node clock reads).  Every native/dp pair gets one untimed warm-up run of
+# server, in a PL/pgSQL function, as it runs for a user: clock_timestamp() around an EXECUTE of
+# SELECT count(q.*) FROM (query) q (every output column is computed; planning included, no
+# client transfer); the parallel workers
+# column then gives the workers planned.  With BENCH_TIMING=explain each query is instead timed
+# with EXPLAIN (ANALYZE, TIMING OFF, SUMMARY ON), its "Execution Time" and the workers launched:
+# the way earlier sessions measured, but instrumented plans run dpagg's aggregates with their
+# constant parameters evaluated for every row (src/pg/site.c), which a plain query does not.
+# Every native/dp pair gets one untimed warm-up run of
 # each, then BENCH_REPS timed runs of each, alternating native-dp, dp-native, ... to cancel
 # drift; the table shows the medians (and, as a check on a busy machine, the ratio of the
 # fastest runs: interference only ever adds time).  Everything runs twice: with parallelism off
@@ -26,7 +32,8 @@
 # spent waiting for a CPU on a busy machine does not inflate; in parallel runs it would miss the
 # workers, so it is left out there.
 #
-# Environment: BENCH_REPS (default 7), BENCH_WORKERS (default 2), BENCH_CSV=file (also write
+# Environment: BENCH_REPS (default 7), BENCH_WORKERS (default 2), BENCH_TIMING (plain, the
+# default, or explain), BENCH_CSV=file (also write
 # every single measurement there as CSV), BENCH_MECHANISM=name (sets dpagg.default_mechanism for
 # the run, e.g. laplace; default: the extension's own default).
 #
@@ -38,6 +45,8 @@ ROWS=${1:-5000000}
 REPS=${BENCH_REPS:-7}
 WORKERS=${BENCH_WORKERS:-2}
 TARGET=1.10
+TIMING=${BENCH_TIMING:-plain}
+case "$TIMING" in plain|explain) ;; *) echo "BENCH_TIMING must be plain or explain" >&2; exit 2;; esac
 if [ -n "${BENCH_CSV:-}" ]; then BENCH_CSV=$(realpath -m "$BENCH_CSV"); export BENCH_CSV; fi
 if ! [[ ${BENCH_MECHANISM:-} =~ ^[A-Za-z0-9_=,.()\ -]*$ ]]; then
   echo "bench.sh: BENCH_MECHANISM has unexpected characters" >&2; exit 2
@@ -155,8 +164,9 @@ END
 SELECT count(*), sum(x), sum(y) FROM dpagg_bench \\g /dev/null
 SELECT count(*), sum(x), sum(y) FROM dpagg_bench \\g /dev/null
 
--- Server-side time of one query: EXPLAIN ANALYZE's "Execution Time" without per-node timing,
--- and the number of parallel workers launched (0 when none).
+-- Server-side time of one query (BENCH_TIMING: plain, clock_timestamp() around the query run as a
+-- user runs it, and the parallel workers planned; explain, EXPLAIN ANALYZE's "Execution Time"
+-- without per-node timing, and the workers launched).
 -- A query that fails gives ms = NULL and its error message, and the run goes on (the medians
 -- are then over the runs that succeeded).
 CREATE FUNCTION pg_temp.cpu_ns() RETURNS bigint LANGUAGE plpgsql AS \$f\$
@@ -171,13 +181,25 @@ CREATE FUNCTION pg_temp.bench_ms(q text, OUT ms double precision, OUT workers in
 LANGUAGE plpgsql AS \$f\$
 DECLARE
   plan jsonb;
+  n bigint;
+  t0 timestamptz;
   cpu0 bigint := pg_temp.cpu_ns();
 BEGIN
-  EXECUTE 'EXPLAIN (ANALYZE, TIMING OFF, SUMMARY ON, FORMAT JSON) ' || q INTO plan;
-  cpu_ms := (pg_temp.cpu_ns() - cpu0) / 1e6;
-  ms := (plan -> 0 ->> 'Execution Time')::double precision;
-  workers := coalesce((SELECT max(w::text::integer)
-                         FROM jsonb_path_query(plan, 'lax \$.**."Workers Launched"') AS w), 0);
+  IF '$TIMING' = 'explain' THEN
+    EXECUTE 'EXPLAIN (ANALYZE, TIMING OFF, SUMMARY ON, FORMAT JSON) ' || q INTO plan;
+    cpu_ms := (pg_temp.cpu_ns() - cpu0) / 1e6;
+    ms := (plan -> 0 ->> 'Execution Time')::double precision;
+    workers := coalesce((SELECT max(w::text::integer)
+                           FROM jsonb_path_query(plan, 'lax \$.**."Workers Launched"') AS w), 0);
+  ELSE
+    t0 := clock_timestamp();
+    EXECUTE 'SELECT count(bench_q.*) FROM (' || q || ') AS bench_q' INTO n;
+    ms := extract(epoch FROM clock_timestamp() - t0) * 1000;
+    cpu_ms := (pg_temp.cpu_ns() - cpu0) / 1e6;
+    EXECUTE 'EXPLAIN (FORMAT JSON) SELECT count(bench_q.*) FROM (' || q || ') AS bench_q' INTO plan;
+    workers := coalesce((SELECT max(w::text::integer)
+                           FROM jsonb_path_query(plan, 'lax \$.**."Workers Planned"') AS w), 0);
+  END IF;
 EXCEPTION
   WHEN query_canceled THEN
     -- a real cancel (Ctrl-C, statement_timeout) stops the run; dpagg's own "canceling
@@ -233,7 +255,7 @@ SELECT r.mode,
             ELSE 'failed' END AS "<= ${TARGET}x",
        round((r.dp_min / r.native_min)::numeric, 3) AS "ratio of mins",
        r.workers AS "workers n/dp",
-       CASE WHEN r.mode = 'serial' THEN round((r.dp_cpu / r.native_cpu)::numeric, 3) END AS "cpu dp/native"
+       CASE WHEN r.mode = 'serial' THEN round((r.dp_cpu / nullif(r.native_cpu, 0))::numeric, 3) END AS "cpu dp/native"
 FROM (
   SELECT mode, ord, query,
          percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) FILTER (WHERE variant = 'native') AS native,
@@ -254,7 +276,7 @@ SELECT format('failed: %s (%s, %s runs): %s', sql, mode, count(*), error)
 FROM bench_results WHERE error IS NOT NULL
 GROUP BY mode, sql, error ORDER BY mode DESC, sql;
 \\pset tuples_only off
-\\echo target: <= ${TARGET}x native
+\\echo target: <= ${TARGET}x native, timing: $TIMING (BENCH_TIMING)
 SQL
 
   if [ -n "${BENCH_CSV:-}" ]; then
