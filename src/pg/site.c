@@ -468,93 +468,22 @@ dpagg_walk_statement(PlannedStmt *stmt, void (*visit) (Plan *plan, void *context
 	walk_plans(stmt->subplans, visit, context);
 }
 
-typedef struct FreezeContext
-{
-	bool		modify;			/* false: only find whether anything needs freezing */
-	bool		found;
-	ParamListInfo params;
-	ExprContext *econtext;
-} FreezeContext;
-
-static bool
-freeze_aggref_walker(Node *node, FreezeContext *fc)
-{
-	if (node == NULL)
-		return false;
-	if (IsA(node, Aggref))
-	{
-		Aggref	   *aggref = (Aggref *) node;
-		int			kind;
-		ListCell   *lc;
-		int			i = 0;
-
-		if (DO_AGGSPLIT_COMBINE(aggref->aggsplit))
-			return false;		/* its arguments are the partial Aggref's, frozen there */
-		kind = aggregate_kind(aggref->aggfnoid);
-		if (kind == 0)
-			return false;
-		foreach(lc, aggref->args)
-		{
-			TargetEntry *tle = lfirst_node(TargetEntry, lc);
-
-			if (!tle->resjunk && !dpagg_data_argument(aggref, kind, i) && !IsA(tle->expr, Const))
-			{
-				fc->found = true;
-				if (fc->modify)
-				{
-					Expr	   *expr = tle->expr;
-					ExprState  *es;
-					Datum		d;
-					bool		isnull;
-					int16		typlen;
-					bool		typbyval;
-
-					dpagg_check_param_expr((Node *) expr, dpagg_kind_name(kind), i);
-					es = ExecInitExprWithParams(expr, fc->params);
-					d = ExecEvalExprSwitchContext(es, fc->econtext, &isnull);
-					get_typlenbyval(exprType((Node *) expr), &typlen, &typbyval);
-					if (!isnull)
-						d = datumCopy(d, typbyval, typlen);
-					tle->expr = (Expr *) makeConst(exprType((Node *) expr),
-												   exprTypmod((Node *) expr),
-												   exprCollation((Node *) expr),
-												   typlen, d, isnull, typbyval);
-				}
-			}
-			if (!tle->resjunk)
-				i++;
-		}
-		return false;			/* aggregates do not nest */
-	}
-	return expression_tree_walker(node, freeze_aggref_walker, (void *) fc);
-}
-
-static void
-freeze_visit(Plan *plan, void *context)
-{
-	FreezeContext *fc = (FreezeContext *) context;
-
-	if (!IsA(plan, Agg) || (!fc->modify && fc->found))
-		return;
-	(void) freeze_aggref_walker((Node *) plan->targetlist, fc);
-	(void) freeze_aggref_walker((Node *) plan->qual, fc);
-}
-
 /* ------------------------------------------------------------------------------------------
  * The constant parameters out of the per-row path.
  *
  * PostgreSQL evaluates every argument of an aggregate for every row, constants included: three
  * to six steps of the expression interpreter per row for dpagg's parameters, which the transition
- * functions never read (the site has them).  So in the private copy of a plan the executor runs,
- * each of dpagg's aggregates keeps only its data arguments, and its whole argument list is kept
- * aside, found by the Aggref's address (dpagg_site_args), for as long as the memory the copy
- * lives in.  Not done for a plan with parallel workers (they receive the plan, not this list),
- * nor under EXPLAIN ANALYZE (which prints the arguments; auto_explain's instrumentation is seen
- * only when auto_explain's hook runs before dpagg's, i.e. when it is loaded after dpagg: loaded
- * before, its log shows the trimmed arguments), nor with a custom scan, nor for a plan expecting
- * fewer than TRIM_MIN_ROWS input rows.  The argument types
- * (aggargtypes) stay whole, and site_prepare refuses an Aggref that lacks arguments and has no
- * whole list kept.
+ * functions never read (the site has them).  So in the private copy of a plan the executor runs
+ * (the same copy as the freezing's), each of dpagg's aggregates keeps only its data arguments, and
+ * its whole argument list is kept aside, found by the Aggref's address (dpagg_site_args), for as
+ * long as the memory the copy lives in.  Not done for a plan with parallel workers (they receive
+ * the plan, not this list), nor under EXPLAIN ANALYZE (which prints the arguments; auto_explain's
+ * instrumentation is seen only when auto_explain's hook runs before dpagg's, i.e. when it is
+ * loaded after dpagg: loaded before, its log shows the trimmed arguments), nor with a custom scan
+ * (Citus keeps state of its own in its plans, which a copy per execution would lose), nor for a
+ * plan expecting fewer than TRIM_MIN_ROWS input rows, nor for an aggregate with ORDER BY or
+ * DISTINCT (their sort refers to the arguments by position).  The argument types (aggargtypes)
+ * stay whole, and site_prepare refuses an Aggref that lacks arguments and has no whole list kept.
  */
 typedef struct TrimmedArgs
 {
@@ -591,8 +520,60 @@ dpagg_site_args(Aggref *aggref)
 	return aggref->args;
 }
 
+/* Below this many expected input rows the copy of the plan costs more than the steps it saves
+ * (and a SQL function run once per row of an outer query would keep a copy per call until the
+ * outer statement ends: an attack review measured 3.3 kB per call). */
+#define TRIM_MIN_ROWS 10000.0
+
+typedef struct FreezeContext
+{
+	bool		modify;			/* false: only look (the first pass) */
+	bool		found;			/* a parameter is not a constant: it needs freezing */
+	bool		own;			/* an Agg node runs one of dpagg's aggregates */
+	bool		custom;			/* a custom scan (Citus's) is in the plan */
+	double		rows;			/* the most input rows the planner expects for such an Agg */
+	bool		trim;			/* the second pass trims the parameters too */
+	bool		trimmed;
+	ParamListInfo params;
+	ExprContext *econtext;
+} FreezeContext;
+
+/* Keep aggref's whole argument list aside and leave it its data arguments (and junk ones). */
+static void
+trim_aggref(Aggref *aggref, int kind, FreezeContext *fc)
+{
+	ListCell   *lc;
+	List	   *kept = NIL;
+	int			i = 0,
+				resno = 0;
+	TrimmedArgs *t;
+
+	foreach(lc, aggref->args)
+	{
+		TargetEntry *tle = lfirst_node(TargetEntry, lc);
+
+		if (tle->resjunk || dpagg_data_argument(aggref, kind, i))
+		{
+			TargetEntry *k = flatCopyTargetEntry(tle);
+
+			k->resno = ++resno;
+			kept = lappend(kept, k);
+		}
+		if (!tle->resjunk)
+			i++;
+	}
+	t = palloc(sizeof(TrimmedArgs));
+	t->aggref = aggref;
+	t->args = aggref->args;
+	t->cxt = CurrentMemoryContext;
+	t->next = trimmed_args;
+	trimmed_args = t;
+	aggref->args = kept;
+	fc->trimmed = true;
+}
+
 static bool
-trim_aggref_walker(Node *node, bool *trimmed)
+freeze_aggref_walker(Node *node, FreezeContext *fc)
 {
 	if (node == NULL)
 		return false;
@@ -601,133 +582,99 @@ trim_aggref_walker(Node *node, bool *trimmed)
 		Aggref	   *aggref = (Aggref *) node;
 		int			kind;
 		ListCell   *lc;
-		List	   *kept = NIL;
-		int			i = 0,
-					resno = 0;
-		TrimmedArgs *t;
+		int			i = 0;
 
 		if (DO_AGGSPLIT_COMBINE(aggref->aggsplit))
-			return false;		/* its argument is the partial state */
-		if (aggref->aggorder != NIL || aggref->aggdistinct != NIL)
-			return false;		/* their sort refers to the arguments by position */
+			return false;		/* its arguments are the partial Aggref's, frozen there */
 		kind = aggregate_kind(aggref->aggfnoid);
 		if (kind == 0)
 			return false;
+		fc->own = true;
 		foreach(lc, aggref->args)
 		{
 			TargetEntry *tle = lfirst_node(TargetEntry, lc);
 
-			if (tle->resjunk || dpagg_data_argument(aggref, kind, i))
+			if (!tle->resjunk && !dpagg_data_argument(aggref, kind, i) && !IsA(tle->expr, Const))
 			{
-				TargetEntry *k = flatCopyTargetEntry(tle);
+				fc->found = true;
+				if (fc->modify)
+				{
+					Expr	   *expr = tle->expr;
+					ExprState  *es;
+					Datum		d;
+					bool		isnull;
+					int16		typlen;
+					bool		typbyval;
 
-				k->resno = ++resno;
-				kept = lappend(kept, k);
+					dpagg_check_param_expr((Node *) expr, dpagg_kind_name(kind), i);
+					es = ExecInitExprWithParams(expr, fc->params);
+					d = ExecEvalExprSwitchContext(es, fc->econtext, &isnull);
+					get_typlenbyval(exprType((Node *) expr), &typlen, &typbyval);
+					if (!isnull)
+						d = datumCopy(d, typbyval, typlen);
+					tle->expr = (Expr *) makeConst(exprType((Node *) expr),
+												   exprTypmod((Node *) expr),
+												   exprCollation((Node *) expr),
+												   typlen, d, isnull, typbyval);
+				}
 			}
-			else if (!IsA(tle->expr, Const))
-				return false;	/* not frozen: left as it is */
 			if (!tle->resjunk)
 				i++;
 		}
-		t = palloc(sizeof(TrimmedArgs));
-		t->aggref = aggref;
-		t->args = aggref->args;
-		t->cxt = CurrentMemoryContext;
-		t->next = trimmed_args;
-		trimmed_args = t;
-		aggref->args = kept;
-		*trimmed = true;
-		return false;
+		/* every parameter is a constant now */
+		if (fc->modify && fc->trim && aggref->aggorder == NIL && aggref->aggdistinct == NIL)
+			trim_aggref(aggref, kind, fc);
+		return false;			/* aggregates do not nest */
 	}
-	return expression_tree_walker(node, trim_aggref_walker, (void *) trimmed);
+	return expression_tree_walker(node, freeze_aggref_walker, (void *) fc);
 }
 
 static void
-trim_visit(Plan *plan, void *context)
+freeze_visit(Plan *plan, void *context)
 {
-	if (!IsA(plan, Agg))
-		return;
-	(void) trim_aggref_walker((Node *) plan->targetlist, (bool *) context);
-	(void) trim_aggref_walker((Node *) plan->qual, (bool *) context);
-}
-
-static bool
-find_own_walker(Node *node, void *context)
-{
-	if (node == NULL)
-		return false;
-	if (IsA(node, Aggref) && aggregate_kind(((Aggref *) node)->aggfnoid) != 0)
-		return true;
-	return expression_tree_walker(node, find_own_walker, context);
-}
-
-typedef struct TrimScan
-{
-	bool		own;			/* an Agg node runs one of dpagg's aggregates */
-	bool		custom;			/* a custom scan (Citus's) is in the plan */
-	double		rows;			/* the most input rows the planner expects for such an Agg */
-} TrimScan;
-
-static void
-trim_scan_visit(Plan *plan, void *context)
-{
-	TrimScan   *ts = (TrimScan *) context;
+	FreezeContext *fc = (FreezeContext *) context;
+	bool		own_before = fc->own;
 
 	if (IsA(plan, CustomScan))
-		ts->custom = true;
-	if (IsA(plan, Agg) &&
-		(find_own_walker((Node *) plan->targetlist, NULL) || find_own_walker((Node *) plan->qual, NULL)))
-	{
-		ts->own = true;
-		if (plan->lefttree != NULL && plan->lefttree->plan_rows > ts->rows)
-			ts->rows = plan->lefttree->plan_rows;
-	}
+		fc->custom = true;
+	if (!IsA(plan, Agg))
+		return;
+	fc->own = false;
+	(void) freeze_aggref_walker((Node *) plan->targetlist, fc);
+	(void) freeze_aggref_walker((Node *) plan->qual, fc);
+	if (fc->own && plan->lefttree != NULL && plan->lefttree->plan_rows > fc->rows)
+		fc->rows = plan->lefttree->plan_rows;
+	fc->own = fc->own || own_before;
 }
-
-/* Below this many expected input rows the copy of the plan costs more than the steps it saves
- * (and a SQL function run once per row of an outer query would keep a copy per call until the
- * outer statement ends: an attack review measured 3.3 kB per call). */
-#define TRIM_MIN_ROWS 10000.0
 
 void
 dpagg_freeze_parameters(QueryDesc *qd)
 {
-	FreezeContext fc = {false, false, qd->params, NULL};
-	bool		copied = false;
+	FreezeContext fc = {0};
 
+	fc.params = qd->params;
 	dpagg_walk_statement(qd->plannedstmt, freeze_visit, &fc);
+	fc.trim = fc.own && !fc.custom && fc.rows >= TRIM_MIN_ROWS && qd->instrument_options == 0 &&
+		!qd->plannedstmt->parallelModeNeeded;
+	if (!fc.found && !fc.trim)
+		return;					/* every parameter is a constant already (the usual case) */
+	qd->plannedstmt = copyObject(qd->plannedstmt);
+	fc.modify = true;
 	if (fc.found)
 	{
-		qd->plannedstmt = copyObject(qd->plannedstmt);
-		copied = true;
-		fc.modify = true;
 		fc.econtext = CreateStandaloneExprContext();
 		fc.econtext->ecxt_param_list_info = qd->params;
-		dpagg_walk_statement(qd->plannedstmt, freeze_visit, &fc);
-		FreeExprContext(fc.econtext, true);
 	}
-	/* (Nor for a plan with a custom scan: Citus keeps state of its own in its plans, which a copy
-	 * per execution would lose; its coordinator's merges read one row per group anyway.) */
-	if (qd->instrument_options == 0 && !qd->plannedstmt->parallelModeNeeded)
+	dpagg_walk_statement(qd->plannedstmt, freeze_visit, &fc);
+	if (fc.econtext != NULL)
+		FreeExprContext(fc.econtext, true);
+	if (fc.trimmed)
 	{
-		TrimScan	ts = {false, false, 0};
-		bool		trimmed = false;
+		MemoryContextCallback *cb = palloc(sizeof(MemoryContextCallback));
 
-		dpagg_walk_statement(qd->plannedstmt, trim_scan_visit, &ts);
-		if (ts.own && !ts.custom && ts.rows >= TRIM_MIN_ROWS)
-		{
-			if (!copied)
-				qd->plannedstmt = copyObject(qd->plannedstmt);
-			dpagg_walk_statement(qd->plannedstmt, trim_visit, &trimmed);
-		}
-		if (trimmed)
-		{
-			MemoryContextCallback *cb = palloc(sizeof(MemoryContextCallback));
-
-			cb->func = forget_trimmed;
-			cb->arg = CurrentMemoryContext;
-			MemoryContextRegisterResetCallback(CurrentMemoryContext, cb);
-		}
+		cb->func = forget_trimmed;
+		cb->arg = CurrentMemoryContext;
+		MemoryContextRegisterResetCallback(CurrentMemoryContext, cb);
 	}
 }
 
