@@ -1616,7 +1616,7 @@ refuse_walker(Node *node, void *context)
 {
 	if (node == NULL)
 		return false;
-	if (is_unit_aggref(node) && dpagg_citus_unit_tagged((Aggref *) node))
+	if (is_unit_aggref(node) && dpagg_citus_tagged((Aggref *) node))
 		dpagg_citus_refuse_units();	/* a Citus subplan of a level that citus.c tagged */
 	if (is_unit_aggref(node) ||
 		(IsA(node, WindowFunc) &&

@@ -605,12 +605,8 @@ merge_aggref(CitusCall *c, Var *sum, Var *n, const char *schema)
 static void
 tag_aggref(Aggref *a, DpCitusRewrite *cr)
 {
-	int			kind = dpagg_aggregate_kind(a->aggfnoid);
 	ListCell   *l;
-	int			index,
-				i = 0,
-				resno = 0;
-	List	   *kept = NIL;
+	int			index;
 
 	index = cr->level_first;
 	for_each_from(l, cr->tagged, cr->level_first)
@@ -625,19 +621,7 @@ tag_aggref(Aggref *a, DpCitusRewrite *cr)
 			unsupported("too many of dpagg's aggregates in one query", NULL);
 		cr->tagged = lappend(cr->tagged, copyObject(a));
 	}
-	foreach(l, a->args)
-	{
-		TargetEntry *tle = lfirst_node(TargetEntry, l);
-
-		if (tle->resjunk || dpagg_data_argument(a, kind, i))
-		{
-			tle->resno = ++resno;
-			kept = lappend(kept, tle);
-		}
-		if (!tle->resjunk)
-			i++;
-	}
-	a->args = kept;
+	a->args = dpagg_data_args(a, dpagg_aggregate_kind(a->aggfnoid));
 	a->location = CITUS_TAG - index;
 }
 
@@ -647,7 +631,7 @@ tagged_original(Aggref *a, DpCitusRewrite *cr)
 {
 	int			index;
 
-	if (a->location > CITUS_TAG || a->location <= CITUS_TAG - CITUS_TAG_MAX)
+	if (!dpagg_citus_tagged(a))
 		return NULL;
 	index = CITUS_TAG - a->location;
 	if (index >= list_length(cr->tagged))
@@ -870,7 +854,7 @@ unit_tag_walker(Node *node, DpCitusRewrite *cr)
 }
 
 bool
-dpagg_citus_unit_tagged(Aggref *a)
+dpagg_citus_tagged(Aggref *a)
 {
 	return a->location <= CITUS_TAG && a->location > CITUS_TAG - CITUS_TAG_MAX;
 }

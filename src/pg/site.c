@@ -538,15 +538,17 @@ typedef struct FreezeContext
 	ExprContext *econtext;
 } FreezeContext;
 
-/* Keep aggref's whole argument list aside and leave it its data arguments (and junk ones). */
-static void
-trim_aggref(Aggref *aggref, int kind, FreezeContext *fc)
+/*
+ * An aggregate's arguments without its parameters: its data arguments (and junk ones), flat
+ * copies numbered anew.  The executor here, and Citus's planner (citus.c), are handed these.
+ */
+List *
+dpagg_data_args(Aggref *aggref, int kind)
 {
 	ListCell   *lc;
 	List	   *kept = NIL;
 	int			i = 0,
 				resno = 0;
-	TrimmedArgs *t;
 
 	foreach(lc, aggref->args)
 	{
@@ -562,13 +564,21 @@ trim_aggref(Aggref *aggref, int kind, FreezeContext *fc)
 		if (!tle->resjunk)
 			i++;
 	}
-	t = palloc(sizeof(TrimmedArgs));
+	return kept;
+}
+
+/* Keep aggref's whole argument list aside and leave it its data arguments. */
+static void
+trim_aggref(Aggref *aggref, int kind, FreezeContext *fc)
+{
+	TrimmedArgs *t = palloc(sizeof(TrimmedArgs));
+
 	t->aggref = aggref;
 	t->args = aggref->args;
 	t->cxt = CurrentMemoryContext;
 	t->next = trimmed_args;
 	trimmed_args = t;
-	aggref->args = kept;
+	aggref->args = dpagg_data_args(aggref, kind);
 	fc->trimmed = true;
 }
 

@@ -109,6 +109,7 @@ extern bool dpagg_data_argument(Aggref *aggref, int kind, int i);
 struct QueryDesc;
 extern void dpagg_freeze_parameters(struct QueryDesc *qd);
 extern List *dpagg_site_args(Aggref *aggref);
+extern List *dpagg_data_args(Aggref *aggref, int kind);
 
 /* Visit every plan node of a statement (the main tree and the subplans). */
 extern void dpagg_walk_statement(PlannedStmt *stmt, void (*visit) (Plan *plan, void *context),
@@ -260,8 +261,9 @@ typedef struct DpCitusRewrite DpCitusRewrite;
 extern DpCitusRewrite *dpagg_citus_query(Query *parse, bool direct_allowed);
 extern bool dpagg_citus_finish_plan(PlannedStmt *stmt, DpCitusRewrite *cr);
 extern int	dpagg_unit_mark(void);
-/* A per-unit aggregate citus.c tagged while Citus plans; the refusal of such a plan (citus.c). */
-extern bool dpagg_citus_unit_tagged(Aggref *a);
+/* An aggregate citus.c tagged while Citus plans (in bound.c: a per-unit one); the refusal of a plan
+ * that takes a tagged per-unit aggregate to a worker (citus.c). */
+extern bool dpagg_citus_tagged(Aggref *a);
 extern void dpagg_citus_refuse_units(void) pg_attribute_noreturn();
 extern Query *dpagg_citus_original(DpCitusRewrite *cr);
 extern bool dpagg_citus_worker(void);
