@@ -10,6 +10,10 @@
 #
 #   scripts/bench_citus.sh [RUNS] [ROWS] [NGROUPS]     (defaults 5, 5000000, 1000000)
 #
+# By default every node gets the same dpagg.citus_key_file, so GROUP BY uid is released on the
+# workers under the coordinator's grant (docs/citus.md §6); BENCH_CITUS_GRANTS=off leaves the key
+# out and measures the forms that release on the coordinator (the direct form for GROUP BY uid).
+#
 # A benchmark, not a test: prints a table and exits 0.  Needs Citus installed
 # (scripts/install-citus.sh) and dpagg built and installed.  Run as root it runs itself as the user
 # postgres; the clusters it makes are stopped and removed at the end.  Ports 5651-5653.
@@ -45,6 +49,11 @@ fsync = off
 jit = off
 max_parallel_workers_per_gather = 0
 EOF
+  if [ "${BENCH_CITUS_GRANTS:-on}" != off ]; then
+    [ -n "${key:-}" ] || key=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
+    (umask 077; printf '%s\n' "$key" >"$tmp/$c/dpagg_citus.key")
+    echo "dpagg.citus_key_file = 'dpagg_citus.key'" >>"$tmp/$c/postgresql.conf"
+  fi
   "$BIN/pg_ctl" -D "$tmp/$c" -l "$tmp/$c.log" -w start >/dev/null
   q "$c" "CREATE EXTENSION citus" >/dev/null
 done
@@ -57,7 +66,7 @@ q c "CREATE TABLE t (uid int, dept int, x float8)" "SELECT create_distributed_ta
 exec_ms() { "$BIN/psql" -X -q -h "$tmp" -p "${PORT[c]}" -d postgres -c '\timing on' -c "$1" 2>&1 |
             sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' | tail -1; }
 median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
-echo "$ROWS rows, distributed by uid over 2 workers (and a local copy); medians of $RUNS alternating runs, ms"
+echo "$ROWS rows, distributed by uid over 2 workers (and a local copy); medians of $RUNS alternating runs, ms; worker-side releases ${BENCH_CITUS_GRANTS:-on}"
 printf '%-8s %-28s %10s %10s %7s\n' table shape native dp ratio
 for tbl in t local_t; do
   for shape in "whole table|" "1000 groups|dept," "GROUP BY uid ($NGROUPS)|uid,"; do

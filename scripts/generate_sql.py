@@ -308,6 +308,13 @@ CREATE FUNCTION dpagg_partial_combine(bytea, bytea) RETURNS bytea
 -- distribution column, so that it leaves the merge on the coordinator (src/pg/citus.c).
 CREATE FUNCTION dpagg_group_key(key anyelement) RETURNS anyelement
   AS 'MODULE_PATHNAME', 'dpagg_group_key' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+-- Worker-side releases on Citus (src/pg/citus_grant.c, docs/citus.md): the qual that carries the
+-- coordinator's grant to the shard queries (true; the grant is checked when a query starts), and
+-- the coordinator's one-time filter above a query released on the workers.
+CREATE FUNCTION dpagg_citus_grant(grant_text text) RETURNS boolean
+  AS 'MODULE_PATHNAME', 'dpagg_citus_grant' LANGUAGE C STABLE PARALLEL SAFE;
+CREATE FUNCTION dpagg_citus_release(grant_text text, template text) RETURNS boolean
+  AS 'MODULE_PATHNAME', 'dpagg_citus_release' LANGUAGE C VOLATILE;
 -- The rows' vectors clipped to the l2 bound and summed exactly in the quanta dp_sum_vector's own
 -- state adds, with their number (src/pg/vector.c): the partial sums of dpagg_merge_vector.
 CREATE FUNCTION dpagg_vquanta_trans(bytea, double precision[], integer, double precision) RETURNS bytea

@@ -230,6 +230,59 @@ int			dpagg_secure_uniform(double *out, dpagg_error *err);
 /* n of them at once. */
 int			dpagg_secure_uniforms(double *out, size_t n, dpagg_error *err);
 
+
+/*
+ * Grants (grant/grant.h): how a Citus coordinator that has charged a query's releases lets its
+ * workers make them.  Plain data; the seal is HMAC-SHA256 under a 32-byte key the nodes share.
+ */
+#define DPAGG_GRANT_KEY_LEN 32
+#define DPAGG_GRANT_NONCE_LEN 16
+#define DPAGG_GRANT_MAX_CALLS 16
+#define DPAGG_GRANT_NAME_LEN 256	/* database, role, schema-qualified table; NUL included */
+#define DPAGG_GRANT_AGG_LEN 64
+#define DPAGG_GRANT_TEXT_MAX 12288	/* longest grant or template text, NUL included */
+
+typedef struct dpagg_grant_part
+{
+	char		spec[DPAGG_MECH_SPEC_LEN];
+	double		epsilon;
+	double		delta;
+	double		rho;
+} dpagg_grant_part;
+
+/* One release as the ledger charged it (charge.c: aggregate, epsilon, delta, parts). */
+typedef struct dpagg_grant_call
+{
+	char		aggregate[DPAGG_GRANT_AGG_LEN];
+	double		epsilon;
+	double		delta;
+	int			nparts;			/* 1 or 2 */
+	dpagg_grant_part parts[2];
+} dpagg_grant_call;
+
+typedef struct dpagg_grant
+{
+	unsigned char nonce[DPAGG_GRANT_NONCE_LEN];
+	int64_t		expires_us;		/* Unix time, microseconds */
+	char		database[DPAGG_GRANT_NAME_LEN];
+	char		role[DPAGG_GRANT_NAME_LEN];
+	char		table[DPAGG_GRANT_NAME_LEN];	/* "schema"."table", quoted as SQL would */
+	int			ncalls;			/* 1 .. DPAGG_GRANT_MAX_CALLS */
+	dpagg_grant_call calls[DPAGG_GRANT_MAX_CALLS];
+} dpagg_grant;
+
+/* The unsealed template of a grant (its nonce and expiry ignored), and back. */
+int			dpagg_grant_template(const dpagg_grant *g, char *out, size_t outlen, dpagg_error *err);
+int			dpagg_grant_from_template(const char *text, dpagg_grant *out, dpagg_error *err);
+/* Seal a grant; open one: MAC (constant time), strict format, then expiry against now_us.  A
+ * grant that fails any check is DPAGG_INVALID_PARAMETER, with nothing parsed from it returned. */
+int			dpagg_grant_seal(const unsigned char *key, const dpagg_grant *g, char *out,
+							 size_t outlen, dpagg_error *err);
+int			dpagg_grant_open(const unsigned char *key, const char *text, int64_t now_us,
+							 dpagg_grant *out, dpagg_error *err);
+/* A key as stored: 64 hexadecimal digits, surrounding white space ignored. */
+int			dpagg_grant_parse_key(const char *text, unsigned char *key, dpagg_error *err);
+
 #ifdef __cplusplus
 }
 #endif

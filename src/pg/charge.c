@@ -171,7 +171,8 @@ dpagg_charge_statement_end(void)
 
 static void
 ledger_charge(const char *aggregate, int sets, double epsilon, double delta,
-			  const DpChargePart *parts, int nparts, bool dry_run, const char *query_text)
+			  const DpChargePart *parts, int nparts, bool dry_run, const char *query_text,
+			  EState *estate)
 {
 	Oid			role = GetSessionUserId();
 	bool		unlimited = superuser_arg(role) && !dpagg_limit_superusers;
@@ -184,6 +185,10 @@ ledger_charge(const char *aggregate, int sets, double epsilon, double delta,
 	int			i;
 
 	check_release_context();
+	/* A shard query released under its coordinator's grant (citus_grant.c): the coordinator
+	 * charged it; here it is matched against the grant, and used up, instead. */
+	if (dpagg_citus_granted(estate, aggregate, sets, epsilon, delta, parts, nparts, !dry_run))
+		return;
 	/* A session whose login role was dropped meanwhile: its account is gone, and a new one would
 	 * pass, spending and all, to a later role given the same OID. */
 	if (!SearchSysCacheExists1(AUTHOID, ObjectIdGetDatum(role)))
@@ -349,14 +354,24 @@ void
 dpagg_charge_check_parts(AggState *as, const char *aggregate, double epsilon, double delta,
 						 const DpChargePart *parts, int nparts)
 {
-	ledger_charge(aggregate, grouping_sets_of(as), epsilon, delta, parts, nparts, true, NULL);
+	ledger_charge(aggregate, grouping_sets_of(as), epsilon, delta, parts, nparts, true, NULL,
+				  as->ss.ps.state);
 }
 
 void
 dpagg_charge_precheck(const char *aggregate, double epsilon, double delta,
 					  const DpChargePart *parts, int nparts)
 {
-	ledger_charge(aggregate, 1, epsilon, delta, parts, nparts, true, NULL);
+	ledger_charge(aggregate, 1, epsilon, delta, parts, nparts, true, NULL, NULL);
+}
+
+/* One release planned to run on the Citus workers, charged (or dry-run) when its statement starts
+ * on the coordinator (citus_grant.c). */
+void
+dpagg_charge_planned(const char *aggregate, double epsilon, double delta,
+					 const DpChargePart *parts, int nparts, bool dry_run, const char *query_text)
+{
+	ledger_charge(aggregate, 1, epsilon, delta, parts, nparts, dry_run, query_text, NULL);
 }
 
 /*
@@ -387,7 +402,8 @@ dpagg_charge_at(AggState *as, DpChargeMark *mark, const char *aggregate, double 
 		instr->running = true;
 	if (mark->charged && mark->loop == instr->nloops)
 		return;
-	ledger_charge(aggregate, grouping_sets_of(as), epsilon, delta, parts, nparts, false, query_text);
+	ledger_charge(aggregate, grouping_sets_of(as), epsilon, delta, parts, nparts, false, query_text,
+				  as->ss.ps.state);
 	mark->charged = true;
 	mark->loop = instr->nloops;
 }

@@ -45,6 +45,7 @@
 #include "access/table.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_aggregate.h"
+#include "catalog/pg_class.h"
 #include "catalog/pg_collation.h"
 #include "catalog/pg_namespace.h"
 #include "catalog/pg_type.h"
@@ -121,6 +122,34 @@ citus_table_lookup(Oid relid, Oid partition_rel, AttrNumber *column)
 	systable_endscan(scan);
 	table_close(rel, AccessShareLock);
 	return found;
+}
+
+/* Is relid a Citus table whose shards each have one placement (repmodel 's', streaming, the
+ * default since Citus 11)?  With statement replication Citus could run a shard query again on
+ * another placement after a failure: the worker form is not used for such a table. */
+static bool
+citus_single_placement(Oid relid, Oid partition_rel)
+{
+	Relation	rel;
+	SysScanDesc scan;
+	ScanKeyData key;
+	HeapTuple	tup;
+	bool		single = false;
+
+	rel = table_open(partition_rel, AccessShareLock);
+	ScanKeyInit(&key, 1, BTEqualStrategyNumber, F_OIDEQ, ObjectIdGetDatum(relid));
+	scan = systable_beginscan(rel, InvalidOid, false, NULL, 1, &key);
+	if (HeapTupleIsValid(tup = systable_getnext(scan)))
+	{
+		AttrNumber	att = get_attnum(RelationGetRelid(rel), "repmodel");
+		bool		isnull = true;
+		Datum		d = att > 0 ? heap_getattr(tup, att, RelationGetDescr(rel), &isnull) : (Datum) 0;
+
+		single = !isnull && DatumGetChar(d) == 's';
+	}
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	return single;
 }
 
 static bool
@@ -259,6 +288,8 @@ typedef struct CitusCall
 			   *mechanism,
 			   *dimension;		/* dp_sum_vector */
 	bool		integer;
+	DpChargePart parts[2];		/* its charge (precheck), for the worker form's grant */
+	int			nparts;
 } CitusCall;
 
 /*
@@ -288,7 +319,14 @@ typedef struct CitusCall
 
 struct DpCitusRewrite
 {
+	int			mode;			/* DPAGG_CITUS_WORKER, _DIRECT or _SAFE: the forms allowed */
 	bool		direct_allowed;
+	bool		params_dynamic;	/* the analyst's parameters are fetched by a hook (PL/pgSQL) */
+	int			nparams;		/* the analyst's parameters ($1 .. $nparams) */
+	bool		worker;			/* the query was rewritten in the worker form */
+	int			grant_param;	/* its grant's $n */
+	char	   *grant_template;	/* its releases as charged (citus_grant.c) */
+	char	   *schema;			/* dpagg's schema */
 	Query	   *root;			/* the query being rewritten */
 	Query	   *original;		/* a copy of it before the first rewrite, for the safe form */
 	List	   *tagged;			/* Aggref *: each tagged aggregate as it was made, by tag */
@@ -473,7 +511,10 @@ precheck(CitusCall *c)
 		parts[i].epsilon = cal[i].epsilon;
 		parts[i].delta = cal[i].delta;
 		parts[i].rho = dpagg_zcdp_rho(&cal[i]);
+		c->parts[i] = parts[i];
+		c->parts[i].spec = pstrdup(cal[i].spec);
 	}
+	c->nparts = n;
 	dpagg_charge_precheck(dpagg_kind_name(c->kind), eps, del, parts, n);
 }
 
@@ -895,6 +936,96 @@ unit_level(Query *q, LevelContext *lc, DpCitusRewrite *cr)
 	(void) unit_tag_walker(q->havingQual, cr);
 }
 
+/*
+ * The worker form (citus_grant.c; docs/citus.md §6): a query whose one level reads one
+ * hash-distributed table alone and groups by its distribution column is left for Citus to push
+ * down whole, releases included, with the qual dpagg_citus_grant($n) added; $n is a parameter of
+ * the coordinator's executor that carries the grant.  dpagg_citus_finish_plan checks that Citus
+ * pushed the level down (no release of it left in the coordinator's plan) and puts the one-time
+ * filter dpagg_citus_release($n, template) above the plan, by which the coordinator's ExecutorStart
+ * charges the releases (the template lists them as charged) and seals the grant.  Only when every
+ * node has the key (dpagg.citus_key_file), for plain dp_sum, dp_avg and dp_count (no report form,
+ * no vector), for a session that is not restricted, and for the query's outermost level; else the
+ * direct form.
+ */
+static bool
+worker_form(Query *q, DpCitusRewrite *cr, LevelContext *lc, Oid partition_rel)
+{
+	ListCell   *c;
+	Oid			relid;
+
+	if (cr->mode < DPAGG_CITUS_WORKER || q != cr->root || q->commandType != CMD_SELECT ||
+		cr->params_dynamic || !dpagg_citus_key_configured() || dpagg_session_restricted() ||
+		q->hasWindowFuncs || q->hasTargetSRFs || q->distinctClause != NIL ||
+		q->groupingSets != NIL || list_length(lc->calls) > DPAGG_GRANT_MAX_CALLS ||
+		!grouped_by_distribution_column(q, partition_rel) || repeated_calls(q).repeated)
+		return false;
+	relid = rt_fetch(1, q->rtable)->relid;
+	if (get_rel_relkind(relid) != RELKIND_RELATION || !citus_single_placement(relid, partition_rel) ||
+		strlen(quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)),
+										  get_rel_name(relid))) >= DPAGG_GRANT_NAME_LEN)
+		return false;
+	foreach(c, lc->calls)
+	{
+		CitusCall  *call = (CitusCall *) lfirst(c);
+
+		if ((call->kind != DP_SITE_SUM && call->kind != DP_SITE_AVG && call->kind != DP_SITE_COUNT) ||
+			dpagg_aggregate_is_report(call->orig->aggfnoid))
+			return false;
+	}
+	return true;
+}
+
+static void
+worker_level(Query *q, DpCitusRewrite *cr, LevelContext *lc, const char *schema)
+{
+	dpagg_grant *g = palloc0(sizeof(dpagg_grant));
+	char	   *buf = palloc(DPAGG_GRANT_TEXT_MAX);
+	dpagg_error err;
+	Oid			relid = rt_fetch(1, q->rtable)->relid;
+	Oid			text = TEXTOID;
+	ListCell   *c;
+	Param	   *p;
+	int			i;
+
+	strlcpy(g->table, quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)),
+												 get_rel_name(relid)), sizeof(g->table));
+	foreach(c, lc->calls)
+	{
+		CitusCall  *call = (CitusCall *) lfirst(c);
+		dpagg_grant_call *gc = &g->calls[g->ncalls++];
+
+		strlcpy(gc->aggregate, dpagg_kind_name(call->kind), sizeof(gc->aggregate));
+		gc->epsilon = DatumGetFloat8(((Const *) call->epsilon)->constvalue);
+		gc->delta = DatumGetFloat8(((Const *) call->delta)->constvalue);
+		gc->nparts = call->nparts;
+		for (i = 0; i < call->nparts; i++)
+		{
+			strlcpy(gc->parts[i].spec, call->parts[i].spec, sizeof(gc->parts[i].spec));
+			gc->parts[i].epsilon = call->parts[i].epsilon;
+			gc->parts[i].delta = call->parts[i].delta;
+			gc->parts[i].rho = call->parts[i].rho;
+		}
+	}
+	if (dpagg_grant_template(g, buf, DPAGG_GRANT_TEXT_MAX, &err) != DPAGG_OK)
+		dpagg_report(&err);
+	keep_original(cr);
+	cr->grant_template = buf;
+	cr->schema = pstrdup(schema);
+	cr->worker = true;
+	p = makeNode(Param);
+	p->paramkind = PARAM_EXTERN;
+	p->paramid = cr->grant_param;
+	p->paramtype = TEXTOID;
+	p->paramtypmod = -1;
+	p->paramcollid = DEFAULT_COLLATION_OID;
+	p->location = -1;
+	q->jointree->quals = make_and_qual(q->jointree->quals,
+									   (Node *) makeFuncExpr(dpagg_function_oid(schema, "dpagg_citus_grant", 1, &text),
+															 BOOLOID, list_make1(p), InvalidOid,
+															 DEFAULT_COLLATION_OID, COERCE_EXPLICIT_CALL));
+}
+
 static void
 rewrite_level(Query *q, DpCitusRewrite *cr, Oid partition_rel)
 {
@@ -941,6 +1072,11 @@ rewrite_level(Query *q, DpCitusRewrite *cr, Oid partition_rel)
 	if (lc.calls == NIL)
 		return;
 	schema = get_namespace_name(get_func_namespace(((CitusCall *) linitial(lc.calls))->orig->aggfnoid));
+	if (worker_form(q, cr, &lc, partition_rel))
+	{
+		worker_level(q, cr, &lc, schema);
+		return;
+	}
 	direct = cr->direct_allowed && q->groupingSets == NIL && grouped_by_distribution_column(q, partition_rel) &&
 		!repeated_calls(q).repeated;	/* the safe form computes a repeated call once */
 	if (direct)
@@ -1118,21 +1254,57 @@ citus_walker(Node *node, WalkContext *wc)
 	return expression_tree_walker(node, citus_walker, wc);
 }
 
+static bool
+max_param_walker(Node *node, int *max)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Param) && ((Param *) node)->paramkind == PARAM_EXTERN)
+		*max = Max(*max, ((Param *) node)->paramid);
+	if (IsA(node, Query))
+		return query_tree_walker((Query *) node, max_param_walker, max, 0);
+	return expression_tree_walker(node, max_param_walker, max);
+}
+
 DpCitusRewrite *
-dpagg_citus_query(Query *parse, bool direct_allowed)
+dpagg_citus_query(Query *parse, int mode, ParamListInfo params)
 {
 	WalkContext wc;
+	int			max = 0;
 
 	wc.partition_rel = citus_catalog("pg_dist_partition");
 	if (!OidIsValid(wc.partition_rel))
 		return NULL;			/* no Citus in this database */
 	wc.cr = palloc0(sizeof(DpCitusRewrite));
-	wc.cr->direct_allowed = direct_allowed;
+	wc.cr->mode = mode;
+	wc.cr->direct_allowed = mode >= DPAGG_CITUS_DIRECT;
 	wc.cr->root = parse;
+	wc.cr->params_dynamic = params != NULL && params->paramFetch != NULL;
+	wc.cr->nparams = params != NULL ? params->numParams : 0;
+	(void) max_param_walker((Node *) parse, &max);
+	wc.cr->grant_param = Max(max, wc.cr->nparams) + 1;
 	(void) citus_walker((Node *) parse, &wc);
-	if (wc.cr->tagged == NIL)
+	if (wc.cr->tagged == NIL && !wc.cr->worker)
 		return NULL;
 	return wc.cr;
+}
+
+ParamListInfo
+dpagg_citus_planning_params(DpCitusRewrite *cr, ParamListInfo params)
+{
+	ParamListInfo np;
+
+	if (cr == NULL || !cr->worker)
+		return params;
+	/* Citus plans a query with a parameter it has no type for as a generic plan it cannot make;
+	 * the grant's is typed text, without a value (no PARAM_FLAG_CONST: nobody folds it). */
+	np = makeParamList(cr->grant_param);
+	if (params != NULL)
+		memcpy(np->params, params->params, sizeof(ParamExternData) * params->numParams);
+	np->params[cr->grant_param - 1].isnull = true;
+	np->params[cr->grant_param - 1].pflags = 0;
+	np->params[cr->grant_param - 1].ptype = TEXTOID;
+	return np;
 }
 
 /* ---- the direct form's finished plan ---------------------------------------------------------- */
@@ -1227,11 +1399,118 @@ finish_visit(Plan *plan, void *context)
 		agg->aggstrategy = AGG_SORTED;
 }
 
+typedef struct CoordinatorGrants
+{
+	bool		found;
+} CoordinatorGrants;
+
+static bool
+grant_call_walker(Node *node, CoordinatorGrants *cg)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, FuncExpr) && dpagg_is_citus_grant_function(((FuncExpr *) node)->funcid))
+	{
+		cg->found = true;
+		return true;
+	}
+	return expression_tree_walker(node, grant_call_walker, cg);
+}
+
+static void
+grant_visit(Plan *plan, void *context)
+{
+	CoordinatorGrants *cg = (CoordinatorGrants *) context;
+
+	(void) grant_call_walker((Node *) plan->targetlist, cg);
+	(void) grant_call_walker((Node *) plan->qual, cg);
+	if (IsA(plan, Result))
+		(void) grant_call_walker(((Result *) plan)->resconstantqual, cg);
+}
+
+static int
+max_plan_node_id(Plan *plan)
+{
+	if (plan == NULL)
+		return 0;
+	return Max(plan->plan_node_id, Max(max_plan_node_id(plan->lefttree), max_plan_node_id(plan->righttree)));
+}
+
+static bool
+custom_scan_walker(Plan *plan)
+{
+	if (plan == NULL)
+		return false;
+	return IsA(plan, CustomScan) || custom_scan_walker(plan->lefttree) || custom_scan_walker(plan->righttree);
+}
+
+/*
+ * The worker form's finished plan: Citus pushed the level down whole, so its releases and its
+ * grant qual are in the shard queries, none in the coordinator's plan; then the one-time filter
+ * dpagg_citus_release($n, template) goes above it (a Result passing its rows through).
+ */
+static bool
+finish_worker_plan(PlannedStmt *stmt, DpCitusRewrite *cr)
+{
+	CoordinatorGrants cg = {false};
+	Plan	   *child = stmt->planTree;
+	Result	   *r;
+	List	   *tlist = NIL;
+	ListCell   *lc;
+	int			i = 0;
+	Param	   *p;
+	Oid			types[2] = {TEXTOID, TEXTOID};
+	Oid			fn;
+
+	if (child == NULL || stmt->commandType != CMD_SELECT || stmt->subplans != NIL ||
+		!custom_scan_walker(child) || child->total_cost >= 1e30 ||
+		dpagg_statement_has_own_aggregate(stmt))
+		return false;
+	dpagg_walk_statement(stmt, grant_visit, &cg);
+	if (cg.found)
+		return false;
+	foreach(lc, child->targetlist)
+	{
+		TargetEntry *tle = lfirst_node(TargetEntry, lc);
+		TargetEntry *n = flatCopyTargetEntry(tle);
+
+		n->expr = (Expr *) makeVar(OUTER_VAR, ++i, exprType((Node *) tle->expr),
+								   exprTypmod((Node *) tle->expr), exprCollation((Node *) tle->expr), 0);
+		tlist = lappend(tlist, n);
+	}
+	p = makeNode(Param);
+	p->paramkind = PARAM_EXTERN;
+	p->paramid = cr->grant_param;
+	p->paramtype = TEXTOID;
+	p->paramtypmod = -1;
+	p->paramcollid = DEFAULT_COLLATION_OID;
+	p->location = -1;
+	fn = dpagg_function_oid(cr->schema, "dpagg_citus_release", 2, types);
+	r = makeNode(Result);
+	r->plan.targetlist = tlist;
+	r->plan.lefttree = child;
+	r->plan.startup_cost = child->startup_cost;
+	r->plan.total_cost = child->total_cost;
+	r->plan.plan_rows = child->plan_rows;
+	r->plan.plan_width = child->plan_width;
+	r->plan.parallel_safe = false;
+	r->plan.plan_node_id = max_plan_node_id(child) + 1;
+	r->resconstantqual = (Node *) list_make1(makeFuncExpr(fn, BOOLOID,
+														  list_make2(p, makeConst(TEXTOID, -1, DEFAULT_COLLATION_OID, -1,
+																				  CStringGetTextDatum(cr->grant_template), false, false)),
+														  InvalidOid, DEFAULT_COLLATION_OID, COERCE_EXPLICIT_CALL));
+	stmt->planTree = (Plan *) r;
+	return true;
+}
+
 bool
 dpagg_citus_finish_plan(PlannedStmt *stmt, DpCitusRewrite *cr)
 {
 	FinishContext fc;
 	int			i;
+
+	if (cr->worker)
+		return finish_worker_plan(stmt, cr);
 
 	fc.cr = cr;
 	fc.found = palloc0(sizeof(int) * list_length(cr->tagged));

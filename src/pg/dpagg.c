@@ -94,6 +94,7 @@ _PG_init(void)
 							 NULL);
 	dpagg_budget_init();
 	dpagg_calib_cache_init();
+	dpagg_citus_grant_init();
 	dpagg_hooks_init();
 	dpagg_protect_init();
 	dpagg_bound_init();

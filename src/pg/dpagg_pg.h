@@ -90,6 +90,9 @@ extern void dpagg_charge_statement_begin(void);
 extern void dpagg_charge_statement_end(void);
 extern void dpagg_charge_precheck(const char *aggregate, double epsilon, double delta,
 								  const DpChargePart *parts, int nparts);
+extern void dpagg_charge_planned(const char *aggregate, double epsilon, double delta,
+								 const DpChargePart *parts, int nparts, bool dry_run,
+								 const char *query_text);
 
 /* Refuse window use and direct calls; the aggregate memory context (aggregates.c). */
 extern MemoryContext dpagg_aggregate_context(FunctionCallInfo fcinfo, const char *name);

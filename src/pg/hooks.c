@@ -117,6 +117,9 @@ dpagg_executor_start(QueryDesc *qd, int eflags)
 												   (protect_flags & DPAGG_READS_PRIVATE) != 0);
 		dpagg_freeze_parameters(qd);
 	}
+	/* A query released on the Citus workers: charged here, and its grant handed to the executor
+	 * as a parameter of the shard queries (citus_grant.c); last, so that nothing refuses after. */
+	dpagg_citus_grant_start(qd, eflags);
 	if (prev_executor_start)
 		prev_executor_start(qd, eflags);
 	else
@@ -128,6 +131,8 @@ dpagg_executor_start(QueryDesc *qd, int eflags)
 	{
 		ListCell   *lc;
 
+		/* a shard query under a coordinator's grant: checked before its sites are prepared */
+		dpagg_citus_grant_authorize(qd, eflags);
 		/* the statement's releases are admitted together (charge.c) */
 		dpagg_charge_statement_begin();
 		PG_TRY();
@@ -264,17 +269,20 @@ static PlannedStmt *plan_rewritten(Query *parse, const char *query_string, int o
  * form.
  */
 static PlannedStmt *
-plan_citus(Query *parse, const char *query_string, int options, ParamListInfo params,
-		   bool direct_allowed)
+plan_citus(Query *parse, const char *query_string, int options, ParamListInfo params, int mode)
 {
 	/* Not for a scrollable cursor: Citus builds the direct form's top plan without the Material
 	 * node that would let it go backwards (an attack review fetched a group back and forth,
 	 * each time freshly released, for one charge). */
-	DpCitusRewrite *cr = dpagg_citus_query(parse, direct_allowed && !(options & CURSOR_OPT_SCROLL));
-	PlannedStmt *stmt = plan_rewritten(parse, query_string, options, params, cr);
+	DpCitusRewrite *cr = dpagg_citus_query(parse, (options & CURSOR_OPT_SCROLL) ? DPAGG_CITUS_SAFE : mode,
+										   params);
+	PlannedStmt *stmt = plan_rewritten(parse, query_string, options,
+									   dpagg_citus_planning_params(cr, params), cr);
 
+	/* The worker form, then the direct form, then the safe form (citus.c). */
 	if (stmt == NULL)
-		return plan_citus(dpagg_citus_original(cr), query_string, options, params, false);
+		return plan_citus(dpagg_citus_original(cr), query_string, options, params,
+						  mode > DPAGG_CITUS_DIRECT ? DPAGG_CITUS_DIRECT : DPAGG_CITUS_SAFE);
 	return stmt;
 }
 
@@ -286,7 +294,7 @@ dpagg_planner(Query *parse, const char *query_string, int options, ParamListInfo
 	dpagg_refuse_unit_aggregates(parse);
 	dpagg_restrict_check_catalog(parse);
 	dpagg_bound_query(parse);
-	return plan_citus(parse, query_string, options, params, true);
+	return plan_citus(parse, query_string, options, params, DPAGG_CITUS_WORKER);
 }
 
 /* Planned once; a direct form's finished plan completed (citus.c), or NULL if it cannot be. */

@@ -258,7 +258,11 @@ typedef struct DpCitusRewrite DpCitusRewrite;
 /* NULL unless a level was rewritten in the direct form (citus.c), whose finished plan must then go
  * through dpagg_citus_finish_plan; if that says false, plan dpagg_citus_original() again with
  * direct_allowed false. */
-extern DpCitusRewrite *dpagg_citus_query(Query *parse, bool direct_allowed);
+/* mode: DPAGG_CITUS_WORKER (worker form allowed), DPAGG_CITUS_DIRECT, DPAGG_CITUS_SAFE. */
+#define DPAGG_CITUS_SAFE 0
+#define DPAGG_CITUS_DIRECT 1
+#define DPAGG_CITUS_WORKER 2
+extern DpCitusRewrite *dpagg_citus_query(Query *parse, int mode, ParamListInfo params);
 extern bool dpagg_citus_finish_plan(PlannedStmt *stmt, DpCitusRewrite *cr);
 extern int	dpagg_unit_mark(void);
 /* An aggregate citus.c tagged while Citus plans (in bound.c: a per-unit one); the refusal of a plan
@@ -270,6 +274,21 @@ extern bool dpagg_citus_worker(void);
 extern void dpagg_citus_refuse_on_worker(void);
 /* The Citus table whose shard relid is (named <table>_<shardid>), or InvalidOid. */
 extern Oid	dpagg_citus_shard_of(Oid relid);
+
+/* Worker-side releases under a grant of the coordinator (citus_grant.c). */
+struct QueryDesc;
+extern bool dpagg_citus_key_configured(void);
+extern bool dpagg_is_citus_grant_function(Oid fn);
+extern bool dpagg_is_citus_release_function(Oid fn);
+extern void dpagg_citus_grant_start(struct QueryDesc *qd, int eflags);
+extern void dpagg_citus_grant_authorize(struct QueryDesc *qd, int eflags);
+extern bool dpagg_citus_granted(struct EState *estate, const char *aggregate, int sets,
+								double epsilon, double delta, const DpChargePart *parts,
+								int nparts, bool consume);
+extern void dpagg_citus_grant_init(void);
+/* The parameters the planner (Citus) is given for a query rewritten in the worker form: the
+ * analyst's, and the grant's $n typed text without a value (citus.c). */
+extern ParamListInfo dpagg_citus_planning_params(DpCitusRewrite *cr, ParamListInfo params);
 
 extern void dpagg_hooks_init(void);
 /* Is a plain EXPLAIN (without ANALYZE) planning its query? (hooks.c) */

@@ -310,5 +310,72 @@ check "... grouped by its unit, or inside an outer query: refused, nothing charg
 check "... a scrollable cursor over a private distributed table: refused, nothing charged" "1 0" \
   "$(as_analyst c "BEGIN" "DECLARE pc SCROLL CURSOR FOR SELECT dept, dp_count(1, 1e-5) FROM pt2 GROUP BY dept" "FETCH 1 FROM pc" "COMMIT" | grep -c 'cannot be released on Citus') $(( $(charges c) - c0 ))"
 
+# --- worker-side releases under a grant (citus_grant.c; docs/citus.md §6) ----------------------
+# The same key on every node: a level grouped by the distribution column is then released on the
+# workers, under a grant the coordinator seals after charging.  w1 logs its statements with their
+# parameters (a DBA's view), from which the checks below take a grant to replay by hand.
+key=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
+for c in c w1 w2; do
+  (umask 077; printf '%s\n' "$key" >"$tmp/$c/dpagg_citus.key")
+  q "$c" "ALTER SYSTEM SET dpagg.citus_key_file = 'dpagg_citus.key'" "SELECT pg_reload_conf()" >/dev/null
+done
+q w1 "ALTER SYSTEM SET log_min_duration_statement = 0" "ALTER SYSTEM SET log_parameter_max_length = -1" "SELECT pg_reload_conf()" >/dev/null
+sleep 0.5
+c0=$(charges c)
+wplan=$(as_analyst c "EXPLAIN (VERBOSE, COSTS OFF) SELECT uid, dp_sum(x, 1, 1e-5, 0, 50) FROM t GROUP BY uid")
+check "with the key: GROUP BY uid is released on the workers (the grant's qual in the shard query, a one-time filter on the coordinator, no merge); EXPLAIN charges nothing" "1 1 0 0" \
+  "$(echo "$wplan" | grep -c 'One-Time Filter: dpagg_citus_release(\$1') $(echo "$wplan" | grep -c 'Query: SELECT uid, public.dp_sum(x, .* WHERE public.dpagg_citus_grant(\$1) GROUP BY uid') $(echo "$wplan" | grep -c 'dpagg_merge') $(( $(charges c) - c0 ))"
+c0=$(charges c)
+check "... every group as on one node (dp_count, dp_sum, dp_avg)" \
+  "$(q c "SELECT md5(string_agg(uid || ':' || n || ':' || s || ':' || a, ',' ORDER BY uid)) FROM (SELECT uid, count(x) n, round(sum(greatest(0, least(x, 50))))::bigint s, round(avg(greatest(0, least(x, 50)))::numeric, 2) a FROM local_t GROUP BY uid) q")" \
+  "$(as_analyst c "CREATE TEMP TABLE r AS SELECT uid, dp_count(x, $E, 1e-5) n, dp_sum(x, $E, 1e-5, 0, 50) s, dp_avg(x, $E, 1e-5, 0, 50) a FROM t GROUP BY uid" "SELECT md5(string_agg(uid || ':' || n || ':' || round(s)::bigint || ':' || round(a::numeric, 2), ',' ORDER BY uid)) FROM r")"
+check "... three charges on the coordinator (one per call), none on the workers" "3 0 0" \
+  "$(( $(charges c) - c0 )) $(charges w1) $(charges w2)"
+c0=$(charges c)
+out=$(as_analyst c "PREPARE wb(int) AS SELECT uid, dp_count($E, 1e-5) FROM t WHERE uid <= \$1 GROUP BY uid" \
+  "EXECUTE wb(10)" "EXECUTE wb(10)" "EXECUTE wb(10)" "EXECUTE wb(10)" "EXECUTE wb(10)" "EXECUTE wb(10)" "EXECUTE wb(10)")
+check "... a prepared statement past the generic-plan switch: 7 x 10 groups of 1, 7 charges" "70 7" \
+  "$(echo "$out" | grep -cE '^[0-9]+[|]1$') $(( $(charges c) - c0 ))"
+c0=$(charges c)
+check "... a row on one shard (WHERE uid = 7 GROUP BY uid): released on its worker, one charge" "7|1 1" \
+  "$(as_analyst c "SELECT uid, dp_count($E, 1e-5) FROM t WHERE uid = 7 GROUP BY uid") $(( $(charges c) - c0 ))"
+# Replays of that last grant, taken from w1's log, sent to w1 directly.
+sleep 0.3
+G=$(grep -o "dpagg-grant-1:[0-9a-f]*:[0-9a-f]*" "$tmp/w1.log" | tail -1)
+used=$(q w1 "SET citus.override_table_visibility = off" "SELECT 't_' || shardid FROM pg_dist_shard WHERE logicalrelid = 't'::regclass AND shardid = get_shard_id_for_distribution_column('t', 7)")
+others=$(q w1 "SET citus.override_table_visibility = off" "SELECT string_agg(relname, ' ') FROM (SELECT relname FROM pg_class WHERE relname ~ '^t_[0-9]+\$' AND relname <> '$used' AND relkind = 'r' ORDER BY relname LIMIT 4) s")
+set -- $others
+replay() { as_analyst w1 "$1" | head -1; }
+if [ -z "$G" ] || [ -z "$used" ] || [ $# -lt 4 ]; then check "a grant and shards to replay it on were found" "yes" "no: [$G] [$used] [$others]"; fi
+check "replayed on w1: on the shard it was used on, refused" 1 \
+  "$(replay "SELECT uid, dp_count($E, 1e-5) FROM $used WHERE dpagg_citus_grant('$G') GROUP BY uid" | grep -c 'already used on this shard')"
+check "... with a release it does not list (another epsilon), refused" 1 \
+  "$(replay "SELECT uid, dp_count(2, 1e-5) FROM $1 WHERE dpagg_citus_grant('$G') GROUP BY uid" | grep -c 'not in the coordinator.s grant')"
+check "... over a shard read twice (a self-join; UNION ALL), refused" "1 1" \
+  "$(replay "SELECT a.uid, dp_count($E, 1e-5) FROM $2 a JOIN $2 b USING (uid) WHERE dpagg_citus_grant('$G') GROUP BY a.uid" | grep -c 'cannot release under a Citus grant') $(replay "SELECT uid, dp_count($E, 1e-5) FROM (SELECT uid FROM $2 UNION ALL SELECT uid FROM $2) s WHERE dpagg_citus_grant('$G') GROUP BY uid" | grep -c 'cannot release under a Citus grant')"
+check "... with a grouping set (a row in two groups), refused" 1 \
+  "$(replay "SELECT uid, dp_count($E, 1e-5) FROM $3 WHERE dpagg_citus_grant('$G') GROUP BY GROUPING SETS ((uid), ())" | grep -c 'cannot release under a Citus grant')"
+check "... altered (one digit of its seal), refused" 1 \
+  "$(replay "SELECT uid, dp_count($E, 1e-5) FROM $4 WHERE dpagg_citus_grant('${G%?}$([ "${G: -1}" = 0 ] && echo 1 || echo 0)') GROUP BY uid" | grep -c 'seal does not match')"
+check "... by another role, refused" 1 \
+  "$(q w1 "SELECT uid, dp_count($E, 1e-5) FROM $4 WHERE dpagg_citus_grant('$G') GROUP BY uid" | grep -c 'another database or role')"
+# By design, a grant lets each shard of its table release once: on a shard the query did not
+# read, the same release (its epsilon, once per row) is allowed, and then that shard is used up.
+check "... once on a shard it was not used on (each row released once per charged call), then that shard is used up" "0 1" \
+  "$(replay "SELECT count(*) FROM (SELECT uid, dp_count($E, 1e-5) FROM $4 WHERE dpagg_citus_grant('$G') GROUP BY uid) q" | grep -c ERROR) $(replay "SELECT uid, dp_count($E, 1e-5) FROM $4 WHERE dpagg_citus_grant('$G') GROUP BY uid" | grep -c 'already used on this shard')"
+check "... and the workers' ledgers stay empty" "0 0" "$(charges w1) $(charges w2)"
+q c "ALTER SYSTEM SET dpagg.citus_grant_lifetime = 10" "SELECT pg_reload_conf()" >/dev/null
+sleep 0.3
+as_analyst c "SELECT uid, dp_count($E, 1e-5) FROM t WHERE uid = 9 GROUP BY uid" >/dev/null
+sleep 0.3
+G2=$(grep -o "dpagg-grant-1:[0-9a-f]*:[0-9a-f]*" "$tmp/w1.log" | tail -1)
+sleep 10.5
+check "a grant past dpagg.citus_grant_lifetime is refused" 1 \
+  "$(replay "SELECT uid, dp_count($E, 1e-5) FROM $1 WHERE dpagg_citus_grant('$G2') GROUP BY uid" | grep -c 'expired')"
+q c "ALTER SYSTEM RESET dpagg.citus_grant_lifetime" "SELECT pg_reload_conf()" >/dev/null
+rm -f "$tmp/w2/dpagg_citus.key"
+check "a worker without the key file refuses the shard queries (the query fails; nothing is released)" 1 \
+  "$(as_analyst c "SELECT uid, dp_count($E, 1e-5) FROM t GROUP BY uid" | grep -c 'could not open dpagg.citus_key_file')"
+
 echo "citus: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
