@@ -240,7 +240,8 @@ int			dpagg_secure_uniforms(double *out, size_t n, dpagg_error *err);
 #define DPAGG_GRANT_MAX_CALLS 16
 #define DPAGG_GRANT_NAME_LEN 256	/* database, role, schema-qualified table; NUL included */
 #define DPAGG_GRANT_AGG_LEN 64
-#define DPAGG_GRANT_TEXT_MAX 12288	/* longest grant or template text, NUL included */
+#define DPAGG_GRANT_MAX_SHARDS 2048
+#define DPAGG_GRANT_TEXT_MAX 65536	/* longest grant or template text, NUL included */
 
 typedef struct dpagg_grant_part
 {
@@ -260,15 +261,25 @@ typedef struct dpagg_grant_call
 	dpagg_grant_part parts[2];
 } dpagg_grant_call;
 
+/* A shard of the grant's table and the Citus node group that holds its one placement. */
+typedef struct dpagg_grant_shard
+{
+	int64_t		shardid;
+	int32_t		groupid;
+} dpagg_grant_shard;
+
 typedef struct dpagg_grant
 {
 	unsigned char nonce[DPAGG_GRANT_NONCE_LEN];
-	int64_t		expires_us;		/* Unix time, microseconds */
+	int64_t		issued_us;		/* Unix time, microseconds */
+	int64_t		expires_us;
 	char		database[DPAGG_GRANT_NAME_LEN];
 	char		role[DPAGG_GRANT_NAME_LEN];
 	char		table[DPAGG_GRANT_NAME_LEN];	/* "schema"."table", quoted as SQL would */
 	int			ncalls;			/* 1 .. DPAGG_GRANT_MAX_CALLS */
 	dpagg_grant_call calls[DPAGG_GRANT_MAX_CALLS];
+	int			nshards;		/* 0 .. DPAGG_GRANT_MAX_SHARDS (0 in a template) */
+	dpagg_grant_shard shards[DPAGG_GRANT_MAX_SHARDS];
 } dpagg_grant;
 
 /* The unsealed template of a grant (its nonce and expiry ignored), and back. */

@@ -45,6 +45,7 @@
 #include "access/table.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_aggregate.h"
+#include "catalog/pg_am.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_collation.h"
 #include "catalog/pg_namespace.h"
@@ -64,6 +65,7 @@
 #include "utils/lsyscache.h"
 #include "utils/guc.h"
 #include "utils/rel.h"
+#include "utils/syscache.h"
 
 static void
 unsupported(const char *msg, const char *hint)
@@ -949,6 +951,28 @@ unit_level(Query *q, LevelContext *lc, DpCitusRewrite *cr)
  * direct form.
  */
 static bool
+setting_is_default(const char *name)
+{
+	const char *now = GetConfigOption(name, true, false);
+	const char *reset = GetConfigOptionResetString(name);
+
+	return now != NULL && reset != NULL && strcmp(now, reset) == 0;
+}
+
+static bool
+is_heap(Oid relid)
+{
+	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	bool		heap;
+
+	if (!HeapTupleIsValid(tup))
+		return false;
+	heap = ((Form_pg_class) GETSTRUCT(tup))->relam == HEAP_TABLE_AM_OID;
+	ReleaseSysCache(tup);
+	return heap;
+}
+
+static bool
 worker_form(Query *q, DpCitusRewrite *cr, LevelContext *lc, Oid partition_rel)
 {
 	ListCell   *c;
@@ -960,8 +984,16 @@ worker_form(Query *q, DpCitusRewrite *cr, LevelContext *lc, Oid partition_rel)
 		q->groupingSets != NIL || list_length(lc->calls) > DPAGG_GRANT_MAX_CALLS ||
 		!grouped_by_distribution_column(q, partition_rel) || repeated_calls(q).repeated)
 		return false;
+	/*
+	 * The workers calibrate with their own settings: the session's must be the defaults (each
+	 * node's configuration must agree, README), or the workers would refuse releases the
+	 * coordinator had charged.
+	 */
+	if (!setting_is_default("dpagg.default_mechanism") || !setting_is_default("dpagg.objective"))
+		return false;
 	relid = rt_fetch(1, q->rtable)->relid;
-	if (get_rel_relkind(relid) != RELKIND_RELATION || !citus_single_placement(relid, partition_rel) ||
+	if (get_rel_relkind(relid) != RELKIND_RELATION || !is_heap(relid) ||
+		!citus_single_placement(relid, partition_rel) ||
 		strlen(quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)),
 										  get_rel_name(relid))) >= DPAGG_GRANT_NAME_LEN)
 		return false;

@@ -5,27 +5,31 @@
  * A query level that reads one hash-distributed table alone, groups by its distribution column
  * and is the whole query can release on the workers, where Citus runs it whole (citus.c, "the
  * worker form").  The coordinator does what it does for every release: it charges the ledger
- * before a row is read.  It then seals a grant (src/core/grant): a random nonce, an expiry, the
- * database, the role, the table, and each release as charged (aggregate, epsilon, delta, parts),
+ * before a row is read.  It then seals a grant (src/core/grant): a random nonce, when it was
+ * issued and when it expires, the database, the role, the table, each release as charged
+ * (aggregate, epsilon, delta, parts), and the table's shards with the node group holding each,
  * under HMAC-SHA256 with the key in dpagg.citus_key_file, which every node holds.  The grant
- * travels to the workers as a bound parameter of the shard queries (Citus sends parameters with
- * the query, not in its text), in the qual dpagg_citus_grant($n), which does nothing itself.
+ * travels to the workers as a bound parameter of the shard queries, in the qual
+ * dpagg_citus_grant($n), which does nothing itself.
  *
- * A worker (or the coordinator running a shard locally) releases under the grant only if:
- *   - the seal verifies under its own key, the grant has not expired, and it was made for this
- *     database and this role (Citus connects as the coordinator's current role);
- *   - the plan reads one relation, a shard of the grant's table, once, through scans, sorts,
- *     gathers and aggregations only, with no subplan, join, set operation, set-returning
- *     function, window or grouping set: so each row of the shard lies in at most one group of each
- *     release (a row is released once per call, as the one charge of a GROUP BY assumes);
- *   - the pair (nonce, shard) was not used before on this node (shared memory, kept until the
- *     grant expires): the rows of a shard are released once per grant;
+ * A node (a worker, or the coordinator running a shard locally) releases under the grant only if:
+ *   - it is not in recovery, the seal verifies under its own key, the grant has not expired, it
+ *     was issued after this node's record of used grants began (a crash restart or a promotion
+ *     starts a new record), and it was made for this database and this role;
+ *   - the plan reads one relation, once, through scans, sorts, gathers and aggregations only (no
+ *     subplan, join, set operation, set-returning function, window or grouping set): each row
+ *     lies in at most one group of each release;
+ *   - that relation is the shard the grant assigns to this node's group (by Citus's own shard
+ *     naming, owned by the table's owner): a moved or split shard, a look-alike table, a standby
+ *     or another node cannot use the grant;
+ *   - this node has not used the grant on that shard before (shared memory, until it expires);
  *   - each release matches one call of the grant, exactly (bit for bit in its epsilon, delta and
  *     parts), and each call is used once: a release the coordinator did not charge is refused.
  * So whatever the grant is used for, even by someone who learned it, each row of the table is
  * released at most once per charged call: parallel composition over the shards and the groups
  * keeps the analyst within what the coordinator charged.  The grant is not in the query text
- * (pg_stat_activity shows $n), but its secrecy is a second line only.
+ * (pg_stat_activity shows $n) nor in error messages (log_parameter_max_length_on_error is
+ * disarmed for the query), but its secrecy is a second line only.
  */
 #include "site.h"
 
@@ -34,24 +38,36 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "access/genam.h"
+#include "access/htup_details.h"
 #include "access/parallel.h"
+#include "access/table.h"
+#include "access/xlog.h"
+#include "catalog/pg_am.h"
+#include "catalog/pg_namespace.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_class.h"
 #include "commands/dbcommands.h"
 #include "executor/executor.h"
 #include "fmgr.h"
 #include "miscadmin.h"
+#include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "nodes/params.h"
+#include "parser/parse_func.h"
 #include "parser/parsetree.h"
 #include "storage/fd.h"
 #include "storage/ipc.h"
 #include "storage/lwlock.h"
 #include "storage/shmem.h"
 #include "utils/builtins.h"
+#include "utils/fmgroids.h"
+#include "utils/rel.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/regproc.h"
+#include "utils/syscache.h"
 #include "utils/timestamp.h"
 
 #include "dpagg_core.h"
@@ -60,7 +76,7 @@ PG_FUNCTION_INFO_V1(dpagg_citus_grant);
 PG_FUNCTION_INFO_V1(dpagg_citus_release);
 
 static char *citus_key_file = NULL;
-static int	grant_lifetime = 600;
+static int	grant_lifetime = 300;
 static int	grant_slots = 8192;
 
 /* ---- the key ------------------------------------------------------------------------------------ */
@@ -128,13 +144,15 @@ typedef struct GrantSlot
 	unsigned char nonce[DPAGG_GRANT_NONCE_LEN];
 	int64		expires_us;		/* 0: free */
 	Oid			database;
-	Oid			relid;			/* the shard */
+	uint8		used[DPAGG_GRANT_MAX_SHARDS / 8];	/* the grant's shards used here, by index */
 } GrantSlot;
 
 typedef struct GrantShared
 {
 	LWLock	   *lock;
 	int			nslots;
+	int64		ready_us;		/* grants issued before are refused (a new record began) */
+	bool		after_recovery;	/* started as a standby or from a backup: see ready_us */
 	GrantSlot	slots[FLEXIBLE_ARRAY_MEMBER];
 } GrantShared;
 
@@ -168,23 +186,35 @@ grant_shmem_startup(void)
 	gshared = ShmemInitStruct("dpagg citus grants", grant_shmem_size(), &found);
 	if (!found)
 	{
+		struct stat st;
+
+		/*
+		 * A new record of used grants (a start, or the reinitialisation after a crash): grants
+		 * issued before may have been used already, unrecorded.  A server that will leave
+		 * recovery (a standby, a backup being restored) begins its record only when it first
+		 * checks a grant after that (dpagg_citus_grant_authorize).
+		 */
 		memset(gshared, 0, grant_shmem_size());
 		gshared->lock = &(GetNamedLWLockTranche("dpagg_citus_grants"))[0].lock;
 		gshared->nslots = grant_slots;
+		gshared->ready_us = unix_now_us();
+		gshared->after_recovery = stat(STANDBY_SIGNAL_FILE, &st) == 0 ||
+			stat(RECOVERY_SIGNAL_FILE, &st) == 0 || stat("backup_label", &st) == 0;
 	}
 	LWLockRelease(AddinShmemInitLock);
 }
 
 /*
- * Record the use of a grant on a shard; refuse a second.  (Used slots are freed only when their
- * grant has expired, when the grant itself is refused anyway; a full table refuses, it never
- * forgets a use.)  After a restart the table is empty: a grant outlives a restart only if the
- * restart is quicker than dpagg.citus_grant_lifetime (docs/citus.md).
+ * Record the use of a grant's shard (its index in the grant) on this node; refuse a second, an
+ * expired grant, and one issued before this node's record began.  Used slots are freed only once
+ * their grant has expired (checked here, under the lock, against the same clock: no grant is
+ * accepted after its slot could have been freed); a full table refuses, it never forgets a use.
  */
 static void
-use_grant(const dpagg_grant *g, Oid relid)
+use_grant(const dpagg_grant *g, int index)
 {
 	int64		now = unix_now_us();
+	int			slot = -1;
 	int			free_slot = -1;
 	int			i;
 
@@ -193,43 +223,229 @@ use_grant(const dpagg_grant *g, Oid relid)
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("dpagg must be loaded by shared_preload_libraries to release under a Citus grant")));
 	LWLockAcquire(gshared->lock, LW_EXCLUSIVE);
+	if (gshared->after_recovery)
+	{
+		gshared->after_recovery = false;	/* out of recovery now (the caller checked) */
+		gshared->ready_us = now;
+	}
+	if (g->expires_us <= now || g->issued_us < gshared->ready_us)
+	{
+		bool		expired = g->expires_us <= now;
+
+		LWLockRelease(gshared->lock);
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg(expired ? "dpagg: this Citus grant has expired"
+						: "dpagg: this Citus grant was issued before this node's record of used grants began"),
+				 errdetail("Nothing was released."),
+				 errhint(expired ? "Run the query on the coordinator again (dpagg.citus_grant_lifetime)."
+						 : "The node restarted, recovered or was promoted since: run the query on the coordinator again.")));
+	}
 	for (i = 0; i < gshared->nslots; i++)
 	{
 		GrantSlot  *s = &gshared->slots[i];
 
 		if (s->expires_us != 0 && s->expires_us <= now)
-			s->expires_us = 0;	/* its grant is refused from now on anyway */
+			s->expires_us = 0;	/* its grant is refused from now on (above) */
 		if (s->expires_us == 0)
 		{
 			if (free_slot < 0)
 				free_slot = i;
 			continue;
 		}
-		if (s->relid == relid && s->database == MyDatabaseId &&
-			memcmp(s->nonce, g->nonce, sizeof(s->nonce)) == 0)
+		if (s->database == MyDatabaseId && memcmp(s->nonce, g->nonce, sizeof(s->nonce)) == 0)
 		{
-			LWLockRelease(gshared->lock);
-			ereport(ERROR,
-					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-					 errmsg("dpagg: this Citus grant was already used on this shard"),
-					 errdetail("A grant lets each shard release once; this is a second use. Nothing was released."),
-					 errhint("Run the query on the coordinator again: each execution is charged and granted anew.")));
+			slot = i;
+			break;
 		}
 	}
-	if (free_slot < 0)
+	if (slot >= 0 && (gshared->slots[slot].used[index / 8] & (1 << (index % 8))) != 0)
 	{
 		LWLockRelease(gshared->lock);
 		ereport(ERROR,
-				(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
-				 errmsg("dpagg: too many Citus grants in use on this node"),
-				 errdetail("Nothing was released."),
-				 errhint("Raise dpagg.citus_grant_slots (a restart) or lower dpagg.citus_grant_lifetime.")));
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("dpagg: this Citus grant was already used on this shard"),
+				 errdetail("A grant lets each shard release once; this is a second use. Nothing was released."),
+				 errhint("Run the query on the coordinator again: each execution is charged and granted anew.")));
 	}
-	memcpy(gshared->slots[free_slot].nonce, g->nonce, sizeof(g->nonce));
-	gshared->slots[free_slot].expires_us = g->expires_us;
-	gshared->slots[free_slot].database = MyDatabaseId;
-	gshared->slots[free_slot].relid = relid;
+	if (slot < 0)
+	{
+		if (free_slot < 0)
+		{
+			LWLockRelease(gshared->lock);
+			ereport(ERROR,
+					(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+					 errmsg("dpagg: too many Citus grants in use on this node"),
+					 errdetail("Nothing was released."),
+					 errhint("Raise dpagg.citus_grant_slots (a restart) or lower dpagg.citus_grant_lifetime.")));
+		}
+		slot = free_slot;
+		memset(&gshared->slots[slot], 0, sizeof(GrantSlot));
+		memcpy(gshared->slots[slot].nonce, g->nonce, sizeof(g->nonce));
+		gshared->slots[slot].expires_us = g->expires_us;
+		gshared->slots[slot].database = MyDatabaseId;
+	}
+	gshared->slots[slot].used[index / 8] |= (uint8) (1 << (index % 8));
 	LWLockRelease(gshared->lock);
+}
+
+/* ---- what Citus knows of shards ---------------------------------------------------------------- */
+
+static Oid
+citus_catalog(const char *name)
+{
+	return get_relname_relid(name, PG_CATALOG_NAMESPACE);
+}
+
+static Datum
+catalog_attr(HeapTuple tup, Relation rel, const char *name, bool *isnull)
+{
+	AttrNumber	att = get_attnum(RelationGetRelid(rel), name);
+
+	*isnull = true;
+	if (att <= 0)
+		return (Datum) 0;
+	return heap_getattr(tup, att, RelationGetDescr(rel), isnull);
+}
+
+/* This node's Citus group (0: the coordinator), or -1 without Citus metadata. */
+int
+dpagg_citus_local_group(void)
+{
+	Oid			local_group = citus_catalog("pg_dist_local_group");
+	Relation	rel;
+	SysScanDesc scan;
+	HeapTuple	tup;
+	int			group = -1;
+
+	if (!OidIsValid(local_group))
+		return -1;
+	rel = table_open(local_group, AccessShareLock);
+	scan = systable_beginscan(rel, InvalidOid, false, NULL, 0, NULL);
+	if (HeapTupleIsValid(tup = systable_getnext(scan)))
+	{
+		bool		isnull;
+		Datum		d = catalog_attr(tup, rel, "groupid", &isnull);
+
+		if (!isnull)
+			group = DatumGetInt32(d);
+	}
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	return group;
+}
+
+/* The shards of a distributed table and the group of each one's placement, into g; refused
+ * (before anything is charged) if a shard has more or fewer than one placement, or too many. */
+static void
+table_shards(Oid relid, dpagg_grant *g)
+{
+	Oid			shard_rel = citus_catalog("pg_dist_shard");
+	Oid			placement_rel = citus_catalog("pg_dist_placement");
+	Relation	srel,
+				prel;
+	SysScanDesc scan;
+	ScanKeyData key;
+	HeapTuple	tup;
+	int			i;
+
+	g->nshards = 0;
+	if (!OidIsValid(shard_rel) || !OidIsValid(placement_rel))
+		elog(ERROR, "dpagg: Citus metadata not found");
+	srel = table_open(shard_rel, AccessShareLock);
+	ScanKeyInit(&key, 1, BTEqualStrategyNumber, F_OIDEQ, ObjectIdGetDatum(relid));
+	scan = systable_beginscan(srel, InvalidOid, false, NULL, 1, &key);
+	while (HeapTupleIsValid(tup = systable_getnext(scan)))
+	{
+		bool		isnull;
+		Datum		d = catalog_attr(tup, srel, "shardid", &isnull);
+
+		if (isnull)
+			continue;
+		if (g->nshards >= DPAGG_GRANT_MAX_SHARDS)
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("dpagg: a table with more than %d shards cannot release on the Citus workers",
+							DPAGG_GRANT_MAX_SHARDS),
+					 errdetail("Nothing was charged."),
+					 errhint("Unset dpagg.citus_key_file on the coordinator to release on the coordinator.")));
+		g->shards[g->nshards].shardid = DatumGetInt64(d);
+		g->shards[g->nshards].groupid = -1;
+		g->nshards++;
+	}
+	systable_endscan(scan);
+	table_close(srel, AccessShareLock);
+
+	prel = table_open(placement_rel, AccessShareLock);
+	for (i = 0; i < g->nshards; i++)
+	{
+		int			placements = 0;
+
+		ScanKeyInit(&key, get_attnum(placement_rel, "shardid"), BTEqualStrategyNumber, F_INT8EQ,
+					Int64GetDatum(g->shards[i].shardid));
+		scan = systable_beginscan(prel, InvalidOid, false, NULL, 1, &key);
+		while (HeapTupleIsValid(tup = systable_getnext(scan)))
+		{
+			bool		isnull;
+			Datum		d = catalog_attr(tup, prel, "groupid", &isnull);
+
+			if (!isnull)
+				g->shards[i].groupid = DatumGetInt32(d);
+			placements++;
+		}
+		systable_endscan(scan);
+		if (placements != 1)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("dpagg: shard " INT64_FORMAT " has %d placements; releases on the Citus workers need one",
+							g->shards[i].shardid, placements),
+					 errdetail("Nothing was charged."),
+					 errhint("Unset dpagg.citus_key_file on the coordinator to release on the coordinator.")));
+	}
+	table_close(prel, AccessShareLock);
+}
+
+/* The logical table of a shard by its id, from Citus's metadata on this node, or InvalidOid. */
+static Oid
+shard_table(int64 shardid)
+{
+	Oid			shard_rel = citus_catalog("pg_dist_shard");
+	Relation	rel;
+	SysScanDesc scan;
+	ScanKeyData key;
+	HeapTuple	tup;
+	Oid			logical = InvalidOid;
+
+	if (!OidIsValid(shard_rel))
+		return InvalidOid;
+	rel = table_open(shard_rel, AccessShareLock);
+	ScanKeyInit(&key, get_attnum(shard_rel, "shardid"), BTEqualStrategyNumber, F_INT8EQ, Int64GetDatum(shardid));
+	scan = systable_beginscan(rel, InvalidOid, false, NULL, 1, &key);
+	if (HeapTupleIsValid(tup = systable_getnext(scan)))
+	{
+		bool		isnull;
+		Datum		d = catalog_attr(tup, rel, "logicalrelid", &isnull);
+
+		if (!isnull)
+			logical = DatumGetObjectId(d);
+	}
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	return logical;
+}
+
+/* The schema-qualified name Citus gives shard shardid of table logical (its own shard_name()). */
+static char *
+citus_shard_name(Oid logical, int64 shardid)
+{
+	List	   *name = list_make2(makeString("pg_catalog"), makeString("shard_name"));
+	Oid			types[3] = {REGCLASSOID, INT8OID, BOOLOID};
+	Oid			fn = LookupFuncName(name, 3, types, true);
+
+	if (!OidIsValid(fn))
+		return NULL;
+	return TextDatumGetCString(OidFunctionCall3(fn, ObjectIdGetDatum(logical), Int64GetDatum(shardid),
+												BoolGetDatum(false)));
 }
 
 /* ---- the SQL functions ------------------------------------------------------------------------- */
@@ -297,13 +513,13 @@ release_marker(PlannedStmt *stmt)
 	{
 		Node	   *n = lfirst(lc);
 
-		/* as citus.c makes it: ($n, 'template') above Citus's scan, whose rows it passes on */
+		/* as citus.c makes it: ($n, 'template') above the plan, whose rows it passes on (the
+		 * function is volatile, so no analyst's qual becomes a one-time filter like it) */
 		if (IsA(n, FuncExpr) && list_length(((FuncExpr *) n)->args) == 2 &&
 			dpagg_is_citus_release_function(((FuncExpr *) n)->funcid) &&
 			IsA(linitial(((FuncExpr *) n)->args), Param) &&
 			((Param *) linitial(((FuncExpr *) n)->args))->paramkind == PARAM_EXTERN &&
-			IsA(lsecond(((FuncExpr *) n)->args), Const) &&
-			r->plan.lefttree != NULL && IsA(r->plan.lefttree, CustomScan))
+			IsA(lsecond(((FuncExpr *) n)->args), Const) && r->plan.lefttree != NULL)
 			return (FuncExpr *) n;
 	}
 	return NULL;
@@ -357,36 +573,42 @@ dpagg_citus_grant_start(QueryDesc *qd, int eflags)
 		grant_text = "explain-only";	/* no charge, no grant: nothing runs */
 	else
 	{
-		dpagg_grant g;
+		dpagg_grant *g = palloc0(sizeof(dpagg_grant));
 		dpagg_error err;
 		unsigned char key[DPAGG_GRANT_KEY_LEN];
 		char	   *buf = palloc(DPAGG_GRANT_TEXT_MAX);
 		char	   *db = get_database_name(MyDatabaseId);
 		char	   *role = GetUserNameFromId(GetUserId(), false);
+		Oid			relid;
 
-		if (dpagg_grant_from_template(TextDatumGetCString(tmpl->constvalue), &g, &err) != DPAGG_OK)
+		if (dpagg_grant_from_template(TextDatumGetCString(tmpl->constvalue), g, &err) != DPAGG_OK)
 			dpagg_report(&err);
-		read_key(key);			/* refused before anything is charged */
+		/* Everything that could refuse is done before anything is charged. */
+		read_key(key);
+		relid = RangeVarGetRelid(makeRangeVarFromNameList(stringToQualifiedNameList(g->table)),
+								 AccessShareLock, false);
+		table_shards(relid, g);
+		if (db == NULL || strlen(db) >= sizeof(g->database) || strlen(role) >= sizeof(g->role))
+			elog(ERROR, "dpagg: database or role name too long for a Citus grant");
 		/* The releases of the statement are admitted together, then charged (charge.c). */
 		dpagg_charge_statement_begin();
 		PG_TRY();
 		{
-			charge_calls(&g, true, NULL);
+			charge_calls(g, true, NULL);
 		}
 		PG_FINALLY();
 		{
 			dpagg_charge_statement_end();
 		}
 		PG_END_TRY();
-		charge_calls(&g, false, qd->sourceText);
-		if (dpagg_secure_bytes(g.nonce, sizeof(g.nonce), &err) != DPAGG_OK)
+		charge_calls(g, false, qd->sourceText);
+		if (dpagg_secure_bytes(g->nonce, sizeof(g->nonce), &err) != DPAGG_OK)
 			dpagg_report(&err);
-		g.expires_us = unix_now_us() + (int64) grant_lifetime * USECS_PER_SEC;
-		if (db == NULL || strlen(db) >= sizeof(g.database) || strlen(role) >= sizeof(g.role))
-			elog(ERROR, "dpagg: database or role name too long for a Citus grant");
-		strlcpy(g.database, db, sizeof(g.database));
-		strlcpy(g.role, role, sizeof(g.role));
-		if (dpagg_grant_seal(key, &g, buf, DPAGG_GRANT_TEXT_MAX, &err) != DPAGG_OK)
+		g->issued_us = unix_now_us();
+		g->expires_us = g->issued_us + (int64) grant_lifetime * USECS_PER_SEC;
+		strlcpy(g->database, db, sizeof(g->database));
+		strlcpy(g->role, role, sizeof(g->role));
+		if (dpagg_grant_seal(key, g, buf, DPAGG_GRANT_TEXT_MAX, &err) != DPAGG_OK)
 			dpagg_report(&err);
 		explicit_bzero(key, sizeof(key));
 		grant_text = buf;
@@ -501,6 +723,20 @@ check_shape(Plan *plan, ShapeContext *sc)
 			break;
 		case T_BitmapIndexScan:
 			return;				/* an index of the scan above it */
+		case T_BitmapAnd:
+		case T_BitmapOr:
+			{
+				/* index conditions combined for the bitmap heap scan above */
+				ListCell   *lc;
+				List	   *plans = IsA(plan, BitmapAnd) ? ((BitmapAnd *) plan)->bitmapplans
+					: ((BitmapOr *) plan)->bitmapplans;
+
+				foreach(lc, plans)
+					if (!IsA(lfirst(lc), BitmapIndexScan) && !IsA(lfirst(lc), BitmapAnd) &&
+						!IsA(lfirst(lc), BitmapOr))
+						sc->refusal = "an unexpected bitmap plan";
+				return;
+			}
 		case T_SubqueryScan:
 			check_shape(((SubqueryScan *) plan)->subplan, sc);
 			break;
@@ -544,8 +780,10 @@ dpagg_citus_grant_authorize(QueryDesc *qd, int eflags)
 	dpagg_error err;
 	Authorization *a;
 	ShapeContext sc;
-	Oid			logical;
-	char	   *table;
+	int			group;
+	int			index = -1;
+	int			i;
+	char	   *scanned;
 	MemoryContextCallback *cb;
 
 	if ((eflags & EXEC_FLAG_EXPLAIN_ONLY) || IsParallelWorker() || qd->estate == NULL)
@@ -553,8 +791,18 @@ dpagg_citus_grant_authorize(QueryDesc *qd, int eflags)
 	dpagg_walk_statement(qd->plannedstmt, find_grant_visit, &gf);
 	if (gf.found == NIL)
 		return;
+	/*
+	 * The parameters' text that PostgreSQL prepared, when log_parameter_max_length_on_error is
+	 * set (the role may set it), for the CONTEXT of any error of this query, which Citus relays to
+	 * the coordinator's client: the grant would be in it.  Dropped first, before anything here can
+	 * fail.
+	 */
+	if (qd->params != NULL)
+		qd->params->paramValuesStr = NULL;
 	if (list_length(gf.found) != 1)
 		refuse_grant("The query holds more than one grant");
+	if (RecoveryInProgress())
+		refuse_grant("This server is in recovery");
 	f = linitial_node(FuncExpr, gf.found);
 	arg = linitial(f->args);
 	if (IsA(arg, Const) && !((Const *) arg)->constisnull)
@@ -592,14 +840,50 @@ dpagg_citus_grant_authorize(QueryDesc *qd, int eflags)
 		refuse_grant(psprintf("Its plan has %s", sc.refusal));
 	if (sc.scans != 1)
 		refuse_grant("Its plan does not read exactly one shard");
-	logical = dpagg_citus_shard_of(sc.relid);
-	table = OidIsValid(logical)
-		? quote_qualified_identifier(get_namespace_name(get_rel_namespace(logical)), get_rel_name(logical))
-		: NULL;
-	if (table == NULL || strcmp(table, a->grant.table) != 0)
-		refuse_grant("It does not read a shard of the grant's table");
 
-	use_grant(&a->grant, sc.relid);
+	/*
+	 * The relation is the shard the grant gives this node: among the grant's shards placed on this
+	 * node's group, the one Citus names so (its shard_name()), of the grant's table, owned by the
+	 * table's owner, a plain heap table.
+	 */
+	group = dpagg_citus_local_group();
+	scanned = quote_qualified_identifier(get_namespace_name(get_rel_namespace(sc.relid)),
+										 get_rel_name(sc.relid));
+	for (i = 0; group >= 0 && i < a->grant.nshards; i++)
+	{
+		Oid			logical;
+		char	   *name;
+
+		if (a->grant.shards[i].groupid != group)
+			continue;
+		logical = shard_table(a->grant.shards[i].shardid);
+		if (!OidIsValid(logical) ||
+			strcmp(quote_qualified_identifier(get_namespace_name(get_rel_namespace(logical)),
+											  get_rel_name(logical)), a->grant.table) != 0)
+			continue;
+		name = citus_shard_name(logical, a->grant.shards[i].shardid);
+		if (name != NULL && strcmp(name, scanned) == 0)
+		{
+			HeapTuple	lt = SearchSysCache1(RELOID, ObjectIdGetDatum(logical));
+			HeapTuple	st = SearchSysCache1(RELOID, ObjectIdGetDatum(sc.relid));
+			bool		same = HeapTupleIsValid(lt) && HeapTupleIsValid(st) &&
+				((Form_pg_class) GETSTRUCT(lt))->relowner == ((Form_pg_class) GETSTRUCT(st))->relowner &&
+				((Form_pg_class) GETSTRUCT(st))->relkind == RELKIND_RELATION &&
+				((Form_pg_class) GETSTRUCT(st))->relam == HEAP_TABLE_AM_OID;
+
+			if (HeapTupleIsValid(lt))
+				ReleaseSysCache(lt);
+			if (HeapTupleIsValid(st))
+				ReleaseSysCache(st);
+			if (same)
+				index = i;
+			break;
+		}
+	}
+	if (index < 0)
+		refuse_grant("It does not read a shard the grant places on this node");
+
+	use_grant(&a->grant, index);
 	a->estate = qd->estate;
 	a->next = authorizations;
 	authorizations = a;
@@ -671,9 +955,9 @@ dpagg_citus_grant_init(void)
 							   &citus_key_file, "", PGC_SIGHUP, GUC_SUPERUSER_ONLY, NULL, NULL, NULL);
 	DefineCustomIntVariable("dpagg.citus_grant_lifetime",
 							"How long a Citus grant stays valid after its charge, in seconds.",
-							NULL, &grant_lifetime, 600, 10, 86400, PGC_SIGHUP, GUC_UNIT_S, NULL, NULL, NULL);
+							NULL, &grant_lifetime, 300, 10, 86400, PGC_SIGHUP, GUC_UNIT_S, NULL, NULL, NULL);
 	DefineCustomIntVariable("dpagg.citus_grant_slots",
-							"Uses of Citus grants (one per shard and query) a node remembers until they expire.",
+							"Citus grants (one per query) a node remembers, with the shards it used them on, until they expire.",
 							NULL, &grant_slots, 8192, 64, 1000000, PGC_POSTMASTER, 0, NULL, NULL, NULL);
 	if (!process_shared_preload_libraries_in_progress)
 		return;

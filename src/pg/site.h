@@ -278,6 +278,7 @@ extern Oid	dpagg_citus_shard_of(Oid relid);
 /* Worker-side releases under a grant of the coordinator (citus_grant.c). */
 struct QueryDesc;
 extern bool dpagg_citus_key_configured(void);
+extern int	dpagg_citus_local_group(void);
 extern bool dpagg_is_citus_grant_function(Oid fn);
 extern bool dpagg_is_citus_release_function(Oid fn);
 extern void dpagg_citus_grant_start(struct QueryDesc *qd, int eflags);

@@ -364,6 +364,27 @@ check "... by another role, refused" 1 \
 check "... once on a shard it was not used on (each row released once per charged call), then that shard is used up" "0 1" \
   "$(replay "SELECT count(*) FROM (SELECT uid, dp_count($E, 1e-5) FROM $4 WHERE dpagg_citus_grant('$G') GROUP BY uid) q" | grep -c ERROR) $(replay "SELECT uid, dp_count($E, 1e-5) FROM $4 WHERE dpagg_citus_grant('$G') GROUP BY uid" | grep -c 'already used on this shard')"
 check "... and the workers' ledgers stay empty" "0 0" "$(charges w1) $(charges w2)"
+# (attack review) a table that looks like a shard placed elsewhere (its shard id belongs to w2)
+other=$(q c "SELECT 't_' || s.shardid FROM pg_dist_shard s JOIN pg_dist_placement p USING (shardid) JOIN pg_dist_node n USING (groupid) WHERE s.logicalrelid = 't'::regclass AND n.nodeport = ${PORT[w2]} LIMIT 1")
+q w1 "CREATE TABLE public.$other AS SELECT * FROM $1" "GRANT SELECT ON public.$other TO analyst" >/dev/null
+check "... over a look-alike of a shard the grant places on another node, refused" 1 \
+  "$(as_analyst w1 "SELECT uid, dp_count($E, 1e-5) FROM public.$other WHERE dpagg_citus_grant('$G') GROUP BY uid" | grep -c 'does not read a shard the grant places on this node')"
+q w1 "DROP TABLE public.$other" >/dev/null
+"$BIN/pg_ctl" -D "$tmp/w1" -l "$tmp/w1.log" -m immediate -w restart >/dev/null 2>&1
+check "... after the worker's crash restart (its record of used grants begins again), refused" 1 \
+  "$(replay "SELECT uid, dp_count($E, 1e-5) FROM $2 WHERE dpagg_citus_grant('$G') GROUP BY uid" | grep -c 'issued before this node.s record')"
+c0=$(charges c)
+check "ORDER BY and LIMIT at the top (Citus puts a Limit above its scan): released on the workers, charged once" "3 1" \
+  "$(as_analyst c "SELECT uid, dp_count($E, 1e-5) FROM t WHERE uid <= 10 GROUP BY uid ORDER BY uid DESC LIMIT 3" | grep -c '|1$') $(( $(charges c) - c0 ))"
+c0=$(charges c)
+out=$(as_analyst c "SET plan_cache_mode = force_generic_plan" "PREPARE inj(text) AS SELECT uid, dp_count($E, 1e-5) FROM t WHERE uid IN (8, 9) GROUP BY uid ORDER BY uid" "EXECUTE inj('$G')" "EXECUTE inj('x')")
+check "... a generic plan whose unused parameter an analyst fills with a grant: the grant is replaced, each execution charged" "4 2" \
+  "$(echo "$out" | grep -c '|1$') $(( $(charges c) - c0 ))"
+q c "ALTER ROLE analyst SET log_parameter_max_length_on_error = -1" >/dev/null
+out=$(as_analyst c "SELECT uid, dp_sum(1 / (uid - 7), $E, 1e-5, 0, 1) FROM t WHERE uid = 7 GROUP BY uid")
+check "an error in a shard query, with log_parameter_max_length_on_error set by the role: the grant is not in the message" "1 0" \
+  "$(echo "$out" | grep -c 'division by zero') $(echo "$out" | grep -c 'dpagg-grant')"
+q c "ALTER ROLE analyst RESET log_parameter_max_length_on_error" >/dev/null
 q c "ALTER SYSTEM SET dpagg.citus_grant_lifetime = 10" "SELECT pg_reload_conf()" >/dev/null
 sleep 0.3
 as_analyst c "SELECT uid, dp_count($E, 1e-5) FROM t WHERE uid = 9 GROUP BY uid" >/dev/null

@@ -15,7 +15,13 @@ dpagg_grant sample() {
   dpagg_grant g;
   std::memset(&g, 0, sizeof g);
   for (int i = 0; i < DPAGG_GRANT_NONCE_LEN; ++i) g.nonce[i] = static_cast<unsigned char>(i * 7 + 1);
+  g.issued_us = 1000000000000000LL;
   g.expires_us = 2000000000000000LL;
+  g.nshards = 3;
+  for (int i = 0; i < 3; ++i) {
+    g.shards[i].shardid = 102008 + i;
+    g.shards[i].groupid = 1 + i % 2;
+  }
   std::strcpy(g.database, "postgres");
   std::strcpy(g.role, "analyst");
   std::strcpy(g.table, "public.t");
@@ -73,6 +79,10 @@ TEST(Grant, SealedGrantOpensToTheSameFields) {
   EXPECT_EQ(h.calls[0].delta, 1e-5);
   EXPECT_EQ(h.calls[1].nparts, 2);
   EXPECT_EQ(h.calls[1].parts[1].epsilon, 0.25);
+  EXPECT_EQ(h.issued_us, g.issued_us);
+  ASSERT_EQ(h.nshards, 3);
+  EXPECT_EQ(h.shards[2].shardid, 102010);
+  EXPECT_EQ(h.shards[2].groupid, 1);
 }
 
 TEST(Grant, EveryAlteredCharacterIsRefused) {
@@ -129,6 +139,11 @@ TEST(Grant, TemplateRoundTrip) {
 
 TEST(Grant, LargestGrantFitsItsBuffer) {
   dpagg_grant g = sample();
+  g.nshards = DPAGG_GRANT_MAX_SHARDS;
+  for (int i = 0; i < g.nshards; ++i) {
+    g.shards[i].shardid = INT64_MAX - i;
+    g.shards[i].groupid = INT32_MAX - i;
+  }
   g.ncalls = DPAGG_GRANT_MAX_CALLS;
   std::memset(g.database, 'd', DPAGG_GRANT_NAME_LEN - 1);
   std::memset(g.role, 'r', DPAGG_GRANT_NAME_LEN - 1);
@@ -141,6 +156,13 @@ TEST(Grant, LargestGrantFitsItsBuffer) {
   dpagg_grant h;
   ASSERT_EQ(open(seal(g), &h), DPAGG_OK);
   EXPECT_EQ(h.ncalls, DPAGG_GRANT_MAX_CALLS);
+  EXPECT_EQ(h.shards[DPAGG_GRANT_MAX_SHARDS - 1].shardid, INT64_MAX - (DPAGG_GRANT_MAX_SHARDS - 1));
+  EXPECT_EQ(h.shards[0].groupid, INT32_MAX);
+  g.nshards = DPAGG_GRANT_MAX_SHARDS + 1;
+  char big[DPAGG_GRANT_TEXT_MAX];
+  dpagg_error e;
+  EXPECT_EQ(dpagg_grant_seal(key(), &g, big, sizeof big, &e), DPAGG_INVALID_PARAMETER);
+  g.nshards = DPAGG_GRANT_MAX_SHARDS;
   g.ncalls = DPAGG_GRANT_MAX_CALLS + 1;
   char buf[DPAGG_GRANT_TEXT_MAX];
   dpagg_error err;

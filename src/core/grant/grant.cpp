@@ -2,8 +2,9 @@
 //
 // Payload (all integers big-endian, doubles as their IEEE-754 bit patterns, strings as a 16-bit
 // length and their bytes, no NUL):
-//   "DPG1" | nonce[16] | expires_us:i64 | database | role | table | ncalls:u8 |
-//   ncalls x ( aggregate | epsilon:f64 | delta:f64 | nparts:u8 | nparts x ( spec | eps | delta | rho ) )
+//   "DPG2" | nonce[16] | issued_us:i64 | expires_us:i64 | database | role | table | ncalls:u8 |
+//   ncalls x ( aggregate | epsilon:f64 | delta:f64 | nparts:u8 | nparts x ( spec | eps | delta | rho ) ) |
+//   nshards:u16 | nshards x ( shardid:i64 | groupid:i32 )
 // A grant is "dpagg-grant-1:" hex(payload) ":" hex(HMAC-SHA256(key, payload)); opening it checks
 // the MAC over the decoded payload first, with CRYPTO_memcmp, so nothing of a forged grant is
 // parsed.  Doubles travel as bit patterns so that the worker compares exactly what the
@@ -24,7 +25,7 @@
 namespace dpagg {
 namespace {
 
-const char kMagic[4] = {'D', 'P', 'G', '1'};
+const char kMagic[4] = {'D', 'P', 'G', '2'};
 const char kGrantPrefix[] = "dpagg-grant-1:";
 const char kTemplatePrefix[] = "dpagg-template-1:";
 constexpr std::size_t kMacLen = 32;
@@ -46,6 +47,9 @@ class Writer {
     uint64_t v;
     std::memcpy(&v, &d, sizeof v);
     u64(v);
+  }
+  void u32(uint32_t v) {
+    for (int i = 3; i >= 0; --i) u8(static_cast<unsigned>(v >> (8 * i)));
   }
   void str(const char* s, std::size_t cap) {
     std::size_t n = strnlen(s, cap);
@@ -78,6 +82,11 @@ class Reader {
   uint64_t u64() {
     uint64_t v = 0;
     for (int i = 0; i < 8; ++i) v = (v << 8) | u8();
+    return v;
+  }
+  uint32_t u32() {
+    uint32_t v = 0;
+    for (int i = 0; i < 4; ++i) v = (v << 8) | u8();
     return v;
   }
   double f64() {
@@ -151,7 +160,9 @@ std::string grant_encode(const dpagg_grant& g) {
   if (g.ncalls < 1 || g.ncalls > DPAGG_GRANT_MAX_CALLS) bad("it lists no release, or too many");
   Writer w;
   w.bytes(kMagic, sizeof kMagic);
+  if (g.nshards < 0 || g.nshards > DPAGG_GRANT_MAX_SHARDS) bad("too many shards");
   w.bytes(g.nonce, sizeof g.nonce);
+  w.u64(static_cast<uint64_t>(g.issued_us));
   w.u64(static_cast<uint64_t>(g.expires_us));
   w.str(g.database, sizeof g.database);
   w.str(g.role, sizeof g.role);
@@ -171,6 +182,12 @@ std::string grant_encode(const dpagg_grant& g) {
       w.f64(c.parts[j].rho);
     }
   }
+  w.u8(static_cast<unsigned>(g.nshards >> 8));
+  w.u8(static_cast<unsigned>(g.nshards));
+  for (int i = 0; i < g.nshards; ++i) {
+    w.u64(static_cast<uint64_t>(g.shards[i].shardid));
+    w.u32(static_cast<uint32_t>(g.shards[i].groupid));
+  }
   return w.out();
 }
 
@@ -182,6 +199,7 @@ dpagg_grant grant_decode(const std::string& payload) {
   r.bytes(magic, sizeof magic);
   if (std::memcmp(magic, kMagic, sizeof magic) != 0) bad("unknown version");
   r.bytes(g.nonce, sizeof g.nonce);
+  g.issued_us = static_cast<int64_t>(r.u64());
   g.expires_us = static_cast<int64_t>(r.u64());
   r.str(g.database, sizeof g.database);
   r.str(g.role, sizeof g.role);
@@ -205,6 +223,13 @@ dpagg_grant grant_decode(const std::string& payload) {
           !(c.parts[j].rho >= 0 || std::isnan(c.parts[j].rho)))  // NaN: no zCDP bound
         bad("a part's epsilon, delta or rho");
     }
+  }
+  g.nshards = static_cast<int>(r.u8() << 8);
+  g.nshards |= static_cast<int>(r.u8());
+  if (g.nshards > DPAGG_GRANT_MAX_SHARDS) bad("too many shards");
+  for (int i = 0; i < g.nshards; ++i) {
+    g.shards[i].shardid = static_cast<int64_t>(r.u64());
+    g.shards[i].groupid = static_cast<int32_t>(r.u32());
   }
   if (!r.done()) bad("trailing bytes");
   return g;
