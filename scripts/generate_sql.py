@@ -315,6 +315,11 @@ CREATE FUNCTION dpagg_citus_grant(grant_text text) RETURNS boolean
   AS 'MODULE_PATHNAME', 'dpagg_citus_grant' LANGUAGE C STABLE PARALLEL SAFE;
 CREATE FUNCTION dpagg_citus_release(grant_text text, template text) RETURNS boolean
   AS 'MODULE_PATHNAME', 'dpagg_citus_release' LANGUAGE C VOLATILE;
+-- On a server that started in recovery (a standby, a clone, a restored backup), which refuses
+-- Citus grants: a superuser's word that it serves shards of its own now.
+CREATE FUNCTION dpagg_citus_grants_resume() RETURNS void
+  AS 'MODULE_PATHNAME', 'dpagg_citus_grants_resume' LANGUAGE C VOLATILE;
+REVOKE ALL ON FUNCTION dpagg_citus_grants_resume() FROM PUBLIC;
 -- The rows' vectors clipped to the l2 bound and summed exactly in the quanta dp_sum_vector's own
 -- state adds, with their number (src/pg/vector.c): the partial sums of dpagg_merge_vector.
 CREATE FUNCTION dpagg_vquanta_trans(bytea, double precision[], integer, double precision) RETURNS bytea

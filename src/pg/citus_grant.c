@@ -74,6 +74,7 @@
 
 PG_FUNCTION_INFO_V1(dpagg_citus_grant);
 PG_FUNCTION_INFO_V1(dpagg_citus_release);
+PG_FUNCTION_INFO_V1(dpagg_citus_grants_resume);
 
 static char *citus_key_file = NULL;
 static int	grant_lifetime = 300;
@@ -152,7 +153,7 @@ typedef struct GrantShared
 	LWLock	   *lock;
 	int			nslots;
 	int64		ready_us;		/* grants issued before are refused (a new record began) */
-	bool		after_recovery;	/* started as a standby or from a backup: see ready_us */
+	bool		after_recovery;	/* started in recovery: refuses grants until resumed */
 	GrantSlot	slots[FLEXIBLE_ARRAY_MEMBER];
 } GrantShared;
 
@@ -190,9 +191,11 @@ grant_shmem_startup(void)
 
 		/*
 		 * A new record of used grants (a start, or the reinitialisation after a crash): grants
-		 * issued before may have been used already, unrecorded.  A server that will leave
-		 * recovery (a standby, a backup being restored) begins its record only when it first
-		 * checks a grant after that (dpagg_citus_grant_authorize).
+		 * issued before may have been used already, unrecorded.  A server that starts in
+		 * recovery (a standby, a clone being made by Citus, a restored backup) is a copy of
+		 * another node, which may still be serving the same shards with its own record: it
+		 * refuses grants until a superuser resumes them (dpagg_citus_grants_resume(), once the
+		 * copy serves shards of its own) or it is restarted as a primary.
 		 */
 		memset(gshared, 0, grant_shmem_size());
 		gshared->lock = &(GetNamedLWLockTranche("dpagg_citus_grants"))[0].lock;
@@ -225,8 +228,12 @@ use_grant(const dpagg_grant *g, int index)
 	LWLockAcquire(gshared->lock, LW_EXCLUSIVE);
 	if (gshared->after_recovery)
 	{
-		gshared->after_recovery = false;	/* out of recovery now (the caller checked) */
-		gshared->ready_us = now;
+		LWLockRelease(gshared->lock);
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("dpagg: this server started in recovery and does not release under Citus grants yet"),
+				 errdetail("A standby, a clone or a restored backup is a copy of another node that may still release the same shards. Nothing was released."),
+				 errhint("Once this server serves shards of its own (the other node is gone, or Citus has moved the shards), a superuser runs SELECT dpagg_citus_grants_resume() on it, or restarts it.")));
 	}
 	if (g->expires_us <= now || g->issued_us < gshared->ready_us)
 	{
@@ -287,6 +294,30 @@ use_grant(const dpagg_grant *g, int index)
 	}
 	gshared->slots[slot].used[index / 8] |= (uint8) (1 << (index % 8));
 	LWLockRelease(gshared->lock);
+}
+
+/* A superuser's word that this server, which started in recovery, is no longer a copy of a node
+ * that serves the same shards: its record of used grants begins now. */
+Datum
+dpagg_citus_grants_resume(PG_FUNCTION_ARGS)
+{
+	if (!superuser())
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("only a superuser may resume releases under Citus grants")));
+	if (RecoveryInProgress())
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("this server is still in recovery")));
+	if (gshared == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("dpagg must be loaded by shared_preload_libraries to release under a Citus grant")));
+	LWLockAcquire(gshared->lock, LW_EXCLUSIVE);
+	gshared->after_recovery = false;
+	gshared->ready_us = unix_now_us();
+	LWLockRelease(gshared->lock);
+	PG_RETURN_VOID();
 }
 
 /* ---- what Citus knows of shards ---------------------------------------------------------------- */
@@ -564,11 +595,9 @@ dpagg_citus_grant_start(QueryDesc *qd, int eflags)
 	tmpl = lsecond_node(Const, marker->args);
 	if (p->paramkind != PARAM_EXTERN || p->paramid < 1 || tmpl->constisnull)
 		elog(ERROR, "dpagg: malformed Citus release marker");
+	/* dynamic parameters (PL/pgSQL's variables under a generic plan) are fetched into a copy */
 	if (old != NULL && old->paramFetch != NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("dpagg cannot run this plan with dynamic parameters"),
-				 errhint("Run the query outside PL/pgSQL, or with citus.enable_... defaults.")));
+		old = copyParamList(old);
 	if (eflags & EXEC_FLAG_EXPLAIN_ONLY)
 		grant_text = "explain-only";	/* no charge, no grant: nothing runs */
 	else
@@ -583,7 +612,9 @@ dpagg_citus_grant_start(QueryDesc *qd, int eflags)
 
 		if (dpagg_grant_from_template(TextDatumGetCString(tmpl->constvalue), g, &err) != DPAGG_OK)
 			dpagg_report(&err);
-		/* Everything that could refuse is done before anything is charged. */
+		/* Everything that could refuse is done before anything is charged: the permissions
+		 * (standard_ExecutorStart checks them only after this), the key, the shards. */
+		(void) ExecCheckRTPerms(qd->plannedstmt->rtable, true);
 		read_key(key);
 		relid = RangeVarGetRelid(makeRangeVarFromNameList(stringToQualifiedNameList(g->table)),
 								 AccessShareLock, false);

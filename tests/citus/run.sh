@@ -385,6 +385,27 @@ out=$(as_analyst c "SELECT uid, dp_sum(1 / (uid - 7), $E, 1e-5, 0, 1) FROM t WHE
 check "an error in a shard query, with log_parameter_max_length_on_error set by the role: the grant is not in the message" "1 0" \
   "$(echo "$out" | grep -c 'division by zero') $(echo "$out" | grep -c 'dpagg-grant')"
 q c "ALTER ROLE analyst RESET log_parameter_max_length_on_error" >/dev/null
+# (second attack review) a copy of a worker (pg_basebackup copies the key) must not release the
+# shards its original releases: a server that started in recovery refuses grants until resumed.
+"$BIN/pg_basebackup" -D "$tmp/w1c" -h "$tmp" -p "${PORT[w1]}" -X stream >/dev/null 2>&1
+sed -i "s/^port = .*/port = 5644/" "$tmp/w1c/postgresql.conf" "$tmp/w1c/postgresql.auto.conf" 2>/dev/null
+echo "port = 5644" >>"$tmp/w1c/postgresql.auto.conf"
+"$BIN/pg_ctl" -D "$tmp/w1c" -l "$tmp/w1c.log" -w start >/dev/null 2>&1
+PORT[w1c]=5644
+check "a copy of a worker (pg_basebackup, then started) refuses the grants its original accepts" 1 \
+  "$(as_analyst w1c "SELECT uid, dp_count($E, 1e-5) FROM $3 WHERE dpagg_citus_grant('$G') GROUP BY uid" | grep -c 'started in recovery')"
+check "... until a superuser resumes them (analysts may not)" "1 1" \
+  "$(as_analyst w1c "SELECT dpagg_citus_grants_resume()" | grep -c 'permission denied') $(q w1c "SELECT dpagg_citus_grants_resume()" "SELECT 1" | grep -c '^1$')"
+"$BIN/pg_ctl" -D "$tmp/w1c" -m immediate stop >/dev/null 2>&1; rm -rf "$tmp/w1c"
+q c "CREATE ROLE carol LOGIN" "SELECT dp_set_budget('carol', 10, 0.5)" >/dev/null
+c0=$(charges c)
+check "a role without SELECT on the table is refused before anything is charged" "1 0" \
+  "$(q c "SET SESSION AUTHORIZATION carol" "SELECT uid, dp_count(1, 1e-5) FROM t GROUP BY uid" | grep -c 'permission denied') $(( $(charges c) - c0 ))"
+q c "CREATE FUNCTION above(lim float8) RETURNS TABLE (u int, n bigint) LANGUAGE plpgsql AS \$f\$ BEGIN RETURN QUERY SELECT uid, dp_count($E, 1e-5) FROM t WHERE x > lim AND uid <= 3 GROUP BY uid; END \$f\$" >/dev/null
+c0=$(charges c)
+out=$(as_analyst c "SELECT count(*) FROM above(0)" "SELECT count(*) FROM above(0)" "SELECT count(*) FROM above(0)" "SELECT count(*) FROM above(0)" "SELECT count(*) FROM above(0)" "SELECT count(*) FROM above(0)" "SELECT count(*) FROM above(0)")
+check "PL/pgSQL with a variable, past the generic-plan switch: 7 answers, 7 charges" "7 7" \
+  "$(echo "$out" | grep -c '^[0-9]$') $(( $(charges c) - c0 ))"
 q c "ALTER SYSTEM SET dpagg.citus_grant_lifetime = 10" "SELECT pg_reload_conf()" >/dev/null
 sleep 0.3
 as_analyst c "SELECT uid, dp_count($E, 1e-5) FROM t WHERE uid = 9 GROUP BY uid" >/dev/null
