@@ -1504,35 +1504,6 @@ finish_visit(Plan *plan, void *context)
 		agg->aggstrategy = AGG_SORTED;
 }
 
-typedef struct CoordinatorGrants
-{
-	bool		found;
-} CoordinatorGrants;
-
-static bool
-grant_call_walker(Node *node, CoordinatorGrants *cg)
-{
-	if (node == NULL)
-		return false;
-	if (IsA(node, FuncExpr) && dpagg_is_citus_grant_function(((FuncExpr *) node)->funcid))
-	{
-		cg->found = true;
-		return true;
-	}
-	return expression_tree_walker(node, grant_call_walker, cg);
-}
-
-static void
-grant_visit(Plan *plan, void *context)
-{
-	CoordinatorGrants *cg = (CoordinatorGrants *) context;
-
-	(void) grant_call_walker((Node *) plan->targetlist, cg);
-	(void) grant_call_walker((Node *) plan->qual, cg);
-	if (IsA(plan, Result))
-		(void) grant_call_walker(((Result *) plan)->resconstantqual, cg);
-}
-
 static int
 max_plan_node_id(Plan *plan)
 {
@@ -1557,7 +1528,6 @@ custom_scan_walker(Plan *plan)
 static bool
 finish_worker_plan(PlannedStmt *stmt, DpCitusRewrite *cr)
 {
-	CoordinatorGrants cg = {false};
 	Plan	   *child = stmt->planTree;
 	Result	   *r;
 	List	   *tlist = NIL;
@@ -1571,8 +1541,7 @@ finish_worker_plan(PlannedStmt *stmt, DpCitusRewrite *cr)
 		!custom_scan_walker(child) || child->total_cost >= 1e30 ||
 		dpagg_statement_has_own_aggregate(stmt))
 		return false;
-	dpagg_walk_statement(stmt, grant_visit, &cg);
-	if (cg.found)
+	if (dpagg_citus_grant_calls(stmt) != NIL)
 		return false;
 	foreach(lc, child->targetlist)
 	{

@@ -339,31 +339,48 @@ catalog_attr(HeapTuple tup, Relation rel, const char *name, bool *isnull)
 	return heap_getattr(tup, att, RelationGetDescr(rel), isnull);
 }
 
+/*
+ * One value of the first row of a Citus catalog whose key column equals key (no key when keyatt is
+ * NULL), or false.
+ */
+static bool
+catalog_value(const char *catalog, const char *keyatt, RegProcedure eqproc, Datum key,
+			  const char *att, Datum *out)
+{
+	Oid			catalog_rel = citus_catalog(catalog);
+	Relation	rel;
+	SysScanDesc scan;
+	ScanKeyData skey;
+	HeapTuple	tup;
+	bool		found = false;
+
+	if (!OidIsValid(catalog_rel))
+		return false;
+	rel = table_open(catalog_rel, AccessShareLock);
+	if (keyatt != NULL)
+		ScanKeyInit(&skey, get_attnum(catalog_rel, keyatt), BTEqualStrategyNumber, eqproc, key);
+	scan = systable_beginscan(rel, InvalidOid, false, NULL, keyatt != NULL ? 1 : 0,
+							  keyatt != NULL ? &skey : NULL);
+	if (HeapTupleIsValid(tup = systable_getnext(scan)))
+	{
+		bool		isnull;
+
+		*out = catalog_attr(tup, rel, att, &isnull);
+		found = !isnull;
+	}
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	return found;
+}
+
 /* This node's Citus group (0: the coordinator), or -1 without Citus metadata. */
 int
 dpagg_citus_local_group(void)
 {
-	Oid			local_group = citus_catalog("pg_dist_local_group");
-	Relation	rel;
-	SysScanDesc scan;
-	HeapTuple	tup;
-	int			group = -1;
+	Datum		d;
 
-	if (!OidIsValid(local_group))
-		return -1;
-	rel = table_open(local_group, AccessShareLock);
-	scan = systable_beginscan(rel, InvalidOid, false, NULL, 0, NULL);
-	if (HeapTupleIsValid(tup = systable_getnext(scan)))
-	{
-		bool		isnull;
-		Datum		d = catalog_attr(tup, rel, "groupid", &isnull);
-
-		if (!isnull)
-			group = DatumGetInt32(d);
-	}
-	systable_endscan(scan);
-	table_close(rel, AccessShareLock);
-	return group;
+	return catalog_value("pg_dist_local_group", NULL, InvalidOid, (Datum) 0, "groupid", &d)
+		? DatumGetInt32(d) : -1;
 }
 
 /* The shards of a distributed table and the group of each one's placement, into g; refused
@@ -440,29 +457,10 @@ table_shards(Oid relid, dpagg_grant *g)
 static Oid
 shard_table(int64 shardid)
 {
-	Oid			shard_rel = citus_catalog("pg_dist_shard");
-	Relation	rel;
-	SysScanDesc scan;
-	ScanKeyData key;
-	HeapTuple	tup;
-	Oid			logical = InvalidOid;
+	Datum		d;
 
-	if (!OidIsValid(shard_rel))
-		return InvalidOid;
-	rel = table_open(shard_rel, AccessShareLock);
-	ScanKeyInit(&key, get_attnum(shard_rel, "shardid"), BTEqualStrategyNumber, F_INT8EQ, Int64GetDatum(shardid));
-	scan = systable_beginscan(rel, InvalidOid, false, NULL, 1, &key);
-	if (HeapTupleIsValid(tup = systable_getnext(scan)))
-	{
-		bool		isnull;
-		Datum		d = catalog_attr(tup, rel, "logicalrelid", &isnull);
-
-		if (!isnull)
-			logical = DatumGetObjectId(d);
-	}
-	systable_endscan(scan);
-	table_close(rel, AccessShareLock);
-	return logical;
+	return catalog_value("pg_dist_shard", "shardid", F_INT8EQ, Int64GetDatum(shardid), "logicalrelid", &d)
+		? DatumGetObjectId(d) : InvalidOid;
 }
 
 /* The schema-qualified name Citus gives shard shardid of table logical (its own shard_name()). */
@@ -712,6 +710,17 @@ find_grant_visit(Plan *plan, void *context)
 		(void) find_grant_walker((Node *) ((BitmapHeapScan *) plan)->bitmapqualorig, gf);
 }
 
+/* The calls of dpagg_citus_grant() in a plan's expressions (FuncExpr *): where a shard query
+ * carries its grant (here), and what must not be left in the coordinator's plan (citus.c). */
+List *
+dpagg_citus_grant_calls(PlannedStmt *stmt)
+{
+	GrantFind	gf = {NIL};
+
+	dpagg_walk_statement(stmt, find_grant_visit, &gf);
+	return gf.found;
+}
+
 typedef struct ShapeContext
 {
 	PlannedStmt *stmt;
@@ -819,7 +828,7 @@ dpagg_citus_grant_authorize(QueryDesc *qd, int eflags)
 
 	if ((eflags & EXEC_FLAG_EXPLAIN_ONLY) || IsParallelWorker() || qd->estate == NULL)
 		return;
-	dpagg_walk_statement(qd->plannedstmt, find_grant_visit, &gf);
+	gf.found = dpagg_citus_grant_calls(qd->plannedstmt);
 	if (gf.found == NIL)
 		return;
 	/*

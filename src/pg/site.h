@@ -282,6 +282,7 @@ extern int	dpagg_citus_local_group(void);
 extern bool dpagg_is_citus_grant_function(Oid fn);
 extern bool dpagg_is_citus_release_function(Oid fn);
 extern void dpagg_citus_grant_start(struct QueryDesc *qd, int eflags);
+extern List *dpagg_citus_grant_calls(PlannedStmt *stmt);
 extern void dpagg_citus_grant_authorize(struct QueryDesc *qd, int eflags);
 extern bool dpagg_citus_granted(struct EState *estate, const char *aggregate, int sets,
 								double epsilon, double delta, const DpChargePart *parts,
