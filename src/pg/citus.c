@@ -78,8 +78,8 @@ unsupported(const char *msg, const char *hint)
 /* ---- what Citus knows ------------------------------------------------------------------------- */
 
 /* The OID of a Citus metadata table in pg_catalog, or InvalidOid without Citus here. */
-static Oid
-citus_catalog(const char *name)
+Oid
+dpagg_citus_catalog(const char *name)
 {
 	return get_relname_relid(name, PG_CATALOG_NAMESPACE);
 }
@@ -130,28 +130,13 @@ citus_table_lookup(Oid relid, Oid partition_rel, AttrNumber *column)
  * default since Citus 11)?  With statement replication Citus could run a shard query again on
  * another placement after a failure: the worker form is not used for such a table. */
 static bool
-citus_single_placement(Oid relid, Oid partition_rel)
+citus_single_placement(Oid relid)
 {
-	Relation	rel;
-	SysScanDesc scan;
-	ScanKeyData key;
-	HeapTuple	tup;
-	bool		single = false;
+	Datum		d;
 
-	rel = table_open(partition_rel, AccessShareLock);
-	ScanKeyInit(&key, 1, BTEqualStrategyNumber, F_OIDEQ, ObjectIdGetDatum(relid));
-	scan = systable_beginscan(rel, InvalidOid, false, NULL, 1, &key);
-	if (HeapTupleIsValid(tup = systable_getnext(scan)))
-	{
-		AttrNumber	att = get_attnum(RelationGetRelid(rel), "repmodel");
-		bool		isnull = true;
-		Datum		d = att > 0 ? heap_getattr(tup, att, RelationGetDescr(rel), &isnull) : (Datum) 0;
-
-		single = !isnull && DatumGetChar(d) == 's';
-	}
-	systable_endscan(scan);
-	table_close(rel, AccessShareLock);
-	return single;
+	return dpagg_citus_catalog_value("pg_dist_partition", "logicalrelid", F_OIDEQ,
+									 ObjectIdGetDatum(relid), "repmodel", &d) &&
+		DatumGetChar(d) == 's';
 }
 
 static bool
@@ -169,7 +154,7 @@ dpagg_citus_worker(void)
 Oid
 dpagg_citus_shard_of(Oid relid)
 {
-	Oid			shard_rel = citus_catalog("pg_dist_shard");
+	Oid			shard_rel = dpagg_citus_catalog("pg_dist_shard");
 	char	   *name;
 	char	   *us;
 	char	   *end;
@@ -974,7 +959,7 @@ worker_form(Query *q, DpCitusRewrite *cr, LevelContext *lc, Oid partition_rel)
 		return false;
 	relid = rt_fetch(1, q->rtable)->relid;
 	if (get_rel_relkind(relid) != RELKIND_RELATION || !is_heap(relid) ||
-		!citus_single_placement(relid, partition_rel) ||
+		!citus_single_placement(relid) ||
 		strlen(quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)),
 										  get_rel_name(relid))) >= DPAGG_GRANT_NAME_LEN)
 		return false;
@@ -1059,7 +1044,7 @@ typedef struct RouteContext
 static int
 shard_count(Oid relid)
 {
-	Oid			shard_rel = citus_catalog("pg_dist_shard");
+	Oid			shard_rel = dpagg_citus_catalog("pg_dist_shard");
 	Relation	rel;
 	SysScanDesc scan;
 	ScanKeyData key;
@@ -1377,7 +1362,7 @@ dpagg_citus_query(Query *parse, int mode, ParamListInfo params)
 	WalkContext wc;
 	int			max = 0;
 
-	wc.partition_rel = citus_catalog("pg_dist_partition");
+	wc.partition_rel = dpagg_citus_catalog("pg_dist_partition");
 	if (!OidIsValid(wc.partition_rel))
 		return NULL;			/* no Citus in this database */
 	wc.cr = palloc0(sizeof(DpCitusRewrite));

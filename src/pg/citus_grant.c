@@ -64,6 +64,7 @@
 #include "utils/fmgroids.h"
 #include "utils/rel.h"
 #include "utils/guc.h"
+#include "utils/hsearch.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/regproc.h"
@@ -140,39 +141,39 @@ unix_now_us(void)
 
 /* ---- the used grants, per node ----------------------------------------------------------------- */
 
-typedef struct GrantSlot
+/* One grant used on this node: a shared hash table keyed by (nonce, database). */
+typedef struct GrantKey
 {
 	unsigned char nonce[DPAGG_GRANT_NONCE_LEN];
-	int64		expires_us;		/* 0: free */
 	Oid			database;
+} GrantKey;
+
+typedef struct GrantSlot
+{
+	GrantKey	key;
+	int64		expires_us;
 	uint8		used[DPAGG_GRANT_MAX_SHARDS / 8];	/* the grant's shards used here, by index */
 } GrantSlot;
 
 typedef struct GrantShared
 {
 	LWLock	   *lock;
-	int			nslots;
 	int64		ready_us;		/* grants issued before are refused (a new record began) */
 	bool		after_recovery;	/* started in recovery: refuses grants until resumed */
-	GrantSlot	slots[FLEXIBLE_ARRAY_MEMBER];
 } GrantShared;
 
 static GrantShared *gshared = NULL;
+static HTAB *used_grants = NULL;
 static shmem_request_hook_type prev_shmem_request_hook = NULL;
 static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
-
-static Size
-grant_shmem_size(void)
-{
-	return add_size(offsetof(GrantShared, slots), mul_size(grant_slots, sizeof(GrantSlot)));
-}
 
 static void
 grant_shmem_request(void)
 {
 	if (prev_shmem_request_hook)
 		prev_shmem_request_hook();
-	RequestAddinShmemSpace(grant_shmem_size());
+	RequestAddinShmemSpace(add_size(MAXALIGN(sizeof(GrantShared)),
+									hash_estimate_size(grant_slots, sizeof(GrantSlot))));
 	RequestNamedLWLockTranche("dpagg_citus_grants", 1);
 }
 
@@ -180,11 +181,12 @@ static void
 grant_shmem_startup(void)
 {
 	bool		found;
+	HASHCTL		info;
 
 	if (prev_shmem_startup_hook)
 		prev_shmem_startup_hook();
 	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
-	gshared = ShmemInitStruct("dpagg citus grants", grant_shmem_size(), &found);
+	gshared = ShmemInitStruct("dpagg citus grants", sizeof(GrantShared), &found);
 	if (!found)
 	{
 		struct stat st;
@@ -197,34 +199,53 @@ grant_shmem_startup(void)
 		 * refuses grants until a superuser resumes them (dpagg_citus_grants_resume(), once the
 		 * copy serves shards of its own) or it is restarted as a primary.
 		 */
-		memset(gshared, 0, grant_shmem_size());
 		gshared->lock = &(GetNamedLWLockTranche("dpagg_citus_grants"))[0].lock;
-		gshared->nslots = grant_slots;
 		gshared->ready_us = unix_now_us();
 		gshared->after_recovery = stat(STANDBY_SIGNAL_FILE, &st) == 0 ||
 			stat(RECOVERY_SIGNAL_FILE, &st) == 0 || stat("backup_label", &st) == 0;
 	}
+	memset(&info, 0, sizeof(info));
+	info.keysize = sizeof(GrantKey);
+	info.entrysize = sizeof(GrantSlot);
+	used_grants = ShmemInitHash("dpagg citus used grants", grant_slots, grant_slots, &info,
+								HASH_ELEM | HASH_BLOBS | HASH_FIXED_SIZE);
 	LWLockRelease(AddinShmemInitLock);
+}
+
+/* Forget the grants that have expired (they are refused from now on: use_grant). */
+static void
+forget_expired(int64 now)
+{
+	HASH_SEQ_STATUS seq;
+	GrantSlot  *s;
+
+	hash_seq_init(&seq, used_grants);
+	while ((s = hash_seq_search(&seq)) != NULL)
+		if (s->expires_us <= now)
+			(void) hash_search(used_grants, &s->key, HASH_REMOVE, NULL);
 }
 
 /*
  * Record the use of a grant's shard (its index in the grant) on this node; refuse a second, an
- * expired grant, and one issued before this node's record began.  Used slots are freed only once
- * their grant has expired (checked here, under the lock, against the same clock: no grant is
- * accepted after its slot could have been freed); a full table refuses, it never forgets a use.
+ * expired grant, and one issued before this node's record began.  A grant is forgotten only once
+ * it has expired (checked here, under the lock, against the same clock: no grant is accepted
+ * after it could have been forgotten); a full table refuses, it never forgets a use.
  */
 static void
 use_grant(const dpagg_grant *g, int index)
 {
 	int64		now = unix_now_us();
-	int			slot = -1;
-	int			free_slot = -1;
-	int			i;
+	GrantKey	key;
+	GrantSlot  *s;
+	bool		found;
 
-	if (gshared == NULL)
+	if (gshared == NULL || used_grants == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("dpagg must be loaded by shared_preload_libraries to release under a Citus grant")));
+	memset(&key, 0, sizeof(key));
+	memcpy(key.nonce, g->nonce, sizeof(key.nonce));
+	key.database = MyDatabaseId;
 	LWLockAcquire(gshared->lock, LW_EXCLUSIVE);
 	if (gshared->after_recovery)
 	{
@@ -248,25 +269,8 @@ use_grant(const dpagg_grant *g, int index)
 				 errhint(expired ? "Run the query on the coordinator again (dpagg.citus_grant_lifetime)."
 						 : "The node restarted, recovered or was promoted since: run the query on the coordinator again.")));
 	}
-	for (i = 0; i < gshared->nslots; i++)
-	{
-		GrantSlot  *s = &gshared->slots[i];
-
-		if (s->expires_us != 0 && s->expires_us <= now)
-			s->expires_us = 0;	/* its grant is refused from now on (above) */
-		if (s->expires_us == 0)
-		{
-			if (free_slot < 0)
-				free_slot = i;
-			continue;
-		}
-		if (s->database == MyDatabaseId && memcmp(s->nonce, g->nonce, sizeof(s->nonce)) == 0)
-		{
-			slot = i;
-			break;
-		}
-	}
-	if (slot >= 0 && (gshared->slots[slot].used[index / 8] & (1 << (index % 8))) != 0)
+	s = hash_search(used_grants, &key, HASH_FIND, NULL);
+	if (s != NULL && (s->used[index / 8] & (1 << (index % 8))) != 0)
 	{
 		LWLockRelease(gshared->lock);
 		ereport(ERROR,
@@ -275,9 +279,15 @@ use_grant(const dpagg_grant *g, int index)
 				 errdetail("A grant lets each shard release once; this is a second use. Nothing was released."),
 				 errhint("Run the query on the coordinator again: each execution is charged and granted anew.")));
 	}
-	if (slot < 0)
+	if (s == NULL)
 	{
-		if (free_slot < 0)
+		s = hash_search(used_grants, &key, HASH_ENTER_NULL, &found);
+		if (s == NULL)
+		{
+			forget_expired(now);
+			s = hash_search(used_grants, &key, HASH_ENTER_NULL, &found);
+		}
+		if (s == NULL)
 		{
 			LWLockRelease(gshared->lock);
 			ereport(ERROR,
@@ -286,13 +296,10 @@ use_grant(const dpagg_grant *g, int index)
 					 errdetail("Nothing was released."),
 					 errhint("Raise dpagg.citus_grant_slots (a restart) or lower dpagg.citus_grant_lifetime.")));
 		}
-		slot = free_slot;
-		memset(&gshared->slots[slot], 0, sizeof(GrantSlot));
-		memcpy(gshared->slots[slot].nonce, g->nonce, sizeof(g->nonce));
-		gshared->slots[slot].expires_us = g->expires_us;
-		gshared->slots[slot].database = MyDatabaseId;
+		memset(s->used, 0, sizeof(s->used));
+		s->expires_us = g->expires_us;
 	}
-	gshared->slots[slot].used[index / 8] |= (uint8) (1 << (index % 8));
+	s->used[index / 8] |= (uint8) (1 << (index % 8));
 	LWLockRelease(gshared->lock);
 }
 
@@ -322,12 +329,6 @@ dpagg_citus_grants_resume(PG_FUNCTION_ARGS)
 
 /* ---- what Citus knows of shards ---------------------------------------------------------------- */
 
-static Oid
-citus_catalog(const char *name)
-{
-	return get_relname_relid(name, PG_CATALOG_NAMESPACE);
-}
-
 static Datum
 catalog_attr(HeapTuple tup, Relation rel, const char *name, bool *isnull)
 {
@@ -343,11 +344,11 @@ catalog_attr(HeapTuple tup, Relation rel, const char *name, bool *isnull)
  * One value of the first row of a Citus catalog whose key column equals key (no key when keyatt is
  * NULL), or false.
  */
-static bool
-catalog_value(const char *catalog, const char *keyatt, RegProcedure eqproc, Datum key,
+bool
+dpagg_citus_catalog_value(const char *catalog, const char *keyatt, RegProcedure eqproc, Datum key,
 			  const char *att, Datum *out)
 {
-	Oid			catalog_rel = citus_catalog(catalog);
+	Oid			catalog_rel = dpagg_citus_catalog(catalog);
 	Relation	rel;
 	SysScanDesc scan;
 	ScanKeyData skey;
@@ -379,7 +380,7 @@ dpagg_citus_local_group(void)
 {
 	Datum		d;
 
-	return catalog_value("pg_dist_local_group", NULL, InvalidOid, (Datum) 0, "groupid", &d)
+	return dpagg_citus_catalog_value("pg_dist_local_group", NULL, InvalidOid, (Datum) 0, "groupid", &d)
 		? DatumGetInt32(d) : -1;
 }
 
@@ -388,8 +389,8 @@ dpagg_citus_local_group(void)
 static void
 table_shards(Oid relid, dpagg_grant *g)
 {
-	Oid			shard_rel = citus_catalog("pg_dist_shard");
-	Oid			placement_rel = citus_catalog("pg_dist_placement");
+	Oid			shard_rel = dpagg_citus_catalog("pg_dist_shard");
+	Oid			placement_rel = dpagg_citus_catalog("pg_dist_placement");
 	Relation	srel,
 				prel;
 	SysScanDesc scan;
@@ -459,7 +460,7 @@ shard_table(int64 shardid)
 {
 	Datum		d;
 
-	return catalog_value("pg_dist_shard", "shardid", F_INT8EQ, Int64GetDatum(shardid), "logicalrelid", &d)
+	return dpagg_citus_catalog_value("pg_dist_shard", "shardid", F_INT8EQ, Int64GetDatum(shardid), "logicalrelid", &d)
 		? DatumGetObjectId(d) : InvalidOid;
 }
 
@@ -501,27 +502,52 @@ dpagg_citus_release(PG_FUNCTION_ARGS)
 	PG_RETURN_BOOL(true);
 }
 
-static bool
-is_function(Oid fn, PGFunction addr)
+/*
+ * Is fn dpagg_citus_grant (DPAGG_FN_GRANT) or dpagg_citus_release (DPAGG_FN_RELEASE)?  Asked for
+ * every function call in the plan of every query that starts, so answered from a small per-backend
+ * memo (an OID is not reused while the backend could still hold it in a plan: site.c's rule).
+ */
+#define DPAGG_FN_GRANT 1
+#define DPAGG_FN_RELEASE 2
+#define FN_MEMO 64
+static struct
 {
+	Oid			oid;
+	int			which;
+} fn_memo[FN_MEMO];
+
+static int
+which_function(Oid fn)
+{
+	int			slot = fn % FN_MEMO;
+	int			which = 0;
 	FmgrInfo	f;
 
-	if (!OidIsValid(fn) || get_func_nargs(fn) < 1)
-		return false;
-	fmgr_info(fn, &f);
-	return f.fn_addr == addr;
+	if (!OidIsValid(fn))
+		return 0;
+	if (fn_memo[slot].oid == fn)
+		return fn_memo[slot].which;
+	if (get_func_nargs(fn) >= 1)
+	{
+		fmgr_info(fn, &f);
+		which = f.fn_addr == dpagg_citus_grant ? DPAGG_FN_GRANT
+			: f.fn_addr == dpagg_citus_release ? DPAGG_FN_RELEASE : 0;
+	}
+	fn_memo[slot].oid = fn;
+	fn_memo[slot].which = which;
+	return which;
 }
 
 bool
 dpagg_is_citus_grant_function(Oid fn)
 {
-	return is_function(fn, dpagg_citus_grant);
+	return which_function(fn) == DPAGG_FN_GRANT;
 }
 
 bool
 dpagg_is_citus_release_function(Oid fn)
 {
-	return is_function(fn, dpagg_citus_release);
+	return which_function(fn) == DPAGG_FN_RELEASE;
 }
 
 /* ---- the coordinator: charge, seal, hand the grant to the executor ------------------------------ */
@@ -824,7 +850,6 @@ dpagg_citus_grant_authorize(QueryDesc *qd, int eflags)
 	int			index = -1;
 	int			i;
 	char	   *scanned;
-	MemoryContextCallback *cb;
 
 	if ((eflags & EXEC_FLAG_EXPLAIN_ONLY) || IsParallelWorker() || qd->estate == NULL)
 		return;
@@ -927,10 +952,7 @@ dpagg_citus_grant_authorize(QueryDesc *qd, int eflags)
 	a->estate = qd->estate;
 	a->next = authorizations;
 	authorizations = a;
-	cb = MemoryContextAllocZero(qd->estate->es_query_cxt, sizeof(MemoryContextCallback));
-	cb->func = forget_authorization;
-	cb->arg = a;
-	MemoryContextRegisterResetCallback(qd->estate->es_query_cxt, cb);
+	dpagg_on_reset(qd->estate->es_query_cxt, forget_authorization, a);
 }
 
 static bool

@@ -94,6 +94,18 @@ extern void dpagg_charge_planned(const char *aggregate, double epsilon, double d
 								 const DpChargePart *parts, int nparts, bool dry_run,
 								 const char *query_text);
 
+/* Call fn(arg) when cxt is reset or deleted (the callback is allocated in cxt): how dpagg forgets
+ * what it kept for one query (protect.c, restrict.c, site.c, citus_grant.c). */
+static inline void
+dpagg_on_reset(MemoryContext cxt, MemoryContextCallbackFunction fn, void *arg)
+{
+	MemoryContextCallback *cb = MemoryContextAlloc(cxt, sizeof(MemoryContextCallback));
+
+	cb->func = fn;
+	cb->arg = arg;
+	MemoryContextRegisterResetCallback(cxt, cb);
+}
+
 /* Refuse window use and direct calls; the aggregate memory context (aggregates.c). */
 extern MemoryContext dpagg_aggregate_context(FunctionCallInfo fcinfo, const char *name);
 

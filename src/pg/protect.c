@@ -558,7 +558,6 @@ void
 dpagg_protect_track(QueryDesc *qd, int flags)
 {
 	RunningStatement *r;
-	MemoryContextCallback *cb;
 
 	if (flags == 0 || qd->estate == NULL)
 		return;
@@ -569,10 +568,7 @@ dpagg_protect_track(QueryDesc *qd, int flags)
 	r->has_dpagg = (flags & DPAGG_HAS_DPAGG) != 0;
 	r->next = statements;
 	statements = r;
-	cb = MemoryContextAlloc(qd->estate->es_query_cxt, sizeof(MemoryContextCallback));
-	cb->func = forget_statement;
-	cb->arg = r;
-	MemoryContextRegisterResetCallback(qd->estate->es_query_cxt, cb);
+	dpagg_on_reset(qd->estate->es_query_cxt, forget_statement, r);
 }
 
 int

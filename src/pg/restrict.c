@@ -823,11 +823,7 @@ restricted_statement_done(void *arg)
 void
 dpagg_restrict_track(MemoryContext query_cxt)
 {
-	MemoryContextCallback *cb = MemoryContextAlloc(query_cxt, sizeof(MemoryContextCallback));
-
-	cb->func = restricted_statement_done;
-	cb->arg = NULL;
-	MemoryContextRegisterResetCallback(query_cxt, cb);
+	dpagg_on_reset(query_cxt, restricted_statement_done, NULL);
 	restricted_private_depth++;
 }
 

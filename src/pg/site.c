@@ -680,11 +680,7 @@ dpagg_freeze_parameters(QueryDesc *qd)
 		FreeExprContext(fc.econtext, true);
 	if (fc.trimmed)
 	{
-		MemoryContextCallback *cb = palloc(sizeof(MemoryContextCallback));
-
-		cb->func = forget_trimmed;
-		cb->arg = CurrentMemoryContext;
-		MemoryContextRegisterResetCallback(CurrentMemoryContext, cb);
+		dpagg_on_reset(CurrentMemoryContext, forget_trimmed, CurrentMemoryContext);
 	}
 }
 
@@ -861,7 +857,6 @@ wrap_agg(AggState *as, const char *query_text)
 {
 	MemoryContext cxt = as->ss.ps.state->es_query_cxt;
 	AggWrap    *w;
-	MemoryContextCallback *cb;
 	int			t;
 
 	w = MemoryContextAllocZero(cxt, sizeof(AggWrap));
@@ -885,10 +880,7 @@ wrap_agg(AggState *as, const char *query_text)
 	if (w->nsites == 0)
 		return;
 	w->orig = as->ss.ps.ExecProcNodeReal;
-	cb = MemoryContextAlloc(cxt, sizeof(MemoryContextCallback));
-	cb->func = unlink_wrap;
-	cb->arg = w;
-	MemoryContextRegisterResetCallback(cxt, cb);
+	dpagg_on_reset(cxt, unlink_wrap, w);
 	w->next = wraps;
 	wraps = w;
 	as->ss.ps.ExecProcNodeReal = charged_exec_agg;

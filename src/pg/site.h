@@ -279,6 +279,11 @@ extern Oid	dpagg_citus_shard_of(Oid relid);
 struct QueryDesc;
 extern bool dpagg_citus_key_configured(void);
 extern int	dpagg_citus_local_group(void);
+/* A Citus catalog in pg_catalog (InvalidOid without Citus), and one value of its first row whose
+ * key column equals key (no key when keyatt is NULL), or false (citus.c, citus_grant.c). */
+extern Oid	dpagg_citus_catalog(const char *name);
+extern bool dpagg_citus_catalog_value(const char *catalog, const char *keyatt, RegProcedure eqproc,
+									  Datum key, const char *att, Datum *out);
 extern bool dpagg_is_citus_grant_function(Oid fn);
 extern bool dpagg_is_citus_release_function(Oid fn);
 extern void dpagg_citus_grant_start(struct QueryDesc *qd, int eflags);
