@@ -159,6 +159,7 @@ typedef struct GrantShared
 {
 	LWLock	   *lock;
 	int64		ready_us;		/* grants issued before are refused (a new record began) */
+	int64		clock_us;		/* the latest clock reading under the lock (never goes back) */
 	bool		after_recovery;	/* started in recovery: refuses grants until resumed */
 } GrantShared;
 
@@ -234,7 +235,7 @@ forget_expired(int64 now)
 static void
 use_grant(const dpagg_grant *g, int index)
 {
-	int64		now = unix_now_us();
+	int64		now;
 	GrantKey	key;
 	GrantSlot  *s;
 	bool		found;
@@ -247,6 +248,15 @@ use_grant(const dpagg_grant *g, int index)
 	memcpy(key.nonce, g->nonce, sizeof(key.nonce));
 	key.database = MyDatabaseId;
 	LWLockAcquire(gshared->lock, LW_EXCLUSIVE);
+	/*
+	 * The clock is read under the lock (an attack review): read before it, a backend that waited
+	 * for the lock while another swept the grant as expired by a later reading would pass the
+	 * grant as unexpired by its earlier one, find no record of it, and release its shard again.
+	 * Under the lock, readings never go back from one holder to the next (even if the system
+	 * clock is stepped back).
+	 */
+	now = Max(unix_now_us(), gshared->clock_us);
+	gshared->clock_us = now;
 	if (gshared->after_recovery)
 	{
 		LWLockRelease(gshared->lock);
