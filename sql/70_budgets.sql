@@ -95,6 +95,15 @@ DO $$ DECLARE r record; BEGIN
 RESET enable_hashagg;
 RESET SESSION AUTHORIZATION;
 SELECT charges('dp_analyst') AS after_explain_analyze;
+-- a hashed aggregation rescanned without new parameters keeps its hash table and finalizes the
+-- same states again (dp_count's is its bare count, so fresh noise): each loop is charged
+SET SESSION AUTHORIZATION dp_analyst;
+EXPLAIN (COSTS OFF) SELECT g, (SELECT c FROM (SELECT k, dp_count(0.5, 0) AS c FROM b_t GROUP BY k OFFSET 0) s
+                           WHERE s.k = g % 4) FROM generate_series(1, 3) g;
+SELECT g, (SELECT c FROM (SELECT k, dp_count(0.5, 0) AS c FROM b_t GROUP BY k OFFSET 0) s
+           WHERE s.k = g % 4) IS NOT NULL AS released FROM generate_series(1, 3) g;
+RESET SESSION AUTHORIZATION;
+SELECT charges('dp_analyst') AS after_hash_rescans;
 SET SESSION AUTHORIZATION dp_analyst;
 -- each grouping set is a release: ROLLUP (k) has two sets, charged as one record of 2 x 0.5
 SELECT k, dp_count(0.5, 0) IS NOT NULL AS released FROM b_t GROUP BY ROLLUP (k) ORDER BY k;

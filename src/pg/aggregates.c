@@ -15,6 +15,7 @@
 #include <math.h>
 
 #include "catalog/pg_type.h"
+#include "common/int.h"
 #include "executor/executor.h"
 #include "libpq/pqformat.h"
 #include "nodes/execnodes.h"
@@ -724,16 +725,6 @@ avg_row(FunctionCallInfo fcinfo, DpState *st, const ScalarParams *p, ValueType v
 	PG_RETURN_POINTER(st);
 }
 
-/* dp_count(value, ...) counts non-NULL values (the value is the first argument);
- * dp_count(epsilon, delta [, mechanism]) counts rows. */
-static pg_attribute_always_inline Datum
-count_row(FunctionCallInfo fcinfo, DpState *st, const ScalarParams *p, ValueType vt)
-{
-	if (vt == VT_NONE || !PG_ARGISNULL(1))
-		st->count++;
-	PG_RETURN_POINTER(st);
-}
-
 static inline const ScalarParams *
 site_params(FunctionCallInfo fcinfo)
 {
@@ -777,8 +768,56 @@ DPAGG_TRANS(dpagg_avg_trans_int8, avg_row, DP_AVG, VT_INT8)
 DPAGG_TRANS(dpagg_avg_trans_float4, avg_row, DP_AVG, VT_FLOAT4)
 DPAGG_TRANS(dpagg_avg_trans_float8, avg_row, DP_AVG, VT_FLOAT8)
 DPAGG_TRANS(dpagg_avg_trans_numeric, avg_row, DP_AVG, VT_NUMERIC)
-DPAGG_TRANS(dpagg_count_trans, count_row, DP_COUNT, VT_ANY)
-DPAGG_TRANS(dpagg_count_rows_trans, count_row, DP_COUNT, VT_NONE)
+
+/*
+ * dp_count(value, ...) counts non-NULL values (the value is the first argument);
+ * dp_count(epsilon, delta [, mechanism]) counts rows.
+ *
+ * dp_count's state is its count, a bigint passed by value (as count(*)'s is): in a hashed
+ * aggregation the number lives in the group's entry, with no separate state to allocate and
+ * follow.  There is no "released" mark to keep in it, and none is needed: a state is finalized
+ * again only when its Agg node is rescanned, which is a new execution, charged again (charge.c),
+ * so fresh noise then is a release paid for.  Like the others, the first call of a group (a NULL
+ * state: there is no initial value) prepares the site and refuses anything that is not dpagg's.
+ */
+#define DPAGG_COUNT_TRANS(name, counts_rows) \
+	static pg_noinline Datum \
+	name##_first(FunctionCallInfo fcinfo) \
+	{ \
+		(void) dpagg_aggregate_context(fcinfo, "dp_count"); \
+		(void) dpagg_site_of_trans(fcinfo, DP_COUNT); \
+		if (!PG_ARGISNULL(0)) \
+			ereport(ERROR, \
+					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE), \
+					 errmsg("dpagg support functions can only be used by dpagg's own aggregates"))); \
+		PG_RETURN_INT64((counts_rows) || !PG_ARGISNULL(1) ? 1 : 0); \
+	} \
+	PG_FUNCTION_INFO_V1(name); \
+	Datum \
+	name(PG_FUNCTION_ARGS) \
+	{ \
+		if (unlikely(fcinfo->flinfo->fn_extra == NULL || PG_ARGISNULL(0))) \
+			return name##_first(fcinfo); \
+		PG_RETURN_INT64(PG_GETARG_INT64(0) + ((counts_rows) || !PG_ARGISNULL(1) ? 1 : 0)); \
+	}
+DPAGG_COUNT_TRANS(dpagg_count_trans, false)
+DPAGG_COUNT_TRANS(dpagg_count_rows_trans, true)
+
+/* Combine two partial counts of the same group (strict: PostgreSQL handles NULL states). */
+PG_FUNCTION_INFO_V1(dpagg_count_combine);
+Datum
+dpagg_count_combine(PG_FUNCTION_ARGS)
+{
+	int64		sum;
+
+	(void) dpagg_aggregate_context(fcinfo, "dpagg_count_combine");
+	(void) dpagg_site_of_trans(fcinfo, DP_COUNT);
+	if (pg_add_s64_overflow(PG_GETARG_INT64(0), PG_GETARG_INT64(1), &sum))
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("dp_count: count out of range")));
+	PG_RETURN_INT64(sum);
+}
 
 /*
  * The per-unit kinds (bound.c): one row per unit and group, whose value is the unit's
@@ -864,13 +903,28 @@ dpagg_combine(PG_FUNCTION_ARGS)
  * Final functions: the only places where noise is added.
  */
 static DpState *
-final_state(FunctionCallInfo fcinfo, int kind, DpSite **site_out)
+final_state(FunctionCallInfo fcinfo, int kind, DpSite **site_out, DpState *scratch)
 {
 	DpSite	   *site;
 
 	(void) dpagg_aggregate_context(fcinfo, dpagg_kind_name(kind));
 	site = dpagg_site_of_final(fcinfo, kind);
 	*site_out = site;
+	if (kind == DP_COUNT)
+	{
+		/* dp_count's state is the count (by value): a DpState for the shared release code, in
+		 * the caller's scratch space, unreleased. */
+		DpState    *st = scratch;
+
+		memset(st, 0, sizeof(DpState));
+		SET_VARSIZE(st, sizeof(DpState));
+		st->version = DPAGG_STATE_VERSION;
+		st->kind = (uint8) kind;
+		st->count = PG_ARGISNULL(0) ? 0 : PG_GETARG_INT64(0);
+		if (st->count < 0)
+			elog(ERROR, "dpagg: a negative count");
+		return st;
+	}
 	if (!PG_ARGISNULL(0))
 	{
 		DpState    *st = (DpState *) PG_GETARG_POINTER(0);
@@ -888,10 +942,10 @@ final_state(FunctionCallInfo fcinfo, int kind, DpSite **site_out)
  * already.  Nothing random happens before the charge is taken.
  */
 static DpState *
-final_begin(FunctionCallInfo fcinfo, int kind, ScalarParams **p)
+final_begin(FunctionCallInfo fcinfo, int kind, ScalarParams **p, DpState *scratch)
 {
 	DpSite	   *site;
-	DpState    *st = final_state(fcinfo, kind, &site);
+	DpState    *st = final_state(fcinfo, kind, &site, scratch);
 
 	*p = (ScalarParams *) site->params;
 	if (!st->released)
@@ -913,8 +967,10 @@ draw(const dpagg_release_plan *plan, __int128 quanta)
 
 /*
  * A state is released at most once: if the executor finalizes the same state again (a rescan of
- * a hash aggregate, a re-read cursor), the value already released is returned, never fresh noise,
- * and nothing is charged.
+ * a hash aggregate that keeps its table), the value already released is returned, never fresh
+ * noise.  That rescan is a new execution and is charged again (charge.c), so this is defence in
+ * depth; dp_count, whose state is its count by value, has no room for the mark and draws fresh
+ * noise then, paid for by that charge.
  */
 static double
 released_value(const DpState *st)
@@ -990,7 +1046,7 @@ widen(double x, double err, int dir)
 static double
 release_sum(FunctionCallInfo fcinfo, int kind, DpState **st_out, ScalarParams **p_out)
 {
-	DpState    *st = final_begin(fcinfo, kind, p_out);
+	DpState    *st = final_begin(fcinfo, kind, p_out, NULL);
 
 	*st_out = st;
 	return st->released ? released_value(st) : draw(&(*p_out)->plan[0], state_sum(st));
@@ -1048,9 +1104,10 @@ noisy_count(const DpState *st, const dpagg_release_plan *plan)
 }
 
 static double
-release_count(FunctionCallInfo fcinfo, int kind, DpState **st_out, ScalarParams **p_out)
+release_count(FunctionCallInfo fcinfo, int kind, DpState **st_out, ScalarParams **p_out,
+			  DpState *scratch)
 {
-	DpState    *st = final_begin(fcinfo, kind, p_out);
+	DpState    *st = final_begin(fcinfo, kind, p_out, scratch);
 	double		c;
 
 	*st_out = st;
@@ -1065,7 +1122,8 @@ count_final(FunctionCallInfo fcinfo, int kind)
 {
 	DpState    *st;
 	ScalarParams *p;
-	double		c = release_count(fcinfo, kind, &st, &p);
+	DpState		scratch;		/* dp_count's state, read from its bigint */
+	double		c = release_count(fcinfo, kind, &st, &p, &scratch);
 
 	if (!st->released)
 		REMEMBER_RELEASE(st, c);
@@ -1088,7 +1146,8 @@ count_report_final(FunctionCallInfo fcinfo, int kind)
 {
 	DpState    *st;
 	ScalarParams *p;
-	double		c = release_count(fcinfo, kind, &st, &p);
+	DpState		scratch;		/* dp_count's state, read from its bigint */
+	double		c = release_count(fcinfo, kind, &st, &p, &scratch);
 
 	if (!st->released)
 	{
@@ -1115,7 +1174,7 @@ static void
 release_avg(FunctionCallInfo fcinfo, int kind, DpState **st_out, ScalarParams **p_out,
 			double *s, double *c)
 {
-	DpState    *st = final_begin(fcinfo, kind, p_out);
+	DpState    *st = final_begin(fcinfo, kind, p_out, NULL);
 
 	*st_out = st;
 	if (st->released)
@@ -1203,7 +1262,7 @@ Datum
 dpagg_unit_select_final(PG_FUNCTION_ARGS)
 {
 	DpSite	   *site;
-	DpState    *st = final_state(fcinfo, DP_SITE_SELECT, &site);
+	DpState    *st = final_state(fcinfo, DP_SITE_SELECT, &site, NULL);
 	bool		keep;
 
 	if (st->released)

@@ -21,7 +21,8 @@
  *  - The charge is per execution of an aggregation (one Aggref of one Agg node): the groups of
  *    one grouping are disjoint, so they share it.  A rescan of the Agg node (correlated subquery,
  *    nested loop, ...) is a new execution and is charged again (dpagg_charge_at detects it),
- *    also when it re-reads states already released (which return their released values).  An
+ *    also when it re-reads states already released (which return their released values, or for
+ *    dp_count, whose state is a bare count, fresh noise).  An
  *    execution that produces no group is charged too.  Each grouping set is charged as a release.
  *  - The role charged is the session user (the login role), so SET ROLE and SECURITY DEFINER
  *    functions cannot move a release onto another role's budget.

@@ -1,5 +1,6 @@
 /*
- * state.h — the data-only transition state of dp_sum, dp_avg and dp_count (dpagg_state), shared by
+ * state.h — the data-only transition state of dp_sum and dp_avg (dpagg_state; dp_count's state is
+ * its count, a bigint, and its final function reads it into a DpState), shared by
  * aggregates.c (the aggregates, their parameters and releases) and partial.c (for Citus: exact
  * partial sums merged and released where the ledger is).
  */
