@@ -42,6 +42,14 @@ SELECT expect_error($$SELECT dpagg_merge_sum(s, n, 1.0, 0, 0, 10, NULL, false)
   FROM (VALUES (-9007199254740992::numeric, 1::bigint)) v(s, n)$$);
 SELECT round(dpagg_merge_sum(s, n, 1e9, 0, 0, 10, 'laplace', false)) = 500 AS merge_in_bounds
   FROM (SELECT sum(dpagg_quanta_sum(x, 0, 10)) s, count(x) n FROM (SELECT (g % 2) * 10 AS x FROM generate_series(1, 100) g) d) q;
+-- dp_sum's merge also takes partial sums without their count (NULL; its rewrite on Citus sends no
+-- count): the same answer; still refused past 2^120 quanta in all, or not whole with integer_values
+SELECT round(dpagg_merge_sum(s, NULL, 1e9, 0, 0, 10, 'laplace', false)) = 500 AS merge_without_count
+  FROM (SELECT sum(dpagg_quanta_sum(x, 0, 10)) s FROM (SELECT (g % 2) * 10 AS x FROM generate_series(1, 100) g) d) q;
+SELECT expect_error($$SELECT dpagg_merge_sum(s, NULL, 1.0, 0, 0, 10, NULL, false)
+  FROM (VALUES (1e36::numeric), (1e36::numeric)) v(s)$$);
+SELECT expect_error($$SELECT dpagg_merge_sum(s, NULL, 0.01, 0, 0, 10, 'discrete_laplace', true)
+  FROM (SELECT sum(dpagg_quanta_sum(f8 * 0.37 + 0.1234, 0, 10)) s FROM dp_test) q$$);
 -- The partial sums are read exactly from numeric's binary form: negative sums, sums past a bigint
 -- (a million values of 10, each 10 * 2^49 quanta), and trailing zeros after the point.
 SELECT round(dpagg_merge_sum(s, n, 1e9, 0, -10, 10, 'laplace', false)) = -500 AS merge_negative

@@ -12,10 +12,13 @@
  *
  * becomes
  *
- *     SELECT g, dpagg_merge_sum(s, n, eps, delta, lo, hi, NULL, <v is of an integer type>)
- *       FROM (SELECT g, sum(dpagg_quanta_sum(v, lo, hi)) AS s, count(v) AS n
+ *     SELECT g, dpagg_merge_sum(s, NULL, eps, delta, lo, hi, NULL, <v is of an integer type>)
+ *       FROM (SELECT g, sum(dpagg_quanta_sum(v, lo, hi)) AS s
  *               FROM t ... WHERE w GROUP BY g OFFSET 0) dpagg_partials
  *      GROUP BY g HAVING h
+ *
+ * (dp_avg's and dp_count's inner query also counts the values, count(v) AS n, which their merges
+ * release; dp_sum's release reads the sum only, so its merge takes no count here.)
  *
  * The inner query has only built-in aggregates over one row's quanta (partial.c: the value
  * clamped and counted in the units dp_sum's exact sum adds), which Citus runs natively on the
@@ -505,8 +508,8 @@ collect_walker(Node *node, LevelContext *lc)
 	return expression_tree_walker(node, collect_walker, lc);
 }
 
-/* The inner query's aggregates of a call: sum(dpagg_quanta_sum(v, lo, hi)) (or _avg) and
- * count(v), or count(*) for rows; all built-in aggregates, which Citus runs natively. */
+/* The inner query's aggregates of a call: sum(dpagg_quanta_sum(v, lo, hi)) (or _avg) and, but for
+ * dp_sum, count(v), or count(*) for rows; all built-in aggregates, which Citus runs natively. */
 static Aggref *
 quanta_sum_aggref(CitusCall *c, const char *schema, bool direct)
 {
@@ -579,7 +582,7 @@ merge_params(CitusCall *c)
 }
 
 static Aggref *
-merge_aggref(CitusCall *c, Var *sum, Var *n, const char *schema)
+merge_aggref(CitusCall *c, Var *sum, Expr *n, const char *schema)
 {
 	/* A report form (dp_sum_report, ...) merges into the merge's report form. */
 	bool		report = dpagg_aggregate_is_report(c->orig->aggfnoid);
@@ -681,9 +684,10 @@ outer_mutator(Node *node, OuterContext *oc)
 
 			if (equal(call->orig, node))
 			{
+				Expr	   *n = call->ncolumn ? (Expr *) inner_var(oc, call->ncolumn)
+					: (Expr *) makeNullConst(INT8OID, -1, InvalidOid);	/* dp_sum's: none */
 				Aggref	   *m = merge_aggref(call, call->column ? inner_var(oc, call->column) : NULL,
-											 call->ncolumn ? inner_var(oc, call->ncolumn) : NULL,
-											 oc->schema);
+											 n, oc->schema);
 
 				if (oc->cr != NULL)
 					tag_aggref(m, oc->cr);
@@ -1194,6 +1198,11 @@ rewrite_level(Query *q, DpCitusRewrite *cr, Oid partition_rel)
 			tlist = lappend(tlist, makeTargetEntry((Expr *) quanta_sum_aggref(call, schema, direct), call->column,
 												   psprintf("dpagg_s%d", resno), false));
 		}
+		/* dp_sum's merge needs no count (its release reads the sum only): in the safe form, one
+		 * aggregate less per row on the workers.  The direct form keeps it: Citus would ship a
+		 * NULL in its place as a column of every gathered row. */
+		if (call->kind == DP_SITE_SUM && !direct)
+			continue;
 		call->ncolumn = ++resno;
 		tlist = lappend(tlist, makeTargetEntry((Expr *) count_aggref(call), call->ncolumn,
 											   psprintf("dpagg_n%d", resno), false));

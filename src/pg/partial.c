@@ -25,7 +25,11 @@
  *
  * A partial sum must be one the count of values could make (each value is at most 2^53 quanta):
  * the merge refuses anything else, so that what it is handed cannot be larger than the rows it
- * claims.  The bounds are the call site's, the same in the rewrite's inner and outer query.
+ * claims (a consistency check, e.g. of bounds that differ between the partial sums and the merge:
+ * the count is the sender's word like the sum, so it cannot bound a sender who lies).  dp_sum's
+ * merge also takes partial sums without a count (NULL), which its rewrite on Citus sends since
+ * its release reads the sum only: they are added within 2^120 quanta in all.  The bounds are the
+ * call site's, the same in the rewrite's inner and outer query.
  */
 #include "state.h"
 
@@ -274,7 +278,7 @@ bad_partial(const char *what)
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 			 errmsg("invalid partial sum for dpagg's merge: %s", what),
-			 errhint("A partial sum is sum(dpagg_quanta_sum(x, lower, upper)) or dpagg_partial_sum(x, lower, upper) (or _avg) with the merge's bounds, beside count(x).")));
+			 errhint("A partial sum is sum(dpagg_quanta_sum(x, lower, upper)) or dpagg_partial_sum(x, lower, upper) (or _avg) with the merge's bounds, beside count(x) (which dpagg_merge_sum may take as NULL).")));
 }
 
 /*
@@ -332,6 +336,32 @@ numeric_to_int128(Datum d)
 	return sign == 0x4000 ? -v : v;
 }
 
+/* A 16-byte partial sum (dpagg_partial_sum, _avg) as a 128-bit integer, or refused. */
+static __int128
+checked_partial(bytea *b)
+{
+	if (VARSIZE_ANY_EXHDR(b) != PARTIAL_BYTES)
+		bad_partial("not a partial sum of 16 bytes");
+	return partial_to_int128(b);
+}
+
+/* With integer_values, a partial sum must be a sum of whole numbers. */
+static void
+check_whole(FunctionCallInfo fcinfo, __int128 sum)
+{
+	int64		lo,
+				hi,
+				whole;
+
+	dpagg_site_quanta_rules((DpSite *) fcinfo->flinfo->fn_extra, &lo, &hi, &whole);
+	if (whole > 1 && sum % whole != 0)
+		bad_partial("integer_values is true but it is not a sum of whole numbers");
+}
+
+/* The largest merged sum accepted without counts (2^120 quanta; with counts it stays within
+ * 2^116): far from the 128-bit state's limit, so the releases' arithmetic never wraps. */
+#define DPAGG_MERGE_SUM_LIMIT (((__int128) 1) << 120)
+
 static Datum
 merge_row(FunctionCallInfo fcinfo, int site_kind, int kind, bool bytea_partial)
 {
@@ -346,7 +376,23 @@ merge_row(FunctionCallInfo fcinfo, int site_kind, int kind, bool bytea_partial)
 	else
 		st = (DpState *) PG_GETARG_POINTER(0);
 	if (PG_ARGISNULL(count_arg))
-		PG_RETURN_POINTER(st);	/* no row of this group passed on a shard */
+	{
+		/* dp_sum's partial sums may come without their count (dp_sum's final reads the sum
+		 * only, and a count is not computed for it on Citus: 5% of a shard's time): added
+		 * unchecked, since a count could be any number too, and within 128 bits */
+		if (kind == DP_SUM && !PG_ARGISNULL(1))
+		{
+			__int128	sum_all;
+
+			sum = bytea_partial ? checked_partial(PG_GETARG_BYTEA_PP(1)) : numeric_to_int128(PG_GETARG_DATUM(1));
+			check_whole(fcinfo, sum);
+			if (__builtin_add_overflow(state_sum(st), sum, &sum_all) ||
+				sum_all > DPAGG_MERGE_SUM_LIMIT || sum_all < -DPAGG_MERGE_SUM_LIMIT)
+				bad_partial("the partial sums add up to more than 2^120 quanta");
+			state_set_sum(st, sum_all);
+		}
+		PG_RETURN_POINTER(st);	/* else no row of this group passed on a shard */
+	}
 	n = PG_GETARG_INT64(count_arg);
 	if (n < 0)
 		bad_partial("a negative count");
@@ -356,23 +402,13 @@ merge_row(FunctionCallInfo fcinfo, int site_kind, int kind, bool bytea_partial)
 					hi,
 					whole;
 
-		if (bytea_partial)
-		{
-			bytea	   *b = PG_GETARG_BYTEA_PP(1);
-
-			if (VARSIZE_ANY_EXHDR(b) != PARTIAL_BYTES)
-				bad_partial("not a partial sum of 16 bytes");
-			sum = partial_to_int128(b);
-		}
-		else
-			sum = numeric_to_int128(PG_GETARG_DATUM(1));
+		sum = bytea_partial ? checked_partial(PG_GETARG_BYTEA_PP(1)) : numeric_to_int128(PG_GETARG_DATUM(1));
 		/* each value, clamped to the bounds, is in [lo, hi] quanta (at most 2^53 in size): a sum
 		 * its count of such values could not make is refused */
 		dpagg_site_quanta_rules((DpSite *) fcinfo->flinfo->fn_extra, &lo, &hi, &whole);
 		if (sum > (__int128) n * hi || sum < (__int128) n * lo)
 			bad_partial("its sum is outside what its count of clamped values allows");
-		if (whole > 1 && sum % whole != 0)
-			bad_partial("integer_values is true but it is not a sum of whole numbers");
+		check_whole(fcinfo, sum);
 	}
 	if (st->count > PG_INT64_MAX - n)
 		bad_partial("the counts add up to more than a bigint holds");

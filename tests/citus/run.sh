@@ -91,6 +91,12 @@ check "whole table: dp_count, dp_avg (integer values) and dp_sum with a sensitiv
 check "GROUP BY a column that is not the distribution column" \
   "$(q c "SELECT string_agg(dept || ':' || n || ':' || s, ',' ORDER BY dept) FROM (SELECT dept, count(x) n, round(sum(greatest(0, least(x, 50))))::bigint s FROM t GROUP BY dept) q")" \
   "$(as_analyst c "SELECT string_agg(dept || ':' || n || ':' || s, ',' ORDER BY dept) FROM (SELECT dept, dp_count(x, $E, 1e-5) n, round(dp_sum(x, $E, 1e-5, 0, 50))::bigint s FROM t GROUP BY dept) q")"
+# dp_sum's partial sums travel without a count in the safe form (its release reads the sum only);
+# dp_avg's keep theirs
+splan=$(as_analyst c "EXPLAIN (VERBOSE, COSTS OFF) SELECT dept, dp_sum(x, 1, 1e-5, 0, 50) FROM t GROUP BY dept")
+aplan=$(as_analyst c "EXPLAIN (VERBOSE, COSTS OFF) SELECT dept, dp_avg(x, 1, 1e-5, 0, 50) FROM t GROUP BY dept")
+check "the safe form: the workers sum dp_sum's quanta with no count beside them, and count dp_avg's" "1 0 1" \
+  "$(echo "$splan" | grep -c 'Query: .*sum(public.dpagg_quanta_sum(') $(echo "$splan" | grep -c 'Query: .*count(') $(echo "$aplan" | grep -c 'Query: .*count(')"
 check "GROUP BY the distribution column (1000 groups)" \
   "$(q c "SELECT md5(string_agg(uid || ':' || n, ',' ORDER BY uid)) FROM (SELECT uid, count(*) n FROM t WHERE uid <= 1000 GROUP BY uid) q")" \
   "$(as_analyst c "SELECT md5(string_agg(uid || ':' || n, ',' ORDER BY uid)) FROM (SELECT uid, dp_count($E, 1e-5) n FROM t WHERE uid <= 1000 GROUP BY uid) q")"
