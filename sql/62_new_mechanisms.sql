@@ -50,6 +50,16 @@ SELECT expect_error($$SELECT dpagg_merge_sum(s, NULL, 1.0, 0, 0, 10, NULL, false
   FROM (VALUES (1e36::numeric), (1e36::numeric)) v(s)$$);
 SELECT expect_error($$SELECT dpagg_merge_sum(s, NULL, 0.01, 0, 0, 10, 'discrete_laplace', true)
   FROM (SELECT sum(dpagg_quanta_sum(f8 * 0.37 + 0.1234, 0, 10)) s FROM dp_test) q$$);
+-- (attack review 19) a numeric past 2^128 is refused, not read modulo 2^128 (2^128 + 5 * 2^49 was
+-- read as 5 * 2^49 quanta, i.e. 5), also through trailing zeros (2^120 * 10^4); and merged sums
+-- beyond what the release can take at this epsilon (its grid is finer than the quanta) are
+-- refused with 22023 while merging, with or without a count, instead of an internal error
+SELECT expect_error($$SELECT dpagg_merge_sum(340282366920938463463377422181535318016, NULL, 1e9, 0, 0, 10, 'discrete_laplace', true)$$);
+SELECT expect_error($$SELECT dpagg_merge_sum(340282366920938463463377422181535318016, 1, 1e9, 0, 0, 10, 'laplace', false)$$);
+SELECT expect_error($$SELECT dpagg_merge_sum(1329227995784915872903807060280344576 * 10000::numeric, NULL, 1, 0, 0, 10, 'laplace', false)$$);
+SELECT expect_error($$SELECT dpagg_merge_sum(trunc(2::numeric ^ 119), NULL, 1e9, 0, 0, 10, 'laplace', false)$$);
+SELECT expect_error($$SELECT dpagg_merge_sum(9223372036854775807::numeric * 5629499534213120, 9223372036854775807, 1e9, 0, 0, 10, 'laplace', false)$$);
+SELECT round(dpagg_merge_sum(trunc(2::numeric ^ 100), NULL, 1, 0, 0, 10, 'laplace', false) / 2 ^ 100 * 2 ^ 49) AS merge_large_at_epsilon_1;
 -- The partial sums are read exactly from numeric's binary form: negative sums, sums past a bigint
 -- (a million values of 10, each 10 * 2^49 quanta), and trailing zeros after the point.
 SELECT round(dpagg_merge_sum(s, n, 1e9, 0, -10, 10, 'laplace', false)) = -500 AS merge_negative

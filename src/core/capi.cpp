@@ -207,6 +207,10 @@ int dpagg_release_planned(const dpagg_release_plan* plan, __int128 quanta, doubl
   });
 }
 
+__int128 dpagg_release_max_quanta(const dpagg_release_plan* plan) {
+  return dpagg::release_max_quanta(*plan);
+}
+
 void dpagg_set_interrupt_check(int (*should_stop)(void)) { g_should_stop = should_stop; }
 
 int dpagg_release_vector(const dpagg_calibration* cal, const __int128* quanta, double quantum,

@@ -208,6 +208,9 @@ int			dpagg_release_plan_init(const dpagg_calibration *cal, double quantum,
 									dpagg_release_plan *plan, dpagg_error *err);
 int			dpagg_release_planned(const dpagg_release_plan *plan, __int128 quanta, double *out,
 								  dpagg_error *err);
+/* The planned release's range: it takes a true answer of |quanta| below this bound (exclusive);
+ * beyond it dpagg_release_planned fails.  Pure arithmetic on the plan. */
+__int128	dpagg_release_max_quanta(const dpagg_release_plan *plan);
 
 /* rho of the calibrated noise where the mechanism is rho-zCDP, else NaN. */
 double		dpagg_zcdp_rho(const dpagg_calibration *cal);

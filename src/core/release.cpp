@@ -93,6 +93,16 @@ void check_quantum(double quantum) {
 }
 
 // The answer quanta * 2^log2q in units of the grid 2^log2g, rounded half to even.
+// The release's range (grid_units): with the grid 2^shift times finer than the quantum, a true
+// answer is taken in grid units only below 2^(125 - shift) quanta (exclusive), and not at all
+// past shift 120; with a grid as coarse as the quantum or coarser, any 128-bit answer is.
+__int128 max_quanta_for(int log2q, int log2g) {
+  if (log2g >= log2q) return ~(static_cast<unsigned __int128>(1) << 127);  // 2^127 - 1
+  const int shift = log2q - log2g;
+  if (shift > 120) return 0;
+  return static_cast<__int128>(1) << (125 - shift);
+}
+
 __int128 grid_units(__int128 quanta, int log2q, int log2g) {
   __int128 k;
   if (log2g >= log2q) {
@@ -103,9 +113,7 @@ __int128 grid_units(__int128 quanta, int log2q, int log2g) {
     if (log2g - log2q > 125) k = 0;  // |quanta| < 2^127 is far below 2^shift: rounds to 0
   } else {
     int shift = log2q - log2g;
-    if (shift > 120)
-      throw Error(DPAGG_INTERNAL, "release: the true answer is out of the representable range");
-    __int128 limit = (static_cast<__int128>(1) << (125 - shift));
+    const __int128 limit = max_quanta_for(log2q, log2g);
     if (quanta >= limit || quanta <= -limit)
       throw Error(DPAGG_INTERNAL, "release: the true answer is out of the representable range");
     k = quanta * (static_cast<__int128>(1) << shift);
@@ -158,6 +166,10 @@ double release_planned(const dpagg_release_plan& plan, __int128 quanta, RandomSo
   const __int128 k = grid_units(quanta, plan.log2_quantum, plan.log2_grid);
   const double x = m->sample(*plan.cal, rng);
   return snap_add(k, x, plan.grid, plan.log2_grid);
+}
+
+__int128 release_max_quanta(const dpagg_release_plan& plan) {
+  return max_quanta_for(plan.log2_quantum, plan.log2_grid);
 }
 
 double release(const dpagg_calibration& cal, __int128 quanta, double quantum, RandomSource& rng) {

@@ -27,6 +27,8 @@ void release_vector(const dpagg_calibration& cal, const __int128* quanta, double
 // once per calibration and quantum.  release() is release_plan() then release_planned().
 dpagg_release_plan release_plan(const dpagg_calibration& cal, double quantum);
 double release_planned(const dpagg_release_plan& plan, __int128 quanta, RandomSource& rng);
+// The planned release's range: it takes a true answer of |quanta| below this (exclusive).
+__int128 release_max_quanta(const dpagg_release_plan& plan);
 
 // The pieces of release(): the grid for a given sensitivity and noise scale, the true answer in
 // grid units, and answer + noise.

@@ -437,6 +437,16 @@ dpagg_site_quanta_rules(DpSite *site, int64 *lo, int64 *hi, int64 *whole)
  * x: each group of a per-unit aggregate is calibrated for a share of the call's epsilon and delta,
  * and the charge is the whole (conservative in both directions of rounding).
  */
+/* The largest exact sum of quanta the site's release takes (exclusive; release.cpp): merges
+ * refuse partial sums adding up to more with a clear error (partial.c). */
+__int128
+dpagg_site_max_quanta(DpSite *site)
+{
+	const ScalarParams *p = (const ScalarParams *) site->params;
+
+	return dpagg_release_max_quanta(&p->plan[0]);
+}
+
 const char *
 dpagg_site_unit(DpSite *site, int i)
 {

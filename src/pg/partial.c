@@ -321,16 +321,17 @@ numeric_to_int128(Datum d)
 				bad_partial("not an integer");
 			continue;
 		}
-		v = v * 10000 + digit;
-		if (v > limit)
+		/* checked before the step, so that v never wraps (an attack review) */
+		if (v > (limit - digit) / 10000)
 			bad_partial("out of range");
+		v = v * 10000 + digit;
 	}
 	/* the digits stop at 10000^(weight - ndigits + 1): the rest are zeros */
 	for (i = ndigits; i <= weight; i++)
 	{
-		v *= 10000;
-		if (v > limit)
+		if (v > limit / 10000)
 			bad_partial("out of range");
+		v *= 10000;
 	}
 #undef U16
 	return sign == 0x4000 ? -v : v;
@@ -356,6 +357,19 @@ check_whole(FunctionCallInfo fcinfo, __int128 sum)
 	dpagg_site_quanta_rules((DpSite *) fcinfo->flinfo->fn_extra, &lo, &hi, &whole);
 	if (whole > 1 && sum % whole != 0)
 		bad_partial("integer_values is true but it is not a sum of whole numbers");
+}
+
+/* A merged sum the release could not take (its grid finer than the quantum leaves 2^(125 - shift)
+ * quanta: release.cpp) is refused here with 22023, while merging, rather than failing in the final
+ * function with an internal error (an attack review).  Like any refusal once rows are read, it
+ * comes after the charge (charge.c: a release is charged before its Agg node reads a row). */
+static void
+check_release_range(FunctionCallInfo fcinfo, __int128 total)
+{
+	__int128	max = dpagg_site_max_quanta((DpSite *) fcinfo->flinfo->fn_extra);
+
+	if (total >= max || total <= -max)
+		bad_partial("the partial sums add up to more than a release at this epsilon can represent");
 }
 
 /* The largest merged sum accepted without counts (2^120 quanta; with counts it stays within
@@ -389,6 +403,7 @@ merge_row(FunctionCallInfo fcinfo, int site_kind, int kind, bool bytea_partial)
 			if (__builtin_add_overflow(state_sum(st), sum, &sum_all) ||
 				sum_all > DPAGG_MERGE_SUM_LIMIT || sum_all < -DPAGG_MERGE_SUM_LIMIT)
 				bad_partial("the partial sums add up to more than 2^120 quanta");
+			check_release_range(fcinfo, sum_all);
 			state_set_sum(st, sum_all);
 		}
 		PG_RETURN_POINTER(st);	/* else no row of this group passed on a shard */
@@ -416,6 +431,8 @@ merge_row(FunctionCallInfo fcinfo, int site_kind, int kind, bool bytea_partial)
 	 * 2^116: no overflow of the 128-bit state */
 	st->count += n;
 	state_set_sum(st, state_sum(st) + sum);
+	if (kind != DP_COUNT)
+		check_release_range(fcinfo, state_sum(st));
 	PG_RETURN_POINTER(st);
 }
 

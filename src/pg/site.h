@@ -248,6 +248,7 @@ extern Aggref *dpagg_make_aggref(Oid fnoid, List *args, bool star, Expr *filter,
 /* For merges: one clamped value's quanta lie in [lo, hi]; whole is the quanta of one unit where
  * the site's sum is integer-valued, else 0 (aggregates.c). */
 extern void dpagg_site_quanta_rules(DpSite *site, int64 *lo, int64 *hi, int64 *whole);
+extern __int128 dpagg_site_max_quanta(DpSite *site);
 extern Query *dpagg_grouped_inner(Query *q, List **gexprs, List **tlist, List **group);
 extern bool dpagg_level_has_own_aggregate(Query *q);
 

@@ -292,3 +292,33 @@ TEST(Release, PlannedIsTheSnappedSumOfAnswerAndNoise) {
   }
   EXPECT_GT(compared, 300);
 }
+
+// The planned release's range (release_max_quanta, which merges check before releasing): the
+// largest answer it takes is just below the bound, and the bound itself is refused; where the
+// grid is as coarse as the quantum or coarser, the bound is 2^127 - 1.
+TEST(Release, MaxQuantaIsTheEdgeOfWhatThePlanTakes) {
+  int edges = 0;
+  for (const char* spec : {"laplace", "staircase", "analytic_gaussian"}) {
+    for (double eps : {1.0, 1e3, 1e9}) {
+      for (double qe : {-60.0, -49.0, 0.0}) {
+        dpagg_calibration cal = dpagg_test::calibrate(spec, eps, spec[0] == 'a' ? 1e-5 : 0.0, 10.0);
+        const dpagg_release_plan plan = dpagg::release_plan(cal, std::ldexp(1.0, static_cast<int>(qe)));
+        const __int128 max = dpagg::release_max_quanta(plan);
+        EXPECT_EQ(dpagg_release_max_quanta(&plan), max);
+        if (plan.log2_grid >= plan.log2_quantum) {
+          EXPECT_EQ(max, ~(static_cast<unsigned __int128>(1) << 127));
+          continue;
+        }
+        SeededRandom a(11), b(11);
+        if (max > 0) {
+          EXPECT_NO_THROW(dpagg::release_planned(plan, max - 1, a)) << spec << " " << eps << " " << qe;
+          EXPECT_NO_THROW(dpagg::release_planned(plan, -(max - 1), a));
+        }
+        EXPECT_THROW(dpagg::release_planned(plan, max, b), dpagg::Error);
+        EXPECT_THROW(dpagg::release_planned(plan, -max, b), dpagg::Error);
+        ++edges;
+      }
+    }
+  }
+  EXPECT_GT(edges, 5);
+}
