@@ -60,6 +60,8 @@ SELECT expect_error($$SELECT dpagg_merge_sum(13292279957849158729038070602803445
 SELECT expect_error($$SELECT dpagg_merge_sum(trunc(2::numeric ^ 119), NULL, 1e9, 0, 0, 10, 'laplace', false)$$);
 SELECT expect_error($$SELECT dpagg_merge_sum(9223372036854775807::numeric * 5629499534213120, 9223372036854775807, 1e9, 0, 0, 10, 'laplace', false)$$);
 SELECT round(dpagg_merge_sum(trunc(2::numeric ^ 100), NULL, 1, 0, 0, 10, 'laplace', false) / 2 ^ 100 * 2 ^ 49) AS merge_large_at_epsilon_1;
+-- only dp_sum's merge takes a partial sum without its count: dp_avg's releases the count
+SELECT expect_error($$SELECT dpagg_merge_avg(10::numeric, NULL, 1.0, 0, 0, 10, NULL)$$);
 -- The partial sums are read exactly from numeric's binary form: negative sums, sums past a bigint
 -- (a million values of 10, each 10 * 2^49 quanta), and trailing zeros after the point.
 SELECT round(dpagg_merge_sum(s, n, 1e9, 0, -10, 10, 'laplace', false)) = -500 AS merge_negative

@@ -647,39 +647,52 @@ dpagg_aggregate_context(FunctionCallInfo fcinfo, const char *name)
 	return cxt;
 }
 
-DpState *
-dpagg_new_state(MemoryContext cxt, int kind)
+/* An empty state of a kind, in place. */
+static DpState *
+init_state(DpState *st, int kind)
 {
-	DpState    *st = MemoryContextAllocZero(cxt, sizeof(DpState));
-
+	memset(st, 0, sizeof(DpState));
 	SET_VARSIZE(st, sizeof(DpState));
 	st->version = DPAGG_STATE_VERSION;
 	st->kind = (uint8) kind;
 	return st;
 }
 
+DpState *
+dpagg_new_state(MemoryContext cxt, int kind)
+{
+	return init_state(MemoryContextAlloc(cxt, sizeof(DpState)), kind);
+}
+
 /*
  * The first call of a group (no state yet) and everything unusual: refuse window use, direct
- * calls and aggregates that are not dpagg's own, prepare the site if the ExecutorStart hook did
- * not, and make the group's state.  Kept out of line so that the per-row path stays small.
+ * calls and aggregates that are not dpagg's own, and prepare the site if the ExecutorStart hook
+ * did not.  Called out of line (the transition functions' _first paths, dp_count's included), so
+ * that the per-row path stays small.
  */
-pg_noinline DpState *
-dpagg_transition_state(FunctionCallInfo fcinfo, int kind)
+static void
+first_row(FunctionCallInfo fcinfo, int kind)
 {
 	(void) dpagg_aggregate_context(fcinfo, dpagg_kind_name(kind));
 	(void) dpagg_site_of_trans(fcinfo, kind);
+	/* Our aggregates have no initial state: a state before the first row is not ours. */
+	if (!PG_ARGISNULL(0))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("dpagg support functions can only be used by dpagg's own aggregates")));
+}
+
+/* ... and make the group's state. */
+pg_noinline DpState *
+dpagg_transition_state(FunctionCallInfo fcinfo, int kind)
+{
+	first_row(fcinfo, kind);
 	/*
 	 * A new group's state is made in the call's short-lived memory: PostgreSQL copies a new
 	 * by-reference transition value into the aggregate's context itself (ExecAggTransReparent),
 	 * so allocating it there too would leave a dead copy per group.
 	 */
-	if (PG_ARGISNULL(0))
-		return dpagg_new_state(CurrentMemoryContext, kind);
-	/* Our aggregates have no initial state: a state before the first row is not ours. */
-	ereport(ERROR,
-			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-			 errmsg("dpagg support functions can only be used by dpagg's own aggregates")));
-	return NULL;
+	return dpagg_new_state(CurrentMemoryContext, kind);
 }
 
 static inline int64
@@ -794,12 +807,7 @@ DPAGG_TRANS(dpagg_avg_trans_numeric, avg_row, DP_AVG, VT_NUMERIC)
 	static pg_noinline Datum \
 	name##_first(FunctionCallInfo fcinfo) \
 	{ \
-		(void) dpagg_aggregate_context(fcinfo, "dp_count"); \
-		(void) dpagg_site_of_trans(fcinfo, DP_COUNT); \
-		if (!PG_ARGISNULL(0)) \
-			ereport(ERROR, \
-					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE), \
-					 errmsg("dpagg support functions can only be used by dpagg's own aggregates"))); \
+		first_row(fcinfo, DP_COUNT); \
 		PG_RETURN_INT64((counts_rows) || !PG_ARGISNULL(1) ? 1 : 0); \
 	} \
 	PG_FUNCTION_INFO_V1(name); \
@@ -924,12 +932,8 @@ final_state(FunctionCallInfo fcinfo, int kind, DpSite **site_out, DpState *scrat
 	{
 		/* dp_count's state is the count (by value): a DpState for the shared release code, in
 		 * the caller's scratch space, unreleased. */
-		DpState    *st = scratch;
+		DpState    *st = init_state(scratch, kind);
 
-		memset(st, 0, sizeof(DpState));
-		SET_VARSIZE(st, sizeof(DpState));
-		st->version = DPAGG_STATE_VERSION;
-		st->kind = (uint8) kind;
 		st->count = PG_ARGISNULL(0) ? 0 : PG_GETARG_INT64(0);
 		if (st->count < 0)
 			elog(ERROR, "dpagg: a negative count");

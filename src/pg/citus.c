@@ -87,6 +87,62 @@ dpagg_citus_catalog(const char *name)
 	return get_relname_relid(name, PG_CATALOG_NAMESPACE);
 }
 
+/* A column of a Citus catalog's row by name (isnull where the column does not exist). */
+Datum
+dpagg_citus_catalog_attr(HeapTuple tup, Relation rel, const char *name, bool *isnull)
+{
+	AttrNumber	att = get_attnum(RelationGetRelid(rel), name);
+
+	*isnull = true;
+	if (att <= 0)
+		return (Datum) 0;
+	return heap_getattr(tup, att, RelationGetDescr(rel), isnull);
+}
+
+/*
+ * One value of the first row of a Citus catalog whose key column equals key (no key when keyatt is
+ * NULL), or false.
+ */
+bool
+dpagg_citus_catalog_value(const char *catalog, const char *keyatt, RegProcedure eqproc, Datum key,
+			  const char *att, Datum *out)
+{
+	Oid			catalog_rel = dpagg_citus_catalog(catalog);
+	Relation	rel;
+	SysScanDesc scan;
+	ScanKeyData skey;
+	HeapTuple	tup;
+	bool		found = false;
+
+	if (!OidIsValid(catalog_rel))
+		return false;
+	rel = table_open(catalog_rel, AccessShareLock);
+	if (keyatt != NULL)
+		ScanKeyInit(&skey, get_attnum(catalog_rel, keyatt), BTEqualStrategyNumber, eqproc, key);
+	scan = systable_beginscan(rel, InvalidOid, false, NULL, keyatt != NULL ? 1 : 0,
+							  keyatt != NULL ? &skey : NULL);
+	if (HeapTupleIsValid(tup = systable_getnext(scan)))
+	{
+		bool		isnull;
+
+		*out = dpagg_citus_catalog_attr(tup, rel, att, &isnull);
+		found = !isnull;
+	}
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	return found;
+}
+
+/* The distributed table of shard shardid, or InvalidOid. */
+Oid
+dpagg_citus_shard_table(int64 shardid)
+{
+	Datum		d;
+
+	return dpagg_citus_catalog_value("pg_dist_shard", "shardid", F_INT8EQ, Int64GetDatum(shardid), "logicalrelid", &d)
+		? DatumGetObjectId(d) : InvalidOid;
+}
+
 /*
  * Is relid a Citus table (distributed, reference or Citus-managed local)?  If so and column is not
  * NULL, *column is its distribution column when it is hash-distributed, else 0.
@@ -108,13 +164,10 @@ citus_table_lookup(Oid relid, Oid partition_rel, AttrNumber *column)
 	found = HeapTupleIsValid(tup = systable_getnext(scan));
 	if (found && column)
 	{
-		TupleDesc	desc = RelationGetDescr(rel);
-		AttrNumber	method_att = get_attnum(RelationGetRelid(rel), "partmethod");
-		AttrNumber	key_att = get_attnum(RelationGetRelid(rel), "partkey");
-		bool		method_null = true,
-					key_null = true;
-		Datum		method = method_att > 0 ? heap_getattr(tup, method_att, desc, &method_null) : (Datum) 0;
-		Datum		keytext = key_att > 0 ? heap_getattr(tup, key_att, desc, &key_null) : (Datum) 0;
+		bool		method_null,
+					key_null;
+		Datum		method = dpagg_citus_catalog_attr(tup, rel, "partmethod", &method_null);
+		Datum		keytext = dpagg_citus_catalog_attr(tup, rel, "partkey", &key_null);
 
 		if (!method_null && !key_null && DatumGetChar(method) == 'h')
 		{
@@ -157,41 +210,27 @@ dpagg_citus_worker(void)
 Oid
 dpagg_citus_shard_of(Oid relid)
 {
-	Oid			shard_rel = dpagg_citus_catalog("pg_dist_shard");
 	char	   *name;
 	char	   *us;
 	char	   *end;
+	char	   *lname;
 	int64		shardid;
-	Relation	rel;
-	SysScanDesc scan;
-	ScanKeyData key;
-	HeapTuple	tup;
-	Oid			logical = InvalidOid;
+	Oid			logical;
 
-	if (!OidIsValid(shard_rel) || (name = get_rel_name(relid)) == NULL ||
+	if ((name = get_rel_name(relid)) == NULL ||
 		(us = strrchr(name, '_')) == NULL || us[1] < '0' || us[1] > '9')
 		return InvalidOid;
 	errno = 0;
 	shardid = strtoll(us + 1, &end, 10);
 	if (errno != 0 || *end != '\0')
 		return InvalidOid;
-	rel = table_open(shard_rel, AccessShareLock);
-	ScanKeyInit(&key, 2, BTEqualStrategyNumber, F_INT8EQ, Int64GetDatum(shardid));
-	scan = systable_beginscan(rel, InvalidOid, false, NULL, 1, &key);
-	if (HeapTupleIsValid(tup = systable_getnext(scan)))
-	{
-		bool		isnull;
-		Oid			l = DatumGetObjectId(heap_getattr(tup, 1, RelationGetDescr(rel), &isnull));
-		char	   *lname = isnull ? NULL : get_rel_name(l);
-
-		/* the shard is named after its table, in its table's schema */
-		if (lname && strlen(lname) == (size_t) (us - name) && strncmp(lname, name, us - name) == 0 &&
-			get_rel_namespace(l) == get_rel_namespace(relid))
-			logical = l;
-	}
-	systable_endscan(scan);
-	table_close(rel, AccessShareLock);
-	return logical;
+	logical = dpagg_citus_shard_table(shardid);
+	lname = OidIsValid(logical) ? get_rel_name(logical) : NULL;
+	/* the shard is named after its table, in its table's schema */
+	if (lname && strlen(lname) == (size_t) (us - name) && strncmp(lname, name, us - name) == 0 &&
+		get_rel_namespace(logical) == get_rel_namespace(relid))
+		return logical;
+	return InvalidOid;
 }
 
 void

@@ -200,8 +200,9 @@ grant_shmem_startup(void)
 		 * refuses grants until a superuser resumes them (dpagg_citus_grants_resume(), once the
 		 * copy serves shards of its own) or it is restarted as a primary.
 		 */
+		memset(gshared, 0, sizeof(GrantShared));
 		gshared->lock = &(GetNamedLWLockTranche("dpagg_citus_grants"))[0].lock;
-		gshared->ready_us = unix_now_us();
+		gshared->ready_us = gshared->clock_us = unix_now_us();
 		gshared->after_recovery = stat(STANDBY_SIGNAL_FILE, &st) == 0 ||
 			stat(RECOVERY_SIGNAL_FILE, &st) == 0 || stat("backup_label", &st) == 0;
 	}
@@ -211,6 +212,15 @@ grant_shmem_startup(void)
 	used_grants = ShmemInitHash("dpagg citus used grants", grant_slots, grant_slots, &info,
 								HASH_ELEM | HASH_BLOBS | HASH_FIXED_SIZE);
 	LWLockRelease(AddinShmemInitLock);
+}
+
+/* The clock, read under gshared->lock: never earlier than the last reading under it (even if the
+ * system clock is stepped back), so that expiry and the node's record agree between holders. */
+static int64
+locked_now(void)
+{
+	gshared->clock_us = Max(unix_now_us(), gshared->clock_us);
+	return gshared->clock_us;
 }
 
 /* Forget the grants that have expired (they are refused from now on: use_grant). */
@@ -255,8 +265,7 @@ use_grant(const dpagg_grant *g, int index)
 	 * Under the lock, readings never go back from one holder to the next (even if the system
 	 * clock is stepped back).
 	 */
-	now = Max(unix_now_us(), gshared->clock_us);
-	gshared->clock_us = now;
+	now = locked_now();
 	if (gshared->after_recovery)
 	{
 		LWLockRelease(gshared->lock);
@@ -332,57 +341,12 @@ dpagg_citus_grants_resume(PG_FUNCTION_ARGS)
 				 errmsg("dpagg must be loaded by shared_preload_libraries to release under a Citus grant")));
 	LWLockAcquire(gshared->lock, LW_EXCLUSIVE);
 	gshared->after_recovery = false;
-	gshared->ready_us = unix_now_us();
+	gshared->ready_us = locked_now();
 	LWLockRelease(gshared->lock);
 	PG_RETURN_VOID();
 }
 
 /* ---- what Citus knows of shards ---------------------------------------------------------------- */
-
-static Datum
-catalog_attr(HeapTuple tup, Relation rel, const char *name, bool *isnull)
-{
-	AttrNumber	att = get_attnum(RelationGetRelid(rel), name);
-
-	*isnull = true;
-	if (att <= 0)
-		return (Datum) 0;
-	return heap_getattr(tup, att, RelationGetDescr(rel), isnull);
-}
-
-/*
- * One value of the first row of a Citus catalog whose key column equals key (no key when keyatt is
- * NULL), or false.
- */
-bool
-dpagg_citus_catalog_value(const char *catalog, const char *keyatt, RegProcedure eqproc, Datum key,
-			  const char *att, Datum *out)
-{
-	Oid			catalog_rel = dpagg_citus_catalog(catalog);
-	Relation	rel;
-	SysScanDesc scan;
-	ScanKeyData skey;
-	HeapTuple	tup;
-	bool		found = false;
-
-	if (!OidIsValid(catalog_rel))
-		return false;
-	rel = table_open(catalog_rel, AccessShareLock);
-	if (keyatt != NULL)
-		ScanKeyInit(&skey, get_attnum(catalog_rel, keyatt), BTEqualStrategyNumber, eqproc, key);
-	scan = systable_beginscan(rel, InvalidOid, false, NULL, keyatt != NULL ? 1 : 0,
-							  keyatt != NULL ? &skey : NULL);
-	if (HeapTupleIsValid(tup = systable_getnext(scan)))
-	{
-		bool		isnull;
-
-		*out = catalog_attr(tup, rel, att, &isnull);
-		found = !isnull;
-	}
-	systable_endscan(scan);
-	table_close(rel, AccessShareLock);
-	return found;
-}
 
 /* This node's Citus group (0: the coordinator), or -1 without Citus metadata. */
 int
@@ -417,7 +381,7 @@ table_shards(Oid relid, dpagg_grant *g)
 	while (HeapTupleIsValid(tup = systable_getnext(scan)))
 	{
 		bool		isnull;
-		Datum		d = catalog_attr(tup, srel, "shardid", &isnull);
+		Datum		d = dpagg_citus_catalog_attr(tup, srel, "shardid", &isnull);
 
 		if (isnull)
 			continue;
@@ -446,7 +410,7 @@ table_shards(Oid relid, dpagg_grant *g)
 		while (HeapTupleIsValid(tup = systable_getnext(scan)))
 		{
 			bool		isnull;
-			Datum		d = catalog_attr(tup, prel, "groupid", &isnull);
+			Datum		d = dpagg_citus_catalog_attr(tup, prel, "groupid", &isnull);
 
 			if (!isnull)
 				g->shards[i].groupid = DatumGetInt32(d);
@@ -462,16 +426,6 @@ table_shards(Oid relid, dpagg_grant *g)
 					 errhint("Unset dpagg.citus_key_file on the coordinator to release on the coordinator.")));
 	}
 	table_close(prel, AccessShareLock);
-}
-
-/* The logical table of a shard by its id, from Citus's metadata on this node, or InvalidOid. */
-static Oid
-shard_table(int64 shardid)
-{
-	Datum		d;
-
-	return dpagg_citus_catalog_value("pg_dist_shard", "shardid", F_INT8EQ, Int64GetDatum(shardid), "logicalrelid", &d)
-		? DatumGetObjectId(d) : InvalidOid;
 }
 
 /* The schema-qualified name Citus gives shard shardid of table logical (its own shard_name()). */
@@ -931,7 +885,7 @@ dpagg_citus_grant_authorize(QueryDesc *qd, int eflags)
 
 		if (a->grant.shards[i].groupid != group)
 			continue;
-		logical = shard_table(a->grant.shards[i].shardid);
+		logical = dpagg_citus_shard_table(a->grant.shards[i].shardid);
 		if (!OidIsValid(logical) ||
 			strcmp(quote_qualified_identifier(get_namespace_name(get_rel_namespace(logical)),
 											  get_rel_name(logical)), a->grant.table) != 0)

@@ -337,6 +337,13 @@ numeric_to_int128(Datum d)
 	return sign == 0x4000 ? -v : v;
 }
 
+/* The merge's call site (prepared by the group's first row). */
+static inline DpSite *
+site_of(FunctionCallInfo fcinfo)
+{
+	return (DpSite *) fcinfo->flinfo->fn_extra;
+}
+
 /* A 16-byte partial sum (dpagg_partial_sum, _avg) as a 128-bit integer, or refused. */
 static __int128
 checked_partial(bytea *b)
@@ -346,19 +353,6 @@ checked_partial(bytea *b)
 	return partial_to_int128(b);
 }
 
-/* With integer_values, a partial sum must be a sum of whole numbers. */
-static void
-check_whole(FunctionCallInfo fcinfo, __int128 sum)
-{
-	int64		lo,
-				hi,
-				whole;
-
-	dpagg_site_quanta_rules((DpSite *) fcinfo->flinfo->fn_extra, &lo, &hi, &whole);
-	if (whole > 1 && sum % whole != 0)
-		bad_partial("integer_values is true but it is not a sum of whole numbers");
-}
-
 /* A merged sum the release could not take (its grid finer than the quantum leaves 2^(125 - shift)
  * quanta: release.cpp) is refused here with 22023, while merging, rather than failing in the final
  * function with an internal error (an attack review).  Like any refusal once rows are read, it
@@ -366,14 +360,14 @@ check_whole(FunctionCallInfo fcinfo, __int128 sum)
 static void
 check_release_range(FunctionCallInfo fcinfo, __int128 total)
 {
-	__int128	max = dpagg_site_max_quanta((DpSite *) fcinfo->flinfo->fn_extra);
+	__int128	max = dpagg_site_max_quanta(site_of(fcinfo));
 
 	if (total >= max || total <= -max)
 		bad_partial("the partial sums add up to more than a release at this epsilon can represent");
 }
 
-/* The largest merged sum accepted without counts (2^120 quanta; with counts it stays within
- * 2^116): far from the 128-bit state's limit, so the releases' arithmetic never wraps. */
+/* The largest merged sum accepted (2^120 quanta; with counts it stays within 2^116): far from
+ * the 128-bit state's limit. */
 #define DPAGG_MERGE_SUM_LIMIT (((__int128) 1) << 120)
 
 static Datum
@@ -382,57 +376,54 @@ merge_row(FunctionCallInfo fcinfo, int site_kind, int kind, bool bytea_partial)
 	DpSite	   *site = (DpSite *) fcinfo->flinfo->fn_extra;
 	DpState    *st;
 	int			count_arg = kind == DP_COUNT ? 1 : 2;
-	int64		n;
-	__int128	sum = 0;
+	bool		has_sum = kind != DP_COUNT && !PG_ARGISNULL(1);
+	bool		has_count = !PG_ARGISNULL(count_arg);
+	int64		n = 0;
+	__int128	sum = 0,
+				total;
 
 	if (site == NULL || PG_ARGISNULL(0))
 		st = dpagg_transition_state(fcinfo, site_kind);
 	else
 		st = (DpState *) PG_GETARG_POINTER(0);
-	if (PG_ARGISNULL(count_arg))
+	if (!has_count)
 	{
-		/* dp_sum's partial sums may come without their count (dp_sum's final reads the sum
-		 * only, and a count is not computed for it on Citus: 5% of a shard's time): added
-		 * unchecked, since a count could be any number too, and within 128 bits */
-		if (kind == DP_SUM && !PG_ARGISNULL(1))
-		{
-			__int128	sum_all;
-
-			sum = bytea_partial ? checked_partial(PG_GETARG_BYTEA_PP(1)) : numeric_to_int128(PG_GETARG_DATUM(1));
-			check_whole(fcinfo, sum);
-			if (__builtin_add_overflow(state_sum(st), sum, &sum_all) ||
-				sum_all > DPAGG_MERGE_SUM_LIMIT || sum_all < -DPAGG_MERGE_SUM_LIMIT)
-				bad_partial("the partial sums add up to more than 2^120 quanta");
-			check_release_range(fcinfo, sum_all);
-			state_set_sum(st, sum_all);
-		}
-		PG_RETURN_POINTER(st);	/* else no row of this group passed on a shard */
+		/* no row of this group passed on a shard; or dp_sum's partial sum without its count
+		 * (its release reads the sum only, and its rewrite on Citus does not count: 5% of a
+		 * shard's time), added without the count's check: a count is the sender's word too */
+		if (!has_sum)
+			PG_RETURN_POINTER(st);
+		if (kind != DP_SUM)
+			bad_partial("a partial sum without its count");
 	}
-	n = PG_GETARG_INT64(count_arg);
-	if (n < 0)
+	else if ((n = PG_GETARG_INT64(count_arg)) < 0)
 		bad_partial("a negative count");
-	if (kind != DP_COUNT && !PG_ARGISNULL(1))
+	if (has_sum)
 	{
 		int64		lo,
 					hi,
 					whole;
 
 		sum = bytea_partial ? checked_partial(PG_GETARG_BYTEA_PP(1)) : numeric_to_int128(PG_GETARG_DATUM(1));
+		dpagg_site_quanta_rules(site_of(fcinfo), &lo, &hi, &whole);
 		/* each value, clamped to the bounds, is in [lo, hi] quanta (at most 2^53 in size): a sum
 		 * its count of such values could not make is refused */
-		dpagg_site_quanta_rules((DpSite *) fcinfo->flinfo->fn_extra, &lo, &hi, &whole);
-		if (sum > (__int128) n * hi || sum < (__int128) n * lo)
+		if (has_count && (sum > (__int128) n * hi || sum < (__int128) n * lo))
 			bad_partial("its sum is outside what its count of clamped values allows");
-		check_whole(fcinfo, sum);
+		if (whole > 1 && sum % whole != 0)
+			bad_partial("integer_values is true but it is not a sum of whole numbers");
 	}
 	if (st->count > PG_INT64_MAX - n)
 		bad_partial("the counts add up to more than a bigint holds");
-	/* with the count within a bigint and each value within 2^53 quanta, the sum stays within
-	 * 2^116: no overflow of the 128-bit state */
+	/* each partial is within 2^120 quanta (numeric_to_int128; 16-byte partials are checked here),
+	 * and so is the total: the 128-bit state never wraps */
+	if (__builtin_add_overflow(state_sum(st), sum, &total) ||
+		total > DPAGG_MERGE_SUM_LIMIT || total < -DPAGG_MERGE_SUM_LIMIT)
+		bad_partial("the partial sums add up to more than 2^120 quanta");
+	if (has_sum)
+		check_release_range(fcinfo, total);
 	st->count += n;
-	state_set_sum(st, state_sum(st) + sum);
-	if (kind != DP_COUNT)
-		check_release_range(fcinfo, state_sum(st));
+	state_set_sum(st, total);
 	PG_RETURN_POINTER(st);
 }
 

@@ -288,6 +288,8 @@ extern bool dpagg_citus_catalog_value(const char *catalog, const char *keyatt, R
 extern bool dpagg_is_citus_grant_function(Oid fn);
 extern bool dpagg_is_citus_release_function(Oid fn);
 extern void dpagg_citus_grant_start(struct QueryDesc *qd, int eflags);
+extern Oid	dpagg_citus_shard_table(int64 shardid);
+extern Datum dpagg_citus_catalog_attr(HeapTuple tup, Relation rel, const char *name, bool *isnull);
 extern List *dpagg_citus_grant_calls(PlannedStmt *stmt);
 extern void dpagg_citus_grant_authorize(struct QueryDesc *qd, int eflags);
 extern bool dpagg_citus_granted(struct EState *estate, const char *aggregate, int sets,
