@@ -294,6 +294,27 @@ def quanta_sql():
     for name, sqlt, sym in QUANTA:
         out.append(f"CREATE FUNCTION {name}(value {sqlt}, lower double precision, upper double precision)"
                    f" RETURNS bigint\n  AS 'MODULE_PATHNAME', '{sym}' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;")
+    out.append("""-- The same exact sum as sum(dpagg_quanta_sum(...)) (_avg), a numeric, in one call per row: what a
+-- node plans that sum as over its own tables (a Citus worker's shard query, src/pg/partial.c).
+CREATE FUNCTION dpagg_quanta_total_final(internal) RETURNS numeric
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION dpagg_quanta_total_combine(internal, internal) RETURNS internal
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION dpagg_quanta_total_serialize(internal) RETURNS bytea
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION dpagg_quanta_total_deserialize(bytea, internal) RETURNS internal
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;""")
+    for what in ("sum", "avg"):
+        for sqlt, short in TYPES:
+            out.append(f"CREATE FUNCTION dpagg_quanta_{what}_total_trans(internal, {sqlt}, double precision, double precision)"
+                       f" RETURNS internal\n  AS 'MODULE_PATHNAME', 'dpagg_quanta_{what}_total_trans_{short}'"
+                       " LANGUAGE C IMMUTABLE PARALLEL SAFE;")
+            out.append(f"CREATE AGGREGATE dpagg_quanta_{what}_total(value {sqlt}, lower double precision, upper double precision) (\n"
+                       f"  SFUNC = dpagg_quanta_{what}_total_trans, STYPE = internal, FINALFUNC = dpagg_quanta_total_final,\n"
+                       "  COMBINEFUNC = dpagg_quanta_total_combine, SERIALFUNC = dpagg_quanta_total_serialize,\n"
+                       "  DESERIALFUNC = dpagg_quanta_total_deserialize, PARALLEL = SAFE\n);")
+        out.append(f"COMMENT ON AGGREGATE dpagg_quanta_{what}_total(double precision, double precision, double precision) IS\n"
+                   f"  'exact sum of dpagg_quanta_{what}(value, lower, upper), as sum() of it gives, in one call per row';")
     out.append("""-- The exact sum of the rows' quanta above as one aggregate, a 16-byte bytea (a 128-bit integer,
 -- most significant byte first): the partial sums of the direct form on Citus (src/pg/citus.c),
 -- cheaper to make, send and read than sum(bigint)'s numeric.

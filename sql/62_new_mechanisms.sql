@@ -106,6 +106,42 @@ SELECT expect_error($$SELECT dpagg_merge_sum('\x7fffffffffffffffffffffffffffffff
 SELECT expect_error($$SELECT dpagg_merge_sum('\xffffffffffffffffffffffffffffffff'::bytea, 1, 1, 0, 0, 10, 'laplace', false)$$);
 SELECT expect_error($$SELECT dpagg_partial_sum_trans(NULL, 1.0::float8, 0, 1)$$);
 DROP FUNCTION partial_as_numeric(bytea);
+-- sum(dpagg_quanta_sum(...)) (_avg) in one call per row: planned as dpagg_quanta_sum_total
+-- (_avg_total) on a node that reads its own tables (a Citus worker's shard query; here, one
+-- server).  The same numeric as sum() over the quanta function, which a numeric cast keeps unfused
+-- here (the oracle): every value type, negative sums, NULL values and NULL or per-row bounds
+-- counting nothing, FILTER, no row and no counted value giving NULL.
+SELECT bool_and(ok) AS fused_sums_exact FROM (
+  SELECT sum(dpagg_quanta_sum(i2, -7, 93)) = sum(dpagg_quanta_sum(i2, -7, 93)::numeric)
+     AND sum(dpagg_quanta_sum(i4, 0, 50)) = sum(dpagg_quanta_sum(i4, 0, 50)::numeric)
+     AND sum(dpagg_quanta_sum(i8, -100, 0)) = sum(dpagg_quanta_sum(i8, -100, 0)::numeric)
+     AND sum(dpagg_quanta_sum(f4, 0, 100)) = sum(dpagg_quanta_sum(f4, 0, 100)::numeric)
+     AND sum(dpagg_quanta_sum(f8 * -0.37, -20, 5)) = sum(dpagg_quanta_sum(f8 * -0.37, -20, 5)::numeric)
+     AND sum(dpagg_quanta_sum(num / 7, 0, 10)) = sum(dpagg_quanta_sum(num / 7, 0, 10)::numeric)
+     AND sum(dpagg_quanta_avg(f8, 0, 100)) = sum(dpagg_quanta_avg(f8, 0, 100)::numeric)
+     AND sum(dpagg_quanta_avg(i4, 10, 20)) = sum(dpagg_quanta_avg(i4, 10, 20)::numeric)
+     AND sum(dpagg_quanta_sum(NULLIF(i4, 3), 0, 100)) = sum(dpagg_quanta_sum(NULLIF(i4, 3), 0, 100)::numeric)
+     AND sum(dpagg_quanta_sum(f8, NULLIF(i4 % 5, 0), 100 + i4)) = sum(dpagg_quanta_sum(f8, NULLIF(i4 % 5, 0), 100 + i4)::numeric)
+     AND sum(dpagg_quanta_sum(f8, 0, 100)) FILTER (WHERE i4 % 3 = 0) = sum(dpagg_quanta_sum(f8, 0, 100)::numeric) FILTER (WHERE i4 % 3 = 0)
+     AS ok
+  FROM dp_test GROUP BY grp) q;
+SELECT sum(dpagg_quanta_sum(x, 0, 1)) IS NULL AS no_row,
+       (SELECT sum(dpagg_quanta_sum(x, 0, 1)) FROM (VALUES (NULL::float8)) v(x)) IS NULL AS no_value,
+       (SELECT sum(dpagg_quanta_sum(x, NULL, 1)) FROM (VALUES (1.0::float8)) v(x)) IS NULL AS no_bound
+  FROM (SELECT 1.0::float8 AS x WHERE false) e;
+EXPLAIN (VERBOSE, COSTS OFF) SELECT sum(dpagg_quanta_sum(f8, 0, 100)), sum(dpagg_quanta_avg(i4, 0, 100)),
+  sum(DISTINCT dpagg_quanta_sum(f8, 0, 100)), count(f8) FROM dp_test;
+-- ... combined exactly across parallel workers (its state serialised between them)
+SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0; SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2; SET parallel_leader_participation = off;
+EXPLAIN (VERBOSE, COSTS OFF) SELECT sum(dpagg_quanta_sum(f8 * 1.1, -50, 50)) FROM dp_test;
+SELECT sum(dpagg_quanta_sum(f8 * 1.1, -50, 50)) = (SELECT sum(dpagg_quanta_sum(f8 * 1.1, -50, 50)::numeric) FROM dp_test)
+  AS parallel_fused_exact FROM dp_test;
+RESET parallel_setup_cost; RESET parallel_tuple_cost; RESET min_parallel_table_scan_size;
+RESET max_parallel_workers_per_gather; RESET parallel_leader_participation;
+-- (Its support functions take and make internal states: SQL cannot call them, and only a
+-- superuser can make another aggregate of them; each also checks that an aggregate calls it.)
+
 -- A state put together by hand cannot wrap around: the 128-bit addition refuses to overflow.
 CREATE AGGREGATE pg_temp.partial_add(bytea) (SFUNC = dpagg_partial_combine, STYPE = bytea);
 SELECT expect_error($$SELECT pg_temp.partial_add(b) FROM (VALUES ('\x7fffffffffffffffffffffffffffffff'::bytea),

@@ -84,6 +84,8 @@ FROM (VALUES
   ($$SELECT count(*) FROM staff$$),
   ($$SELECT min(salary) FROM staff$$),
   ($$SELECT array_agg(uid) FROM staff$$),
+  ($$SELECT sum(dpagg_quanta_sum(salary, 0, 2000)) FROM staff$$),
+  ($$SELECT dpagg_quanta_sum_total(salary, 0, 2000) FROM staff$$),
   ($$SELECT uid, row_number() OVER () FROM staff$$),
   ($$SELECT DISTINCT dept FROM staff$$),
   ($$SELECT generate_series(1, uid) FROM staff$$),

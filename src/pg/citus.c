@@ -282,6 +282,17 @@ reads_citus_walker(Node *node, ReadsContext *rc)
 	return expression_tree_walker(node, reads_citus_walker, rc);
 }
 
+bool
+dpagg_citus_reads_citus_table(Query *q)
+{
+	ReadsContext rc = {dpagg_citus_catalog("pg_dist_partition"), false};
+
+	if (!OidIsValid(rc.partition_rel))
+		return false;			/* no Citus in this database */
+	(void) reads_citus_walker((Node *) q, &rc);
+	return rc.found;
+}
+
 /* ---- the rewrite of one level ------------------------------------------------------------------ */
 
 typedef struct CitusCall

@@ -329,6 +329,8 @@ plan_rewritten(Query *parse, const char *query_string, int options, ParamListInf
 	private_entries = dpagg_private_entries_of_query(parse);
 	if (private_entries > 0)
 		dpagg_restrict_check_statement(parse, dpagg_unbounded_private_reads(parse), true);
+	else
+		dpagg_fuse_quanta_sums(parse);	/* after every check, on a query of no private relation */
 	if (at_entry)
 		copy = copyObject(parse);	/* the planner scribbles on its input */
 	stmt = plan_finished(parse, query_string, options, params, cr);

@@ -11,6 +11,10 @@
  *       Citus's worker_partial_agg, which packs each row's arguments into a record: three times
  *       slower than sum.)  Like sum(), these give exact values; restricted roles cannot call them
  *       on private data (restrict.c), and nobody can over a private relation (bound.c).
+ *   dpagg_quanta_sum_total(x, lower, upper), dpagg_quanta_avg_total(x, lower, upper)
+ *       sum(dpagg_quanta_sum(x, lower, upper)) (_avg) as one aggregate: what a node plans that sum
+ *       as over its own tables (dpagg_fuse_quanta_sums, from the planner hook), so that a worker
+ *       makes its partial sum with one call per row.
  *   dpagg_merge_sum(quanta, n, epsilon, delta, lower, upper, mechanism, integer_values),
  *   dpagg_merge_avg(quanta, n, epsilon, delta, lower, upper, mechanism),
  *   dpagg_merge_count(n, epsilon, delta, mechanism)
@@ -35,7 +39,14 @@
 
 #include <math.h>
 
+#include "catalog/pg_aggregate.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "parser/parse_func.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
 #include "utils/numeric.h"
+#include "utils/syscache.h"
 
 #include "../core/dpagg_accum.h"
 
@@ -57,7 +68,7 @@ typedef struct QuantaRule
 				inv_quantum;
 } QuantaRule;
 
-static inline const QuantaRule *
+static pg_attribute_always_inline const QuantaRule *
 quanta_rule(FunctionCallInfo fcinfo, double lower, double upper, bool centred)
 {
 	QuantaRule *r = (QuantaRule *) fcinfo->flinfo->fn_extra;
@@ -81,7 +92,7 @@ quanta_rule(FunctionCallInfo fcinfo, double lower, double upper, bool centred)
 	return r;
 }
 
-static inline int64
+static pg_attribute_always_inline int64
 quanta_of(FunctionCallInfo fcinfo, double x, double lower, double upper, bool centred)
 {
 	const QuantaRule *r = quanta_rule(fcinfo, lower, upper, centred);
@@ -113,6 +124,332 @@ QUANTA_FN(dpagg_quanta_avg_int8, VT_INT8, true)
 QUANTA_FN(dpagg_quanta_avg_float4, VT_FLOAT4, true)
 QUANTA_FN(dpagg_quanta_avg_float8, VT_FLOAT8, true)
 QUANTA_FN(dpagg_quanta_avg_numeric, VT_NUMERIC, true)
+
+/* ------------------------------------------------------------------------------------------
+ * The safe form's partial sums in one call per row (docs/citus.md §5).  Citus sends each worker
+ * sum(dpagg_quanta_sum(x, lower, upper)): per row, the quanta function and then sum(bigint)'s
+ * transition, two calls where native sum() makes one.  The node that plans such a query over its
+ * own tables (a worker planning a shard query, or one server) plans it as
+ * dpagg_quanta_sum_total(x, lower, upper) instead (dpagg_fuse_quanta_sums below): the same
+ * exact sum, as the same numeric (NULL when no value was counted, as sum() gives), made by one
+ * transition function that clamps, quantizes and adds.  The coordinator's query, which reads
+ * Citus tables, is left as it is: Citus splits sum() and cannot split an aggregate of its own.
+ */
+typedef struct QuantaTotal
+{
+	__int128	sum;			/* exact sum of the counted values' quanta (each at most 2^53) */
+	int64		n;				/* values counted */
+} QuantaTotal;
+
+static void
+total_outside_aggregate(const char *what)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("%s can only be called as a support function of dpagg_quanta_sum_total or dpagg_quanta_avg_total",
+					what)));
+}
+
+static inline Datum
+total_trans(FunctionCallInfo fcinfo, ValueType vt, bool centred)
+{
+	QuantaTotal *st = PG_ARGISNULL(0) ? NULL : (QuantaTotal *) PG_GETARG_POINTER(0);
+
+	if (unlikely(st == NULL))
+	{
+		MemoryContext cxt;
+
+		if (!AggCheckCallContext(fcinfo, &cxt))
+			total_outside_aggregate("dpagg_quanta_total_trans");
+		st = MemoryContextAllocZero(cxt, sizeof(QuantaTotal));
+	}
+	/* as the strict quanta function under sum(): a NULL anywhere counts nothing */
+	if (likely(!PG_ARGISNULL(1) && !PG_ARGISNULL(2) && !PG_ARGISNULL(3)))
+	{
+		st->sum += quanta_of(fcinfo, value_as_double(fcinfo, 1, vt), PG_GETARG_FLOAT8(2),
+							 PG_GETARG_FLOAT8(3), centred);
+		st->n++;
+	}
+	PG_RETURN_POINTER(st);
+}
+
+#define TOTAL_FN(name, vt, centred) \
+	PG_FUNCTION_INFO_V1(name); \
+	Datum name(PG_FUNCTION_ARGS) { return total_trans(fcinfo, vt, centred); }
+
+TOTAL_FN(dpagg_quanta_sum_total_trans_int2, VT_INT2, false)
+TOTAL_FN(dpagg_quanta_sum_total_trans_int4, VT_INT4, false)
+TOTAL_FN(dpagg_quanta_sum_total_trans_int8, VT_INT8, false)
+TOTAL_FN(dpagg_quanta_sum_total_trans_float4, VT_FLOAT4, false)
+TOTAL_FN(dpagg_quanta_sum_total_trans_float8, VT_FLOAT8, false)
+TOTAL_FN(dpagg_quanta_sum_total_trans_numeric, VT_NUMERIC, false)
+TOTAL_FN(dpagg_quanta_avg_total_trans_int2, VT_INT2, true)
+TOTAL_FN(dpagg_quanta_avg_total_trans_int4, VT_INT4, true)
+TOTAL_FN(dpagg_quanta_avg_total_trans_int8, VT_INT8, true)
+TOTAL_FN(dpagg_quanta_avg_total_trans_float4, VT_FLOAT4, true)
+TOTAL_FN(dpagg_quanta_avg_total_trans_float8, VT_FLOAT8, true)
+TOTAL_FN(dpagg_quanta_avg_total_trans_numeric, VT_NUMERIC, true)
+
+/* A 128-bit integer as a numeric (through its decimal digits: once per group). */
+static Datum
+int128_to_numeric(__int128 v)
+{
+	char		buf[48];
+	int			pos = sizeof(buf) - 1;
+	unsigned __int128 u = v < 0 ? -(unsigned __int128) v : (unsigned __int128) v;
+
+	buf[pos] = '\0';
+	do
+	{
+		buf[--pos] = (char) ('0' + (int) (u % 10));
+		u /= 10;
+	} while (u != 0);
+	if (v < 0)
+		buf[--pos] = '-';
+	return DirectFunctionCall3(numeric_in, CStringGetDatum(buf + pos), ObjectIdGetDatum(InvalidOid),
+							   Int32GetDatum(-1));
+}
+
+PG_FUNCTION_INFO_V1(dpagg_quanta_total_final);
+Datum
+dpagg_quanta_total_final(PG_FUNCTION_ARGS)
+{
+	QuantaTotal *st;
+
+	if (!AggCheckCallContext(fcinfo, NULL))
+		total_outside_aggregate("dpagg_quanta_total_final");
+	st = PG_ARGISNULL(0) ? NULL : (QuantaTotal *) PG_GETARG_POINTER(0);
+	if (st == NULL || st->n == 0)
+		PG_RETURN_NULL();
+	PG_RETURN_DATUM(int128_to_numeric(st->sum));
+}
+
+/* Parallel plans on a node: two states added (each within 2^117 quanta, so this never wraps;
+ * checked all the same). */
+PG_FUNCTION_INFO_V1(dpagg_quanta_total_combine);
+Datum
+dpagg_quanta_total_combine(PG_FUNCTION_ARGS)
+{
+	MemoryContext cxt;
+	QuantaTotal *a,
+			   *b;
+
+	if (!AggCheckCallContext(fcinfo, &cxt))
+		total_outside_aggregate("dpagg_quanta_total_combine");
+	a = PG_ARGISNULL(0) ? NULL : (QuantaTotal *) PG_GETARG_POINTER(0);
+	b = PG_ARGISNULL(1) ? NULL : (QuantaTotal *) PG_GETARG_POINTER(1);
+	if (b == NULL)
+	{
+		if (a == NULL)
+			PG_RETURN_NULL();
+		PG_RETURN_POINTER(a);
+	}
+	if (a == NULL)
+		a = MemoryContextAllocZero(cxt, sizeof(QuantaTotal));
+	if (__builtin_add_overflow(a->sum, b->sum, &a->sum) || __builtin_add_overflow(a->n, b->n, &a->n))
+		bad_partial("the sum overflows 128 bits");
+	PG_RETURN_POINTER(a);
+}
+
+/* Between a node's parallel workers and their leader only: the state's bytes as they are. */
+PG_FUNCTION_INFO_V1(dpagg_quanta_total_serialize);
+Datum
+dpagg_quanta_total_serialize(PG_FUNCTION_ARGS)
+{
+	bytea	   *b;
+
+	if (!AggCheckCallContext(fcinfo, NULL))
+		total_outside_aggregate("dpagg_quanta_total_serialize");
+	b = palloc(VARHDRSZ + sizeof(QuantaTotal));
+	SET_VARSIZE(b, VARHDRSZ + sizeof(QuantaTotal));
+	memcpy(VARDATA(b), PG_GETARG_POINTER(0), sizeof(QuantaTotal));
+	PG_RETURN_BYTEA_P(b);
+}
+
+PG_FUNCTION_INFO_V1(dpagg_quanta_total_deserialize);
+Datum
+dpagg_quanta_total_deserialize(PG_FUNCTION_ARGS)
+{
+	bytea	   *b = PG_GETARG_BYTEA_PP(0);
+	QuantaTotal *st;
+
+	if (!AggCheckCallContext(fcinfo, NULL))
+		total_outside_aggregate("dpagg_quanta_total_deserialize");
+	if (VARSIZE_ANY_EXHDR(b) != sizeof(QuantaTotal))
+		bad_partial("not a serialized total");
+	st = palloc(sizeof(QuantaTotal));
+	memcpy(st, VARDATA_ANY(b), sizeof(QuantaTotal));
+	PG_RETURN_POINTER(st);
+}
+
+/* The quanta functions, in the order of QUANTA_FN above, with the transition function of the
+ * aggregate that replaces sum() over each, and that aggregate's name and value type. */
+static const struct
+{
+	PGFunction	quanta;
+	PGFunction	total_trans;
+	const char *total;
+	Oid			type;
+}			fusable[] = {
+	{dpagg_quanta_sum_int2, dpagg_quanta_sum_total_trans_int2, "dpagg_quanta_sum_total", INT2OID},
+	{dpagg_quanta_sum_int4, dpagg_quanta_sum_total_trans_int4, "dpagg_quanta_sum_total", INT4OID},
+	{dpagg_quanta_sum_int8, dpagg_quanta_sum_total_trans_int8, "dpagg_quanta_sum_total", INT8OID},
+	{dpagg_quanta_sum_float4, dpagg_quanta_sum_total_trans_float4, "dpagg_quanta_sum_total", FLOAT4OID},
+	{dpagg_quanta_sum_float8, dpagg_quanta_sum_total_trans_float8, "dpagg_quanta_sum_total", FLOAT8OID},
+	{dpagg_quanta_sum_numeric, dpagg_quanta_sum_total_trans_numeric, "dpagg_quanta_sum_total", NUMERICOID},
+	{dpagg_quanta_avg_int2, dpagg_quanta_avg_total_trans_int2, "dpagg_quanta_avg_total", INT2OID},
+	{dpagg_quanta_avg_int4, dpagg_quanta_avg_total_trans_int4, "dpagg_quanta_avg_total", INT4OID},
+	{dpagg_quanta_avg_int8, dpagg_quanta_avg_total_trans_int8, "dpagg_quanta_avg_total", INT8OID},
+	{dpagg_quanta_avg_float4, dpagg_quanta_avg_total_trans_float4, "dpagg_quanta_avg_total", FLOAT4OID},
+	{dpagg_quanta_avg_float8, dpagg_quanta_avg_total_trans_float8, "dpagg_quanta_avg_total", FLOAT8OID},
+	{dpagg_quanta_avg_numeric, dpagg_quanta_avg_total_trans_numeric, "dpagg_quanta_avg_total", NUMERICOID},
+};
+
+static PGFunction
+address_of(Oid fn)
+{
+	FmgrInfo	finfo;
+
+	if (!OidIsValid(fn))
+		return NULL;
+	fmgr_info(fn, &finfo);
+	return finfo.fn_addr;
+}
+
+/*
+ * The aggregate that replaces sum(quanta_fn(...)): dpagg_quanta_*_total(type, float8, float8) in
+ * the quanta function's schema, if every support function is dpagg's own (another function of
+ * that name, made by whoever may create in the schema, is never put into anyone's query), else
+ * InvalidOid.
+ */
+static Oid
+total_aggregate(Oid quanta_fn, int which)
+{
+	Oid			argtypes[3] = {fusable[which].type, FLOAT8OID, FLOAT8OID};
+	char	   *schema = get_namespace_name(get_func_namespace(quanta_fn));
+	Oid			agg;
+	HeapTuple	tup;
+	Form_pg_aggregate form;
+	bool		initval_null;
+	bool		own;
+
+	if (schema == NULL)
+		return InvalidOid;
+	agg = LookupFuncName(list_make2(makeString(schema), makeString(pstrdup(fusable[which].total))),
+						 3, argtypes, true);
+	if (!OidIsValid(agg) || get_func_rettype(agg) != NUMERICOID)
+		return InvalidOid;
+	tup = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(agg));
+	if (!HeapTupleIsValid(tup))
+		return InvalidOid;
+	form = (Form_pg_aggregate) GETSTRUCT(tup);
+	(void) SysCacheGetAttr(AGGFNOID, tup, Anum_pg_aggregate_agginitval, &initval_null);
+	own = initval_null && form->aggkind == AGGKIND_NORMAL && !OidIsValid(form->aggmtransfn) &&
+		address_of(form->aggtransfn) == fusable[which].total_trans &&
+		address_of(form->aggfinalfn) == dpagg_quanta_total_final &&
+		address_of(form->aggcombinefn) == dpagg_quanta_total_combine &&
+		address_of(form->aggserialfn) == dpagg_quanta_total_serialize &&
+		address_of(form->aggdeserialfn) == dpagg_quanta_total_deserialize;
+	ReleaseSysCache(tup);
+	return own ? agg : InvalidOid;
+}
+
+/* Which quanta function f calls (an index into fusable), or -1. */
+static int
+quanta_call(FuncExpr *f)
+{
+	PGFunction	addr;
+	size_t		i;
+
+	if (f->funcretset || list_length(f->args) != 3 || f->funcresulttype != INT8OID)
+		return -1;
+	addr = address_of(f->funcid);
+	for (i = 0; i < lengthof(fusable); i++)
+		if (addr == fusable[i].quanta)
+			return (int) i;
+	return -1;
+}
+
+/* sum(quanta_fn(x, lower, upper)) as the parser makes it: its FuncExpr. */
+static FuncExpr *
+fusable_sum(Node *node)
+{
+	Aggref	   *a;
+	TargetEntry *te;
+	FuncExpr   *f;
+
+	if (!IsA(node, Aggref))
+		return NULL;
+	a = (Aggref *) node;
+	if (a->aggfnoid != F_SUM_INT8 || a->aggstar || a->aggvariadic || a->aggdistinct != NIL ||
+		a->aggorder != NIL || a->aggdirectargs != NIL || a->aggkind != AGGKIND_NORMAL ||
+		a->aggsplit != AGGSPLIT_SIMPLE || list_length(a->args) != 1)
+		return NULL;
+	te = linitial_node(TargetEntry, a->args);
+	if (te->resjunk || !IsA(te->expr, FuncExpr))
+		return NULL;
+	/* Any arguments: the aggregate evaluates them for each row as the function did, and counts
+	 * nothing where one is NULL, as sum() skips the strict function's NULL. */
+	f = (FuncExpr *) te->expr;
+	return list_length(f->args) == 3 ? f : NULL;
+}
+
+typedef struct FuseContext
+{
+	bool		apply;			/* false: only look for candidates */
+	bool		found;
+} FuseContext;
+
+static bool
+fuse_walker(Node *node, FuseContext *fc)
+{
+	FuncExpr   *f;
+
+	if (node == NULL)
+		return false;
+	if (IsA(node, Query))
+		return query_tree_walker((Query *) node, fuse_walker, fc, 0);
+	if ((f = fusable_sum(node)) != NULL)
+	{
+		int			which = quanta_call(f);
+		Oid			total = which >= 0 ? total_aggregate(f->funcid, which) : InvalidOid;
+
+		if (OidIsValid(total))
+		{
+			fc->found = true;
+			if (fc->apply)
+			{
+				Aggref	   *a = (Aggref *) node;
+				List	   *args = NIL;
+				ListCell   *lc;
+				int			i = 0;
+
+				foreach(lc, f->args)
+					args = lappend(args, makeTargetEntry((Expr *) lfirst(lc), ++i, NULL, false));
+				a->aggfnoid = total;
+				a->aggargtypes = list_make3_oid(fusable[which].type, FLOAT8OID, FLOAT8OID);
+				a->args = args;
+			}
+			else
+				return true;	/* one is enough to know */
+		}
+		/* its argument holds no aggregate: the filter is all that is left to look at */
+		return fuse_walker((Node *) ((Aggref *) node)->aggfilter, fc);
+	}
+	return expression_tree_walker(node, fuse_walker, fc);
+}
+
+void
+dpagg_fuse_quanta_sums(Query *parse)
+{
+	FuseContext fc = {false, false};
+
+	(void) fuse_walker((Node *) parse, &fc);
+	if (!fc.found || dpagg_citus_reads_citus_table(parse))
+		return;
+	fc.apply = true;
+	(void) fuse_walker((Node *) parse, &fc);
+}
 
 /* ------------------------------------------------------------------------------------------
  * The direct form's partial sums (citus.c): dpagg_partial_sum(x, lower, upper) and

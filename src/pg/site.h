@@ -272,6 +272,11 @@ extern bool dpagg_citus_tagged(Aggref *a);
 extern void dpagg_citus_refuse_units(void) pg_attribute_noreturn();
 extern Query *dpagg_citus_original(DpCitusRewrite *cr);
 extern bool dpagg_citus_worker(void);
+/* Does the query read a Citus table (distributed, reference or Citus-managed local)? */
+extern bool dpagg_citus_reads_citus_table(Query *q);
+/* sum(dpagg_quanta_sum(x, lower, upper)) (or _avg) planned as one aggregate, on a node that reads
+ * its own tables (partial.c). */
+extern void dpagg_fuse_quanta_sums(Query *parse);
 extern void dpagg_citus_refuse_on_worker(void);
 /* The Citus table whose shard relid is (named <table>_<shardid>), or InvalidOid. */
 extern Oid	dpagg_citus_shard_of(Oid relid);
