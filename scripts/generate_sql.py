@@ -298,6 +298,8 @@ def quanta_sql():
 -- node plans that sum as over its own tables (a Citus worker's shard query, src/pg/partial.c).
 CREATE FUNCTION dpagg_quanta_total_final(internal) RETURNS numeric
   AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION dpagg_quanta_total_count(internal) RETURNS bigint
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE FUNCTION dpagg_quanta_total_combine(internal, internal) RETURNS internal
   AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE FUNCTION dpagg_quanta_total_serialize(internal) RETURNS bytea
@@ -313,8 +315,15 @@ CREATE FUNCTION dpagg_quanta_total_deserialize(bytea, internal) RETURNS internal
                        f"  SFUNC = dpagg_quanta_{what}_total_trans, STYPE = internal, FINALFUNC = dpagg_quanta_total_final,\n"
                        "  COMBINEFUNC = dpagg_quanta_total_combine, SERIALFUNC = dpagg_quanta_total_serialize,\n"
                        "  DESERIALFUNC = dpagg_quanta_total_deserialize, PARALLEL = SAFE\n);")
+        for sqlt, short in TYPES:
+            out.append(f"CREATE AGGREGATE dpagg_quanta_{what}_total_count(value {sqlt}, lower double precision, upper double precision) (\n"
+                       f"  SFUNC = dpagg_quanta_{what}_total_trans, STYPE = internal, FINALFUNC = dpagg_quanta_total_count,\n"
+                       "  COMBINEFUNC = dpagg_quanta_total_combine, SERIALFUNC = dpagg_quanta_total_serialize,\n"
+                       "  DESERIALFUNC = dpagg_quanta_total_deserialize, PARALLEL = SAFE\n);")
         out.append(f"COMMENT ON AGGREGATE dpagg_quanta_{what}_total(double precision, double precision, double precision) IS\n"
                    f"  'exact sum of dpagg_quanta_{what}(value, lower, upper), as sum() of it gives, in one call per row';")
+        out.append(f"COMMENT ON AGGREGATE dpagg_quanta_{what}_total_count(double precision, double precision, double precision) IS\n"
+                   f"  'values dpagg_quanta_{what}_total counts (count(value) with non-NULL bounds), sharing its transition';")
     out.append("""-- The exact sum of the rows' quanta above as one aggregate, a 16-byte bytea (a 128-bit integer,
 -- most significant byte first): the partial sums of the direct form on Citus (src/pg/citus.c),
 -- cheaper to make, send and read than sum(bigint)'s numeric.

@@ -131,6 +131,18 @@ SELECT sum(dpagg_quanta_sum(x, 0, 1)) IS NULL AS no_row,
   FROM (SELECT 1.0::float8 AS x WHERE false) e;
 EXPLAIN (VERBOSE, COSTS OFF) SELECT sum(dpagg_quanta_sum(f8, 0, 100)), sum(dpagg_quanta_avg(i4, 0, 100)),
   sum(DISTINCT dpagg_quanta_sum(f8, 0, 100)), count(f8) FROM dp_test;
+-- count(x) beside it (dp_avg's partial sums), with the same FILTER and constant bounds, shares its
+-- transition: dpagg_quanta_*_total_count, the values counted, as count(x) (0 for no row).  Not
+-- with another FILTER, another expression, or bounds that are not constant.
+SELECT bool_and(ok) AS fused_counts_exact FROM (
+  SELECT count(NULLIF(i4, 3)) = (SELECT count(x) FROM (SELECT NULLIF(t.i4, 3) x FROM dp_test t WHERE t.grp = d.grp) u)
+     AND count(f8) FILTER (WHERE i4 > 50) = count(f8::numeric) FILTER (WHERE i4 > 50)
+     AS ok, sum(dpagg_quanta_avg(NULLIF(i4, 3), 0, 100)), sum(dpagg_quanta_sum(f8, -1, 1)) FILTER (WHERE i4 > 50)
+  FROM dp_test d GROUP BY grp) q;
+SELECT count(x) AS no_row_count, sum(dpagg_quanta_avg(x, 0, 1)) IS NULL AS no_row_sum
+  FROM (SELECT 1.0::float8 AS x WHERE false) e;
+EXPLAIN (VERBOSE, COSTS OFF) SELECT sum(dpagg_quanta_avg(f8, 0, 100)), count(f8),
+  count(f8) FILTER (WHERE i4 > 1), count(i4), sum(dpagg_quanta_sum(i4, 0, i4)), count(i4 + 0) FROM dp_test;
 -- ... combined exactly across parallel workers (its state serialised between them)
 SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0; SET min_parallel_table_scan_size = 0;
 SET max_parallel_workers_per_gather = 2; SET parallel_leader_participation = off;

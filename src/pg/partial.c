@@ -42,6 +42,7 @@
 #include "catalog/pg_aggregate.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
+#include "optimizer/optimizer.h"
 #include "parser/parse_func.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
@@ -224,6 +225,20 @@ dpagg_quanta_total_final(PG_FUNCTION_ARGS)
 	PG_RETURN_DATUM(int128_to_numeric(st->sum));
 }
 
+/* The number of values the same transition counted: dpagg_quanta_*_count, which shares the
+ * transition of a dpagg_quanta_*_total over the same arguments (count(x) beside it, below). */
+PG_FUNCTION_INFO_V1(dpagg_quanta_total_count);
+Datum
+dpagg_quanta_total_count(PG_FUNCTION_ARGS)
+{
+	QuantaTotal *st;
+
+	if (!AggCheckCallContext(fcinfo, NULL))
+		total_outside_aggregate("dpagg_quanta_total_count");
+	st = PG_ARGISNULL(0) ? NULL : (QuantaTotal *) PG_GETARG_POINTER(0);
+	PG_RETURN_INT64(st == NULL ? 0 : st->n);
+}
+
 /* Parallel plans on a node: two states added (each within 2^117 quanta, so this never wraps;
  * checked all the same). */
 PG_FUNCTION_INFO_V1(dpagg_quanta_total_combine);
@@ -317,16 +332,17 @@ address_of(Oid fn)
 }
 
 /*
- * The aggregate that replaces sum(quanta_fn(...)): dpagg_quanta_*_total(type, float8, float8) in
- * the quanta function's schema, if every support function is dpagg's own (another function of
- * that name, made by whoever may create in the schema, is never put into anyone's query), else
- * InvalidOid.
+ * The aggregate that replaces sum(quanta_fn(...)), dpagg_quanta_*_total(type, float8, float8), or
+ * (count) the one that replaces count(x) beside it, dpagg_quanta_*_total_count, in the quanta
+ * function's schema, if every support function is dpagg's own (another function of that name,
+ * made by whoever may create in the schema, is never put into anyone's query), else InvalidOid.
  */
 static Oid
-total_aggregate(Oid quanta_fn, int which)
+own_aggregate(Oid quanta_fn, int which, bool count)
 {
 	Oid			argtypes[3] = {fusable[which].type, FLOAT8OID, FLOAT8OID};
 	char	   *schema = get_namespace_name(get_func_namespace(quanta_fn));
+	char	   *name = psprintf("%s%s", fusable[which].total, count ? "_count" : "");
 	Oid			agg;
 	HeapTuple	tup;
 	Form_pg_aggregate form;
@@ -335,9 +351,8 @@ total_aggregate(Oid quanta_fn, int which)
 
 	if (schema == NULL)
 		return InvalidOid;
-	agg = LookupFuncName(list_make2(makeString(schema), makeString(pstrdup(fusable[which].total))),
-						 3, argtypes, true);
-	if (!OidIsValid(agg) || get_func_rettype(agg) != NUMERICOID)
+	agg = LookupFuncName(list_make2(makeString(schema), makeString(name)), 3, argtypes, true);
+	if (!OidIsValid(agg) || get_func_rettype(agg) != (count ? INT8OID : NUMERICOID))
 		return InvalidOid;
 	tup = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(agg));
 	if (!HeapTupleIsValid(tup))
@@ -346,7 +361,7 @@ total_aggregate(Oid quanta_fn, int which)
 	(void) SysCacheGetAttr(AGGFNOID, tup, Anum_pg_aggregate_agginitval, &initval_null);
 	own = initval_null && form->aggkind == AGGKIND_NORMAL && !OidIsValid(form->aggmtransfn) &&
 		address_of(form->aggtransfn) == fusable[which].total_trans &&
-		address_of(form->aggfinalfn) == dpagg_quanta_total_final &&
+		address_of(form->aggfinalfn) == (count ? dpagg_quanta_total_count : dpagg_quanta_total_final) &&
 		address_of(form->aggcombinefn) == dpagg_quanta_total_combine &&
 		address_of(form->aggserialfn) == dpagg_quanta_total_serialize &&
 		address_of(form->aggdeserialfn) == dpagg_quanta_total_deserialize;
@@ -394,11 +409,31 @@ fusable_sum(Node *node)
 	return list_length(f->args) == 3 ? f : NULL;
 }
 
+typedef struct Fused
+{
+	Query	   *level;			/* the query the aggregate belongs to */
+	Aggref	   *agg;			/* as fused */
+	int			which;
+	Oid			quanta_fn;
+} Fused;
+
 typedef struct FuseContext
 {
 	bool		apply;			/* false: only look for candidates */
 	bool		found;
+	Query	   *level;			/* the query being walked */
+	List	   *fused;			/* Fused, with constant non-NULL bounds */
 } FuseContext;
+
+/* A bound that is a constant, not NULL (once folded, as the planner will: a literal 0 is a cast of
+ * an integer constant until then). */
+static bool
+non_null_const(Node *n)
+{
+	if (!IsA(n, Const))
+		n = eval_const_expressions(NULL, copyObject(n));
+	return IsA(n, Const) && !((Const *) n)->constisnull;
+}
 
 static bool
 fuse_walker(Node *node, FuseContext *fc)
@@ -408,11 +443,19 @@ fuse_walker(Node *node, FuseContext *fc)
 	if (node == NULL)
 		return false;
 	if (IsA(node, Query))
-		return query_tree_walker((Query *) node, fuse_walker, fc, 0);
+	{
+		Query	   *outer = fc->level;
+		bool		r;
+
+		fc->level = (Query *) node;
+		r = query_tree_walker((Query *) node, fuse_walker, fc, 0);
+		fc->level = outer;
+		return r;
+	}
 	if ((f = fusable_sum(node)) != NULL)
 	{
 		int			which = quanta_call(f);
-		Oid			total = which >= 0 ? total_aggregate(f->funcid, which) : InvalidOid;
+		Oid			total = which >= 0 ? own_aggregate(f->funcid, which, false) : InvalidOid;
 
 		if (OidIsValid(total))
 		{
@@ -429,6 +472,17 @@ fuse_walker(Node *node, FuseContext *fc)
 				a->aggfnoid = total;
 				a->aggargtypes = list_make3_oid(fusable[which].type, FLOAT8OID, FLOAT8OID);
 				a->args = args;
+				if (a->agglevelsup == 0 && non_null_const(lsecond(f->args)) &&
+					non_null_const(lthird(f->args)))
+				{
+					Fused	   *fu = palloc(sizeof(Fused));
+
+					fu->level = fc->level;
+					fu->agg = a;
+					fu->which = which;
+					fu->quanta_fn = f->funcid;
+					fc->fused = lappend(fc->fused, fu);
+				}
 			}
 			else
 				return true;	/* one is enough to know */
@@ -439,16 +493,74 @@ fuse_walker(Node *node, FuseContext *fc)
 	return expression_tree_walker(node, fuse_walker, fc);
 }
 
+/*
+ * count(x) beside a fused sum of x's quanta in the same query, with the same FILTER and constant
+ * bounds (dp_avg's partial sums: sum(dpagg_quanta_avg(x, lower, upper)), count(x)) becomes
+ * dpagg_quanta_*_total_count(x, lower, upper): the same transition over the same arguments, so
+ * PostgreSQL runs one transition per row for both (it shares the state of aggregates whose
+ * transitions and inputs are equal); its final function gives the values counted, which with
+ * non-NULL bounds are exactly the rows whose x is not NULL, as count(x) gives (0 for none).
+ */
+static bool
+count_walker(Node *node, FuseContext *fc)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Query))
+	{
+		Query	   *outer = fc->level;
+		bool		r;
+
+		fc->level = (Query *) node;
+		r = query_tree_walker((Query *) node, count_walker, fc, 0);
+		fc->level = outer;
+		return r;
+	}
+	if (IsA(node, Aggref))
+	{
+		Aggref	   *a = (Aggref *) node;
+
+		if (a->aggfnoid == F_COUNT_ANY && a->agglevelsup == 0 && !a->aggstar && !a->aggvariadic &&
+			a->aggdistinct == NIL && a->aggorder == NIL && a->aggkind == AGGKIND_NORMAL &&
+			a->aggsplit == AGGSPLIT_SIMPLE && list_length(a->args) == 1 &&
+			!linitial_node(TargetEntry, a->args)->resjunk)
+		{
+			Node	   *x = (Node *) linitial_node(TargetEntry, a->args)->expr;
+			ListCell   *lc;
+
+			foreach(lc, fc->fused)
+			{
+				Fused	   *fu = (Fused *) lfirst(lc);
+				Oid			count;
+
+				if (fu->level != fc->level ||
+					!equal(x, linitial_node(TargetEntry, fu->agg->args)->expr) ||
+					!equal(a->aggfilter, fu->agg->aggfilter) ||
+					!OidIsValid(count = own_aggregate(fu->quanta_fn, fu->which, true)))
+					continue;
+				a->aggfnoid = count;
+				a->aggargtypes = list_copy(fu->agg->aggargtypes);
+				a->args = copyObject(fu->agg->args);
+				break;
+			}
+		}
+		/* its arguments hold no aggregate of this level; subqueries in them are walked */
+	}
+	return expression_tree_walker(node, count_walker, fc);
+}
+
 void
 dpagg_fuse_quanta_sums(Query *parse)
 {
-	FuseContext fc = {false, false};
+	FuseContext fc = {false, false, NULL, NIL};
 
 	(void) fuse_walker((Node *) parse, &fc);
 	if (!fc.found || dpagg_citus_reads_citus_table(parse))
 		return;
 	fc.apply = true;
 	(void) fuse_walker((Node *) parse, &fc);
+	if (fc.fused != NIL)
+		(void) count_walker((Node *) parse, &fc);
 }
 
 /* ------------------------------------------------------------------------------------------
