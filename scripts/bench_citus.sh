@@ -15,6 +15,9 @@
 # workers under the coordinator's grant (docs/citus.md §6); BENCH_CITUS_GRANTS=off leaves the key
 # out and measures the forms that release on the coordinator (the direct form for GROUP BY uid).
 #
+# BENCH_CITUS_TABLES (default "t local_t") and BENCH_CITUS_SHAPES (a bash regular expression over
+# the shape labels, e.g. "1000|whole") measure a part only.
+#
 # A benchmark, not a test: prints a table and exits 0.  Needs Citus installed
 # (scripts/install-citus.sh) and dpagg built and installed.  Run as root it runs itself as the user
 # postgres; the clusters it makes are stopped and removed at the end.  Ports 5651-5653.
@@ -69,9 +72,10 @@ exec_ms() { "$BIN/psql" -X -q -h "$tmp" -p "${PORT[c]}" -d postgres -c '\timing 
 median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 echo "$ROWS rows, distributed by uid over 2 workers (and a local copy); medians of $RUNS alternating runs, ms; worker-side releases ${BENCH_CITUS_GRANTS:-on}"
 printf '%-8s %-28s %10s %10s %7s %9s\n' table shape native dp ratio "min ratio"
-for tbl in t local_t; do
+for tbl in ${BENCH_CITUS_TABLES:-t local_t}; do
   for shape in "whole table|" "1000 groups|dept," "GROUP BY uid ($NGROUPS)|uid,"; do
     label=${shape%%|*}; key=${shape#*|}; grp=""; [ -n "$key" ] && grp="GROUP BY ${key%,}"
+    [[ "$label" =~ ${BENCH_CITUS_SHAPES:-.} ]] || continue
     for pair in "sum(x)|dp_sum(x, 1, 1e-5, 0, 100)" "avg(x)|dp_avg(x, 1, 1e-5, 0, 100)" "count(*)|dp_count(1, 1e-5)"; do
       nat=${pair%%|*}; dp=${pair#*|}
       exec_ms "SELECT $key $nat FROM $tbl $grp" >/dev/null; exec_ms "SELECT $key $dp FROM $tbl $grp" >/dev/null

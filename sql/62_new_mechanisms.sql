@@ -143,6 +143,33 @@ SELECT count(x) AS no_row_count, sum(dpagg_quanta_avg(x, 0, 1)) IS NULL AS no_ro
   FROM (SELECT 1.0::float8 AS x WHERE false) e;
 EXPLAIN (VERBOSE, COSTS OFF) SELECT sum(dpagg_quanta_avg(f8, 0, 100)), count(f8),
   count(f8) FILTER (WHERE i4 > 1), count(i4), sum(dpagg_quanta_sum(i4, 0, i4)), count(i4 + 0) FROM dp_test;
+-- (An attack review.)  Named notation is left as written; bounds are never evaluated before the
+-- planner would (a CASE branch it drops); and the privileges are those of the query as written:
+-- without EXECUTE on dpagg_quanta_sum both forms are refused, also through a plan made for a
+-- role that had it (the aggregate checks the function when it runs), and a revoked replacement
+-- aggregate leaves the query as written.
+SELECT sum(dpagg_quanta_sum(f8, upper => 100, lower => 0)) = sum(dpagg_quanta_sum(f8, 0, 100)::numeric) AS named_notation,
+       CASE WHEN false THEN sum(dpagg_quanta_sum(f8, 0, 1 / 0)) END IS NULL AS bound_not_evaluated
+  FROM dp_test;
+CREATE ROLE dp_fuse_user;
+GRANT SELECT ON dp_test TO dp_fuse_user;
+PREPARE fused_sum AS SELECT sum(dpagg_quanta_sum(f8, 0, 100)) FROM dp_test;
+EXECUTE fused_sum \gset
+REVOKE EXECUTE ON FUNCTION dpagg_quanta_sum(double precision, double precision, double precision) FROM PUBLIC;
+SET ROLE dp_fuse_user;
+SELECT expect_error($$SELECT sum(dpagg_quanta_sum(f8, 0, 100)::numeric) FROM dp_test$$) AS unfused,
+       expect_error($$SELECT sum(dpagg_quanta_sum(f8, 0, 100)) FROM dp_test$$) AS fused,
+       expect_error($$EXECUTE fused_sum$$) AS planned_for_another_role;
+RESET ROLE;
+GRANT EXECUTE ON FUNCTION dpagg_quanta_sum(double precision, double precision, double precision) TO PUBLIC;
+REVOKE EXECUTE ON FUNCTION dpagg_quanta_avg_total_count(double precision, double precision, double precision) FROM PUBLIC;
+SET ROLE dp_fuse_user;
+SELECT count(f8) = 10000 AS count_left_as_written, sum(dpagg_quanta_avg(f8, 0, 100)) IS NOT NULL AS sum_fused FROM dp_test;
+RESET ROLE;
+GRANT EXECUTE ON FUNCTION dpagg_quanta_avg_total_count(double precision, double precision, double precision) TO PUBLIC;
+DEALLOCATE fused_sum;
+REVOKE SELECT ON dp_test FROM dp_fuse_user;
+DROP ROLE dp_fuse_user;
 -- ... combined exactly across parallel workers (its state serialised between them)
 SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0; SET min_parallel_table_scan_size = 0;
 SET max_parallel_workers_per_gather = 2; SET parallel_leader_participation = off;

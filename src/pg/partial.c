@@ -40,9 +40,11 @@
 #include <math.h>
 
 #include "catalog/pg_aggregate.h"
+#include "catalog/pg_proc.h"
+#include "miscadmin.h"
+#include "utils/acl.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
-#include "optimizer/optimizer.h"
 #include "parser/parse_func.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
@@ -151,11 +153,60 @@ total_outside_aggregate(const char *what)
 					what)));
 }
 
+/* A function of dpagg's by name and argument types in a schema, without the schema's USAGE check
+ * that a lookup by qualified name makes (a view may use dpagg's functions in a schema its reader
+ * cannot use: an attack review), or InvalidOid. */
+static Oid
+function_in(Oid nsp, const char *name, const Oid *argtypes, int nargs)
+{
+	HeapTuple	tup = SearchSysCache3(PROCNAMEARGSNSP, CStringGetDatum(name),
+									  PointerGetDatum(buildoidvector(argtypes, nargs)),
+									  ObjectIdGetDatum(nsp));
+	Oid			fn;
+
+	if (!HeapTupleIsValid(tup))
+		return InvalidOid;
+	fn = ((Form_pg_proc) GETSTRUCT(tup))->oid;
+	ReleaseSysCache(tup);
+	return fn;
+}
+
+static const Oid value_type_oid[] = {InvalidOid, INT2OID, INT4OID, INT8OID, FLOAT4OID, FLOAT8OID, NUMERICOID};
+
+/*
+ * Once per executor, before the first row: the role running the query may execute the quanta
+ * function this aggregate stands for (dpagg_quanta_sum or _avg for its value type, in its own
+ * schema).  The planner put the aggregate where the query named sum() over that function
+ * (dpagg_fuse_quanta_sums), so the executor's check of the function is made here: a plan made for
+ * one role and run by another, or a privilege revoked since, is checked as the query was written
+ * (an attack review).  Leaves fn_extra set, so that it runs once.
+ */
+static pg_noinline void
+total_first_call(FunctionCallInfo fcinfo, ValueType vt, bool centred)
+{
+	Oid			argtypes[3] = {value_type_oid[vt], FLOAT8OID, FLOAT8OID};
+	Oid			fn = function_in(get_func_namespace(fcinfo->flinfo->fn_oid),
+								 centred ? "dpagg_quanta_avg" : "dpagg_quanta_sum", argtypes, 3);
+	AclResult	acl;
+
+	if (!OidIsValid(fn))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_FUNCTION),
+				 errmsg("%s is missing from dpagg's schema", centred ? "dpagg_quanta_avg" : "dpagg_quanta_sum"),
+				 errhint("Recreate the extension.")));
+	acl = pg_proc_aclcheck(fn, GetUserId(), ACL_EXECUTE);
+	if (acl != ACLCHECK_OK)
+		aclcheck_error(acl, OBJECT_FUNCTION, get_func_name(fn));
+	fcinfo->flinfo->fn_extra = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(QuantaRule));
+}
+
 static inline Datum
 total_trans(FunctionCallInfo fcinfo, ValueType vt, bool centred)
 {
 	QuantaTotal *st = PG_ARGISNULL(0) ? NULL : (QuantaTotal *) PG_GETARG_POINTER(0);
 
+	if (unlikely(fcinfo->flinfo->fn_extra == NULL))
+		total_first_call(fcinfo, vt, centred);
 	if (unlikely(st == NULL))
 	{
 		MemoryContext cxt;
@@ -341,7 +392,6 @@ static Oid
 own_aggregate(Oid quanta_fn, int which, bool count)
 {
 	Oid			argtypes[3] = {fusable[which].type, FLOAT8OID, FLOAT8OID};
-	char	   *schema = get_namespace_name(get_func_namespace(quanta_fn));
 	char	   *name = psprintf("%s%s", fusable[which].total, count ? "_count" : "");
 	Oid			agg;
 	HeapTuple	tup;
@@ -349,9 +399,7 @@ own_aggregate(Oid quanta_fn, int which, bool count)
 	bool		initval_null;
 	bool		own;
 
-	if (schema == NULL)
-		return InvalidOid;
-	agg = LookupFuncName(list_make2(makeString(schema), makeString(name)), 3, argtypes, true);
+	agg = function_in(get_func_namespace(quanta_fn), name, argtypes, 3);
 	if (!OidIsValid(agg) || get_func_rettype(agg) != (count ? INT8OID : NUMERICOID))
 		return InvalidOid;
 	tup = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(agg));
@@ -367,6 +415,12 @@ own_aggregate(Oid quanta_fn, int which, bool count)
 		address_of(form->aggdeserialfn) == dpagg_quanta_total_deserialize;
 	ReleaseSysCache(tup);
 	return own ? agg : InvalidOid;
+}
+
+static bool
+may_execute(Oid fn)
+{
+	return pg_proc_aclcheck(fn, GetUserId(), ACL_EXECUTE) == ACLCHECK_OK;
 }
 
 /* Which quanta function f calls (an index into fusable), or -1. */
@@ -404,9 +458,13 @@ fusable_sum(Node *node)
 	if (te->resjunk || !IsA(te->expr, FuncExpr))
 		return NULL;
 	/* Any arguments: the aggregate evaluates them for each row as the function did, and counts
-	 * nothing where one is NULL, as sum() skips the strict function's NULL. */
+	 * nothing where one is NULL, as sum() skips the strict function's NULL.  Not in named
+	 * notation: the planner puts those in order later (an attack review). */
 	f = (FuncExpr *) te->expr;
-	return list_length(f->args) == 3 ? f : NULL;
+	if (list_length(f->args) != 3 || IsA(linitial(f->args), NamedArgExpr) ||
+		IsA(lsecond(f->args), NamedArgExpr) || IsA(lthird(f->args), NamedArgExpr))
+		return NULL;
+	return f;
 }
 
 typedef struct Fused
@@ -425,13 +483,19 @@ typedef struct FuseContext
 	List	   *fused;			/* Fused, with constant non-NULL bounds */
 } FuseContext;
 
-/* A bound that is a constant, not NULL (once folded, as the planner will: a literal 0 is a cast of
- * an integer constant until then). */
+/* A bound that is a constant, not NULL: a Const, or a cast to double precision of an integer or
+ * real one (a literal 0 is that until the planner folds it), which cannot fail.  Nothing is
+ * evaluated here: the planner may never evaluate a bound (an unused column, a CASE branch), and an
+ * error or a function call it would not make must not happen here either (an attack review). */
 static bool
 non_null_const(Node *n)
 {
-	if (!IsA(n, Const))
-		n = eval_const_expressions(NULL, copyObject(n));
+	if (IsA(n, FuncExpr) && list_length(((FuncExpr *) n)->args) == 1 &&
+		(((FuncExpr *) n)->funcformat == COERCE_IMPLICIT_CAST ||
+		 ((FuncExpr *) n)->funcformat == COERCE_EXPLICIT_CAST) &&
+		(((FuncExpr *) n)->funcid == F_FLOAT8_INT2 || ((FuncExpr *) n)->funcid == F_FLOAT8_INT4 ||
+		 ((FuncExpr *) n)->funcid == F_FLOAT8_INT8 || ((FuncExpr *) n)->funcid == F_FLOAT8_FLOAT4))
+		n = linitial(((FuncExpr *) n)->args);
 	return IsA(n, Const) && !((Const *) n)->constisnull;
 }
 
@@ -456,6 +520,12 @@ fuse_walker(Node *node, FuseContext *fc)
 	{
 		int			which = quanta_call(f);
 		Oid			total = which >= 0 ? own_aggregate(f->funcid, which, false) : InvalidOid;
+
+		/* only where the user may run both forms: neither refuses what the other would run
+		 * (the quanta function is checked again when the aggregate runs: total_first_call) */
+		if (OidIsValid(total) &&
+			!(may_execute(f->funcid) && may_execute(F_SUM_INT8) && may_execute(total)))
+			total = InvalidOid;
 
 		if (OidIsValid(total))
 		{
@@ -536,7 +606,8 @@ count_walker(Node *node, FuseContext *fc)
 				if (fu->level != fc->level ||
 					!equal(x, linitial_node(TargetEntry, fu->agg->args)->expr) ||
 					!equal(a->aggfilter, fu->agg->aggfilter) ||
-					!OidIsValid(count = own_aggregate(fu->quanta_fn, fu->which, true)))
+					!OidIsValid(count = own_aggregate(fu->quanta_fn, fu->which, true)) ||
+					!may_execute(F_COUNT_ANY) || !may_execute(count))
 					continue;
 				a->aggfnoid = count;
 				a->aggargtypes = list_copy(fu->agg->aggargtypes);
