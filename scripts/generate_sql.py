@@ -326,17 +326,15 @@ CREATE FUNCTION dpagg_quanta_total_deserialize(bytea, internal) RETURNS internal
                    f"  'values dpagg_quanta_{what}_total counts (count(value) with non-NULL bounds), sharing its transition';")
     out.append("""-- The exact sum of the rows' quanta above as one aggregate, a 16-byte bytea (a 128-bit integer,
 -- most significant byte first): the partial sums of the direct form on Citus (src/pg/citus.c),
--- cheaper to make, send and read than sum(bigint)'s numeric.
-CREATE FUNCTION dpagg_partial_combine(bytea, bytea) RETURNS bytea
+-- cheaper to make, send and read than sum(bigint)'s numeric; the transition is the one above.
+CREATE FUNCTION dpagg_partial_final(internal) RETURNS bytea
   AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;""")
     for what in ("sum", "avg"):
         for sqlt, short in TYPES:
-            out.append(f"CREATE FUNCTION dpagg_partial_{what}_trans(bytea, {sqlt}, double precision, double precision)"
-                       f" RETURNS bytea\n  AS 'MODULE_PATHNAME', 'dpagg_partial_{what}_trans_{short}'"
-                       " LANGUAGE C IMMUTABLE PARALLEL SAFE;")
             out.append(f"CREATE AGGREGATE dpagg_partial_{what}(value {sqlt}, lower double precision, upper double precision) (\n"
-                       f"  SFUNC = dpagg_partial_{what}_trans, STYPE = bytea, COMBINEFUNC = dpagg_partial_combine,"
-                       " PARALLEL = SAFE\n);")
+                       f"  SFUNC = dpagg_quanta_{what}_total_trans, STYPE = internal, FINALFUNC = dpagg_partial_final,\n"
+                       "  COMBINEFUNC = dpagg_quanta_total_combine, SERIALFUNC = dpagg_quanta_total_serialize,\n"
+                       "  DESERIALFUNC = dpagg_quanta_total_deserialize, PARALLEL = SAFE\n);")
         out.append(f"COMMENT ON AGGREGATE dpagg_partial_{what}(double precision, double precision, double precision) IS\n"
                    f"  'exact sum of dpagg_quanta_{what}(value, lower, upper) as a 16-byte integer (partial sums for dpagg_merge_{what})';")
     out.append("""-- Its argument, unchanged: a group key of the partial sums that Citus does not trace back to the

@@ -104,7 +104,6 @@ SELECT round(dpagg_merge_sum(s, n, 1e9, 0, -10, 10, 'laplace', false)) = -500 AS
 SELECT expect_error($$SELECT dpagg_merge_sum('\x0001'::bytea, 1, 1, 0, 0, 10, 'laplace', false)$$);
 SELECT expect_error($$SELECT dpagg_merge_sum('\x7fffffffffffffffffffffffffffffff'::bytea, 1, 1, 0, 0, 10, 'laplace', false)$$);
 SELECT expect_error($$SELECT dpagg_merge_sum('\xffffffffffffffffffffffffffffffff'::bytea, 1, 1, 0, 0, 10, 'laplace', false)$$);
-SELECT expect_error($$SELECT dpagg_partial_sum_trans(NULL, 1.0::float8, 0, 1)$$);
 DROP FUNCTION partial_as_numeric(bytea);
 -- sum(dpagg_quanta_sum(...)) (_avg) in one call per row: planned as dpagg_quanta_sum_total
 -- (_avg_total) on a node that reads its own tables (a Citus worker's shard query; here, one
@@ -181,10 +180,6 @@ RESET max_parallel_workers_per_gather; RESET parallel_leader_participation;
 -- (Its support functions take and make internal states: SQL cannot call them, and only a
 -- superuser can make another aggregate of them; each also checks that an aggregate calls it.)
 
--- A state put together by hand cannot wrap around: the 128-bit addition refuses to overflow.
-CREATE AGGREGATE pg_temp.partial_add(bytea) (SFUNC = dpagg_partial_combine, STYPE = bytea);
-SELECT expect_error($$SELECT pg_temp.partial_add(b) FROM (VALUES ('\x7fffffffffffffffffffffffffffffff'::bytea),
-  ('\x7fffffffffffffffffffffffffffffff'::bytea)) v(b)$$);
 
 -- Through the aggregates: 200 independent releases of each (a correlated subquery re-runs the
 -- aggregation per outer row); the truth is sum 495000, count 10000, average 49.5.

@@ -149,7 +149,7 @@ total_outside_aggregate(const char *what)
 {
 	ereport(ERROR,
 			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-			 errmsg("%s can only be called as a support function of dpagg_quanta_sum_total or dpagg_quanta_avg_total",
+			 errmsg("%s can only be called as a support function of dpagg's partial-sum aggregates (dpagg_quanta_sum_total, dpagg_partial_sum and their _avg forms)",
 					what)));
 }
 
@@ -641,9 +641,9 @@ dpagg_fuse_quanta_sums(Query *parse)
  * two's-complement integer, most significant byte first.  The direct form's inner query, which
  * Citus runs whole on the workers, uses them instead of sum(bigint), whose numeric result cost as
  * much as the rest of the query over a million groups (its making on the workers, its transfer,
- * numeric_recv and the merge's reading of it).  The state is the result itself, changed in place;
- * the combine function adds two of them (parallel plans on a worker).  The merge reads one with
- * partial_to_int128 and refuses any other length.
+ * numeric_recv and the merge's reading of it).  They share the transition, combine and state of
+ * dpagg_quanta_*_total (above) and write the sum out as 16 bytes in their final function.  The
+ * merge reads one with partial_to_int128 and refuses any other length.
  */
 #define PARTIAL_BYTES 16
 
@@ -683,99 +683,20 @@ partial_new(MemoryContext cxt, __int128 v)
 	return b;
 }
 
-static MemoryContext
-partial_context(FunctionCallInfo fcinfo, const char *what)
-{
-	MemoryContext cxt;
-
-	if (!AggCheckCallContext(fcinfo, &cxt))
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("%s can only be called as a support function of dpagg_partial_sum or dpagg_partial_avg",
-						what)));
-	return cxt;
-}
-
-/* Each value adds at most 2^53 quanta in size and a bigint counts the rows: the sum of the rows
- * stays within 2^116, far inside the 128 bits.  Only states put together by hand (an aggregate of
- * one's own over these support functions) could overflow: refused rather than wrapped. */
-static __int128
-partial_add(__int128 a, __int128 b)
-{
-	__int128	r;
-
-	if (__builtin_add_overflow(a, b, &r))
-		bad_partial("the sum overflows 128 bits");
-	return r;
-}
-
-static Datum
-partial_trans(FunctionCallInfo fcinfo, ValueType vt, bool centred)
-{
-	MemoryContext cxt = partial_context(fcinfo, "dpagg_partial_trans");
-	int64		q;
-	bytea	   *st;
-
-	if (PG_ARGISNULL(1) || PG_ARGISNULL(2) || PG_ARGISNULL(3))
-	{
-		/* a NULL value adds nothing (sum() skips it); NULL bounds are refused while planning */
-		if (PG_ARGISNULL(0))
-			PG_RETURN_NULL();
-		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
-	}
-	q = quanta_of(fcinfo, value_as_double(fcinfo, 1, vt), PG_GETARG_FLOAT8(2), PG_GETARG_FLOAT8(3), centred);
-	if (PG_ARGISNULL(0))
-		PG_RETURN_BYTEA_P(partial_new(cxt, q));
-	/* In place: the state is one this aggregate made in its context, or PG_GETARG_BYTEA_P's
-	 * detoasted copy (which the aggregate copies into its context when returned). */
-	st = PG_GETARG_BYTEA_P(0);
-	if (VARSIZE(st) != VARHDRSZ + PARTIAL_BYTES)
-		bad_partial("not a partial sum");
-	partial_set(st, partial_add(partial_to_int128(st), q));
-	PG_RETURN_BYTEA_P(st);
-}
-
-#define PARTIAL_FN(name, vt, centred) \
-	PG_FUNCTION_INFO_V1(name); \
-	Datum name(PG_FUNCTION_ARGS) { return partial_trans(fcinfo, vt, centred); }
-
-PARTIAL_FN(dpagg_partial_sum_trans_int2, VT_INT2, false)
-PARTIAL_FN(dpagg_partial_sum_trans_int4, VT_INT4, false)
-PARTIAL_FN(dpagg_partial_sum_trans_int8, VT_INT8, false)
-PARTIAL_FN(dpagg_partial_sum_trans_float4, VT_FLOAT4, false)
-PARTIAL_FN(dpagg_partial_sum_trans_float8, VT_FLOAT8, false)
-PARTIAL_FN(dpagg_partial_sum_trans_numeric, VT_NUMERIC, false)
-PARTIAL_FN(dpagg_partial_avg_trans_int2, VT_INT2, true)
-PARTIAL_FN(dpagg_partial_avg_trans_int4, VT_INT4, true)
-PARTIAL_FN(dpagg_partial_avg_trans_int8, VT_INT8, true)
-PARTIAL_FN(dpagg_partial_avg_trans_float4, VT_FLOAT4, true)
-PARTIAL_FN(dpagg_partial_avg_trans_float8, VT_FLOAT8, true)
-PARTIAL_FN(dpagg_partial_avg_trans_numeric, VT_NUMERIC, true)
-
-PG_FUNCTION_INFO_V1(dpagg_partial_combine);
+/* The final function of dpagg_partial_sum and _avg, whose transition is dpagg_quanta_*_total's
+ * (above): the exact sum as 16 bytes, or NULL when no value was counted. */
+PG_FUNCTION_INFO_V1(dpagg_partial_final);
 Datum
-dpagg_partial_combine(PG_FUNCTION_ARGS)
+dpagg_partial_final(PG_FUNCTION_ARGS)
 {
-	MemoryContext cxt = partial_context(fcinfo, "dpagg_partial_combine");
-	bytea	   *a,
-			   *b;
+	QuantaTotal *st;
 
-	if (PG_ARGISNULL(1))
-	{
-		if (PG_ARGISNULL(0))
-			PG_RETURN_NULL();
-		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
-	}
-	b = PG_GETARG_BYTEA_PP(1);
-	if (VARSIZE_ANY_EXHDR(b) != PARTIAL_BYTES)
-		bad_partial("not a partial sum");
-	if (PG_ARGISNULL(0))
-		PG_RETURN_BYTEA_P(partial_new(cxt, partial_to_int128(b)));
-	a = PG_GETARG_BYTEA_P(0);
-	if (VARSIZE(a) != VARHDRSZ + PARTIAL_BYTES)
-		bad_partial("not a partial sum");
-	partial_set(a, partial_add(partial_to_int128(a), partial_to_int128(b)));
-	PG_RETURN_BYTEA_P(a);
+	if (!AggCheckCallContext(fcinfo, NULL))
+		total_outside_aggregate("dpagg_partial_final");
+	st = PG_ARGISNULL(0) ? NULL : (QuantaTotal *) PG_GETARG_POINTER(0);
+	if (st == NULL || st->n == 0)
+		PG_RETURN_NULL();
+	PG_RETURN_BYTEA_P(partial_new(CurrentMemoryContext, st->sum));
 }
 
 /* A group key passed through unchanged (citus.c: Citus does not see through it, so it does not take
