@@ -159,6 +159,8 @@ SET ROLE dp_fuse_user;
 SELECT expect_error($$SELECT sum(dpagg_quanta_sum(f8, 0, 100)::numeric) FROM dp_test$$) AS unfused,
        expect_error($$SELECT sum(dpagg_quanta_sum(f8, 0, 100)) FROM dp_test$$) AS fused,
        expect_error($$EXECUTE fused_sum$$) AS planned_for_another_role;
+-- (dpagg_partial_sum shares the transition but names no quanta function: checked as written)
+SELECT dpagg_partial_sum(f8, 0, 100) IS NOT NULL AS partial_as_written FROM dp_test;
 RESET ROLE;
 GRANT EXECUTE ON FUNCTION dpagg_quanta_sum(double precision, double precision, double precision) TO PUBLIC;
 REVOKE EXECUTE ON FUNCTION dpagg_quanta_avg_total_count(double precision, double precision, double precision) FROM PUBLIC;

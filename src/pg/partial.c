@@ -171,6 +171,25 @@ function_in(Oid nsp, const char *name, const Oid *argtypes, int nargs)
 	return fn;
 }
 
+/* Is aggfnoid's final function dpagg_partial_final (dpagg_partial_sum, _avg)? */
+extern Datum dpagg_partial_final(PG_FUNCTION_ARGS);
+static bool
+partial_final_of(Oid aggfnoid)
+{
+	HeapTuple	tup = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(aggfnoid));
+	Oid			final;
+	FmgrInfo	finfo;
+
+	if (!HeapTupleIsValid(tup))
+		return false;
+	final = ((Form_pg_aggregate) GETSTRUCT(tup))->aggfinalfn;
+	ReleaseSysCache(tup);
+	if (!OidIsValid(final))
+		return false;
+	fmgr_info(final, &finfo);
+	return finfo.fn_addr == dpagg_partial_final;
+}
+
 static const Oid value_type_oid[] = {InvalidOid, INT2OID, INT4OID, INT8OID, FLOAT4OID, FLOAT8OID, NUMERICOID};
 
 /*
@@ -185,10 +204,17 @@ static pg_noinline void
 total_first_call(FunctionCallInfo fcinfo, ValueType vt, bool centred)
 {
 	Oid			argtypes[3] = {value_type_oid[vt], FLOAT8OID, FLOAT8OID};
-	Oid			fn = function_in(get_func_namespace(fcinfo->flinfo->fn_oid),
-								 centred ? "dpagg_quanta_avg" : "dpagg_quanta_sum", argtypes, 3);
+	Oid			fn;
 	AclResult	acl;
+	Aggref	   *agg = AggGetAggref(fcinfo);
 
+	fcinfo->flinfo->fn_extra = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(QuantaRule));
+	/* dpagg_partial_sum and _avg share the transition but stand for no quanta function (they are
+	 * checked as written; an attack review) */
+	if (agg != NULL && partial_final_of(agg->aggfnoid))
+		return;
+	fn = function_in(get_func_namespace(fcinfo->flinfo->fn_oid),
+					 centred ? "dpagg_quanta_avg" : "dpagg_quanta_sum", argtypes, 3);
 	if (!OidIsValid(fn))
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_FUNCTION),
@@ -196,8 +222,10 @@ total_first_call(FunctionCallInfo fcinfo, ValueType vt, bool centred)
 				 errhint("Recreate the extension.")));
 	acl = pg_proc_aclcheck(fn, GetUserId(), ACL_EXECUTE);
 	if (acl != ACLCHECK_OK)
+	{
+		fcinfo->flinfo->fn_extra = NULL;	/* checked again, should the error be caught */
 		aclcheck_error(acl, OBJECT_FUNCTION, get_func_name(fn));
-	fcinfo->flinfo->fn_extra = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(QuantaRule));
+	}
 }
 
 static inline Datum
