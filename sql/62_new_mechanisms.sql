@@ -124,6 +124,10 @@ SELECT bool_and(ok) AS fused_sums_exact FROM (
      AND sum(dpagg_quanta_sum(f8, 0, 100)) FILTER (WHERE i4 % 3 = 0) = sum(dpagg_quanta_sum(f8, 0, 100)::numeric) FILTER (WHERE i4 % 3 = 0)
      AS ok
   FROM dp_test GROUP BY grp) q;
+-- Bounds too small for a quantum (below about 1e-300; no release takes them) give 0 quanta, not
+-- an int64 overflow (an attack review).
+SELECT dpagg_quanta_sum(1e-300::float8, 0, 1e-305) AS tiny_bounds_quanta,
+       sum(dpagg_quanta_sum(x, -1e-310, 1e-310)) AS tiny_bounds_sum FROM (VALUES (1e-311::float8), (1.0)) v(x);
 SELECT sum(dpagg_quanta_sum(x, 0, 1)) IS NULL AS no_row,
        (SELECT sum(dpagg_quanta_sum(x, 0, 1)) FROM (VALUES (NULL::float8)) v(x)) IS NULL AS no_value,
        (SELECT sum(dpagg_quanta_sum(x, NULL, 1)) FROM (VALUES (1.0::float8)) v(x)) IS NULL AS no_bound

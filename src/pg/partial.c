@@ -90,6 +90,14 @@ quanta_rule(FunctionCallInfo fcinfo, double lower, double upper, bool centred)
 		/* invalid bounds give 0: refused when the query was planned (citus.c) */
 		r->valid = r->bound > 0 && isfinite(r->bound);
 		r->inv_quantum = r->valid ? 1.0 / dpagg_quantum_for_bound(r->bound) : 0;
+		/* bounds below about 1e-300 have a quantum whose inverse overflows: a row's quanta would
+		 * not fit an int64 (an attack review); no release takes such bounds (sensitivity at least
+		 * 1e-150), so they count as invalid here too */
+		if (!isfinite(r->inv_quantum))
+		{
+			r->valid = false;
+			r->inv_quantum = 0;
+		}
 		r->set = true;
 	}
 	return r;
