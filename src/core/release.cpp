@@ -92,7 +92,6 @@ void check_quantum(double quantum) {
     throw Error(DPAGG_INTERNAL, "release: the quantum must be a finite power of two");
 }
 
-// The answer quanta * 2^log2q in units of the grid 2^log2g, rounded half to even.
 // The release's range (grid_units): with the grid 2^shift times finer than the quantum, a true
 // answer is taken in grid units only below 2^(125 - shift) quanta (exclusive), and not at all
 // past shift 120; with a grid as coarse as the quantum or coarser, any 128-bit answer is.
@@ -103,6 +102,7 @@ __int128 max_quanta_for(int log2q, int log2g) {
   return static_cast<__int128>(1) << (125 - shift);
 }
 
+// The answer quanta * 2^log2q in units of the grid 2^log2g, rounded half to even.
 __int128 grid_units(__int128 quanta, int log2q, int log2g) {
   __int128 k;
   if (log2g >= log2q) {

@@ -186,16 +186,12 @@ partial_final_of(Oid aggfnoid)
 {
 	HeapTuple	tup = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(aggfnoid));
 	Oid			final;
-	FmgrInfo	finfo;
 
 	if (!HeapTupleIsValid(tup))
 		return false;
 	final = ((Form_pg_aggregate) GETSTRUCT(tup))->aggfinalfn;
 	ReleaseSysCache(tup);
-	if (!OidIsValid(final))
-		return false;
-	fmgr_info(final, &finfo);
-	return finfo.fn_addr == dpagg_partial_final;
+	return dpagg_fn_address(final) == dpagg_partial_final;
 }
 
 static const Oid value_type_oid[] = {InvalidOid, INT2OID, INT4OID, INT8OID, FLOAT4OID, FLOAT8OID, NUMERICOID};
@@ -298,15 +294,21 @@ int128_to_numeric(__int128 v)
 							   Int32GetDatum(-1));
 }
 
+/* A final function's state (checked to be called by an aggregate), or NULL for none. */
+static QuantaTotal *
+final_total(FunctionCallInfo fcinfo, const char *what)
+{
+	if (!AggCheckCallContext(fcinfo, NULL))
+		total_outside_aggregate(what);
+	return PG_ARGISNULL(0) ? NULL : (QuantaTotal *) PG_GETARG_POINTER(0);
+}
+
 PG_FUNCTION_INFO_V1(dpagg_quanta_total_final);
 Datum
 dpagg_quanta_total_final(PG_FUNCTION_ARGS)
 {
-	QuantaTotal *st;
+	QuantaTotal *st = final_total(fcinfo, "dpagg_quanta_total_final");
 
-	if (!AggCheckCallContext(fcinfo, NULL))
-		total_outside_aggregate("dpagg_quanta_total_final");
-	st = PG_ARGISNULL(0) ? NULL : (QuantaTotal *) PG_GETARG_POINTER(0);
 	if (st == NULL || st->n == 0)
 		PG_RETURN_NULL();
 	PG_RETURN_DATUM(int128_to_numeric(st->sum));
@@ -318,11 +320,8 @@ PG_FUNCTION_INFO_V1(dpagg_quanta_total_count);
 Datum
 dpagg_quanta_total_count(PG_FUNCTION_ARGS)
 {
-	QuantaTotal *st;
+	QuantaTotal *st = final_total(fcinfo, "dpagg_quanta_total_count");
 
-	if (!AggCheckCallContext(fcinfo, NULL))
-		total_outside_aggregate("dpagg_quanta_total_count");
-	st = PG_ARGISNULL(0) ? NULL : (QuantaTotal *) PG_GETARG_POINTER(0);
 	PG_RETURN_INT64(st == NULL ? 0 : st->n);
 }
 
@@ -407,17 +406,6 @@ static const struct
 	{dpagg_quanta_avg_numeric, dpagg_quanta_avg_total_trans_numeric, "dpagg_quanta_avg_total", NUMERICOID},
 };
 
-static PGFunction
-address_of(Oid fn)
-{
-	FmgrInfo	finfo;
-
-	if (!OidIsValid(fn))
-		return NULL;
-	fmgr_info(fn, &finfo);
-	return finfo.fn_addr;
-}
-
 /*
  * The aggregate that replaces sum(quanta_fn(...)), dpagg_quanta_*_total(type, float8, float8), or
  * (count) the one that replaces count(x) beside it, dpagg_quanta_*_total_count, in the quanta
@@ -444,11 +432,11 @@ own_aggregate(Oid quanta_fn, int which, bool count)
 	form = (Form_pg_aggregate) GETSTRUCT(tup);
 	(void) SysCacheGetAttr(AGGFNOID, tup, Anum_pg_aggregate_agginitval, &initval_null);
 	own = initval_null && form->aggkind == AGGKIND_NORMAL && !OidIsValid(form->aggmtransfn) &&
-		address_of(form->aggtransfn) == fusable[which].total_trans &&
-		address_of(form->aggfinalfn) == (count ? dpagg_quanta_total_count : dpagg_quanta_total_final) &&
-		address_of(form->aggcombinefn) == dpagg_quanta_total_combine &&
-		address_of(form->aggserialfn) == dpagg_quanta_total_serialize &&
-		address_of(form->aggdeserialfn) == dpagg_quanta_total_deserialize;
+		dpagg_fn_address(form->aggtransfn) == fusable[which].total_trans &&
+		dpagg_fn_address(form->aggfinalfn) == (count ? dpagg_quanta_total_count : dpagg_quanta_total_final) &&
+		dpagg_fn_address(form->aggcombinefn) == dpagg_quanta_total_combine &&
+		dpagg_fn_address(form->aggserialfn) == dpagg_quanta_total_serialize &&
+		dpagg_fn_address(form->aggdeserialfn) == dpagg_quanta_total_deserialize;
 	ReleaseSysCache(tup);
 	return own ? agg : InvalidOid;
 }
@@ -468,7 +456,7 @@ quanta_call(FuncExpr *f)
 
 	if (f->funcretset || list_length(f->args) != 3 || f->funcresulttype != INT8OID)
 		return -1;
-	addr = address_of(f->funcid);
+	addr = dpagg_fn_address(f->funcid);
 	for (i = 0; i < lengthof(fusable); i++)
 		if (addr == fusable[i].quanta)
 			return (int) i;
@@ -535,6 +523,19 @@ non_null_const(Node *n)
 	return IsA(n, Const) && !((Const *) n)->constisnull;
 }
 
+/* Walk a query with fc->level set to it (the level its own aggregates belong to). */
+static bool
+walk_level(Query *q, bool (*walker) (), FuseContext *fc)
+{
+	Query	   *outer = fc->level;
+	bool		r;
+
+	fc->level = q;
+	r = query_tree_walker(q, walker, fc, 0);
+	fc->level = outer;
+	return r;
+}
+
 static bool
 fuse_walker(Node *node, FuseContext *fc)
 {
@@ -543,15 +544,7 @@ fuse_walker(Node *node, FuseContext *fc)
 	if (node == NULL)
 		return false;
 	if (IsA(node, Query))
-	{
-		Query	   *outer = fc->level;
-		bool		r;
-
-		fc->level = (Query *) node;
-		r = query_tree_walker((Query *) node, fuse_walker, fc, 0);
-		fc->level = outer;
-		return r;
-	}
+		return walk_level((Query *) node, fuse_walker, fc);
 	if ((f = fusable_sum(node)) != NULL)
 	{
 		int			which = quanta_call(f);
@@ -613,15 +606,7 @@ count_walker(Node *node, FuseContext *fc)
 	if (node == NULL)
 		return false;
 	if (IsA(node, Query))
-	{
-		Query	   *outer = fc->level;
-		bool		r;
-
-		fc->level = (Query *) node;
-		r = query_tree_walker((Query *) node, count_walker, fc, 0);
-		fc->level = outer;
-		return r;
-	}
+		return walk_level((Query *) node, count_walker, fc);
 	if (IsA(node, Aggref))
 	{
 		Aggref	   *a = (Aggref *) node;
@@ -725,11 +710,8 @@ PG_FUNCTION_INFO_V1(dpagg_partial_final);
 Datum
 dpagg_partial_final(PG_FUNCTION_ARGS)
 {
-	QuantaTotal *st;
+	QuantaTotal *st = final_total(fcinfo, "dpagg_partial_final");
 
-	if (!AggCheckCallContext(fcinfo, NULL))
-		total_outside_aggregate("dpagg_partial_final");
-	st = PG_ARGISNULL(0) ? NULL : (QuantaTotal *) PG_GETARG_POINTER(0);
 	if (st == NULL || st->n == 0)
 		PG_RETURN_NULL();
 	PG_RETURN_BYTEA_P(partial_new(CurrentMemoryContext, st->sum));

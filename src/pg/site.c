@@ -64,8 +64,8 @@ typedef struct KindFunctions
 
 static const KindFunctions kinds[] = {DPAGG_KIND_FUNCTIONS};
 
-static PGFunction
-fn_address(Oid fn)
+PGFunction
+dpagg_fn_address(Oid fn)
 {
 	FmgrInfo	finfo;
 
@@ -124,11 +124,11 @@ aggregate_kind_uncached(Oid aggfnoid, bool *report)
 	(void) SysCacheGetAttr(AGGFNOID, tup, Anum_pg_aggregate_agginitval, &initval_null);
 	moving = OidIsValid(agg->aggmtransfn);
 	read_write = agg->aggfinalmodify == AGGMODIFY_READ_WRITE;
-	trans = fn_address(agg->aggtransfn);
-	final = fn_address(agg->aggfinalfn);
-	combine = fn_address(agg->aggcombinefn);
-	serial = fn_address(agg->aggserialfn);
-	deserial = fn_address(agg->aggdeserialfn);
+	trans = dpagg_fn_address(agg->aggtransfn);
+	final = dpagg_fn_address(agg->aggfinalfn);
+	combine = dpagg_fn_address(agg->aggcombinefn);
+	serial = dpagg_fn_address(agg->aggserialfn);
+	deserial = dpagg_fn_address(agg->aggdeserialfn);
 	ReleaseSysCache(tup);
 	*report = false;
 	/* dpagg's final functions are READ_WRITE: PostgreSQL then never shares a transition state

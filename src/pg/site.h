@@ -244,6 +244,8 @@ extern double dpagg_check_bounds(int kind, double lower, double upper);
  * WHERE and WITH under a new grouped query whose first outputs are the level's grouping
  * expressions (dpagg_g1, ...), with copies of those expressions appended to *gexprs. */
 extern Oid	dpagg_function_oid(const char *schema, const char *name, int nargs, const Oid *argtypes);
+/* The C address behind a function's OID (NULL for none): how dpagg knows its own functions (site.c). */
+extern PGFunction dpagg_fn_address(Oid fn);
 extern Aggref *dpagg_make_aggref(Oid fnoid, List *args, bool star, Expr *filter, int location);
 /* For merges: one clamped value's quanta lie in [lo, hi]; whole is the quanta of one unit where
  * the site's sum is integer-valued, else 0 (aggregates.c). */
