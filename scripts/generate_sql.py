@@ -153,14 +153,31 @@ VECTOR = Kind("DP_SITE_VECTOR",
               Function("dpagg_vsum_serialize", [("", "internal")], "bytea"),
               Function("dpagg_vsum_deserialize", [("", "bytea"), ("", "internal")], "internal"))
 
+# dp_sum's signatures: each value type with a sensitivity or bounds (s, b), and a mechanism (m).
+SUM_SIGNATURES = []
 for sqlt, short in TYPES:
     for form in ["s", "sm", "b", "bm"]:
         args = [("value", sqlt)] + EPS_DELTA
         args += [("sensitivity", F8)] if form[0] == "s" else [("lower", F8), ("upper", F8)]
         if form.endswith("m"):
             args += MECH
-        SUM.add("dp_sum", args, f"dpagg_sum_trans_{short}_{form}", f"dpagg_sum_trans_{short}",
-                "differentially private sum of clamped values")
+        SUM_SIGNATURES.append((sqlt, short, form, args))
+for sqlt, short, form, args in SUM_SIGNATURES:
+    SUM.add("dp_sum", args, f"dpagg_sum_trans_{short}_{form}", f"dpagg_sum_trans_{short}",
+            "differentially private sum of clamped values")
+# dp_sum with its state in the group's hash entry (src/pg/inline_sum.c): a bigint holding the exact
+# sum inline while it fits, and a pointer to a full state past that.  Never named in a query (bound.c
+# refuses it): the planner hook puts it in place of dp_sum in a finished plan, only in an Agg node
+# that both accumulates and finalizes (a pointer must never leave the process that made it), which
+# the lack of a combine function also guarantees.  The same kind as dp_sum: the same site,
+# parameters, charge and release.
+SUM_INLINE = Kind("DP_SITE_SUM", "dp_sum, planned with its state in the hash entry (src/pg/inline_sum.c).",
+                  "bigint", None,
+                  Function("dpagg_sum_inline_final", [("", "bigint")], F8, "VOLATILE", strict=False))
+for sqlt, short, form, args in SUM_SIGNATURES:
+    SUM_INLINE.add("dpagg_sum_inline", args, f"dpagg_sum_inline_trans_{short}_{form}",
+                   f"dpagg_sum_inline_trans_{short}",
+                   "internal: dp_sum as planned with its state in the hash entry (never called directly)")
 for sqlt, short in TYPES:
     for form in ["", "_m"]:
         args = [("value", sqlt)] + EPS_DELTA + [("lower", F8), ("upper", F8)] + (MECH if form else [])
@@ -280,7 +297,7 @@ MERGE_VECTOR.add("dpagg_merge_vector", MVARGS + MECH, "dpagg_merge_vsum_trans_m"
                  "differentially private sums of vectors from partial sums (dp_sum_vector split for Citus)",
                  named_sfunc_args=False)
 
-KINDS = [SUM, AVG, COUNT, VECTOR, UNIT_SUM, UNIT_AVG, UNIT_COUNT, SELECT, UNIT_VECTOR,
+KINDS = [SUM, SUM_INLINE, AVG, COUNT, VECTOR, UNIT_SUM, UNIT_AVG, UNIT_COUNT, SELECT, UNIT_VECTOR,
          MERGE_SUM, MERGE_AVG, MERGE_COUNT, MERGE_VECTOR]
 
 # One row's quanta (src/pg/partial.c): plain functions, summed with sum(bigint) on Citus workers.

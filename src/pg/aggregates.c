@@ -714,17 +714,22 @@ value_as_int64(FunctionCallInfo fcinfo, int argno, ValueType vt)
 /*
  * One row of each aggregate, given the group's state and the site's parameters.
  */
+/* dp_sum's quanta of the row's (non-NULL) value. */
+static pg_attribute_always_inline int64
+sum_quanta(FunctionCallInfo fcinfo, const ScalarParams *p, ValueType vt)
+{
+	if (IS_INT_TYPE(vt) && likely(p->int_path))
+		return dpagg_quantize_int(value_as_int64(fcinfo, 1, vt), &p->iq);
+	return dpagg_quantize(value_as_double(fcinfo, 1, vt), p->lower, p->upper, p->inv_quantum);
+}
+
 static pg_attribute_always_inline Datum
 sum_row(FunctionCallInfo fcinfo, DpState *st, const ScalarParams *p, ValueType vt)
 {
 	if (likely(!PG_ARGISNULL(1)))
 	{
 		st->count++;
-		if (IS_INT_TYPE(vt) && likely(p->int_path))
-			add_quanta(st, dpagg_quantize_int(value_as_int64(fcinfo, 1, vt), &p->iq));
-		else
-			add_quanta(st, dpagg_quantize(value_as_double(fcinfo, 1, vt), p->lower, p->upper,
-										  p->inv_quantum));
+		add_quanta(st, sum_quanta(fcinfo, p, vt));
 	}
 	PG_RETURN_POINTER(st);
 }
@@ -791,6 +796,80 @@ DPAGG_TRANS(dpagg_avg_trans_int8, avg_row, DP_AVG, VT_INT8)
 DPAGG_TRANS(dpagg_avg_trans_float4, avg_row, DP_AVG, VT_FLOAT4)
 DPAGG_TRANS(dpagg_avg_trans_float8, avg_row, DP_AVG, VT_FLOAT8)
 DPAGG_TRANS(dpagg_avg_trans_numeric, avg_row, DP_AVG, VT_NUMERIC)
+
+/*
+ * dpagg_sum_inline: dp_sum with its state in the group's hash entry (src/pg/inline_sum.c, which
+ * puts it in place of dp_sum in a plan, and only where the state never leaves this process).
+ *
+ * The state is a bigint datum.  Odd: the exact sum s of the group's quanta, inline, as 2s + 1
+ * (|s| < 2^62).  Even: a pointer to a full DpState in the aggregate's memory, made the first time
+ * the sum would leave that range (palloc'd memory is 8-byte aligned).  One row's quanta are at
+ * most 2^53 in size, so the inline form holds at least 2^9 rows at the bound, and every group of
+ * a typical GROUP BY: no pointer to follow, nothing to allocate per group.  The sum is the same
+ * exact integer either way.  Like dp_count's, the state has no "released" mark: see dp_count.
+ */
+static pg_noinline Datum
+inline_sum_spill(FunctionCallInfo fcinfo, int64 v, int64 q)
+{
+	MemoryContext cxt = dpagg_aggregate_context(fcinfo, "dp_sum");
+	DpState    *st = dpagg_new_state(cxt, DP_SUM);
+
+	state_set_sum(st, (__int128) (v >> 1) + q);
+	PG_RETURN_POINTER(st);
+}
+
+static pg_attribute_always_inline Datum
+inline_sum_row(FunctionCallInfo fcinfo, int64 v, const ScalarParams *p, ValueType vt)
+{
+	int64		q,
+				out;
+
+	if (unlikely(PG_ARGISNULL(1)))
+		PG_RETURN_INT64(v);
+	q = sum_quanta(fcinfo, p, vt);
+	if (likely(v & 1))
+	{
+		/* 2q: |q| <= 2^53, no overflow; an odd plus an even number stays odd */
+		if (likely(!pg_add_s64_overflow(v, 2 * q, &out)))
+			PG_RETURN_INT64(out);
+		return inline_sum_spill(fcinfo, v, q);
+	}
+	add_quanta((DpState *) DatumGetPointer(PG_GETARG_DATUM(0)), q);
+	PG_RETURN_INT64(v);
+}
+
+/* The first call of a group: as first_row, and refuse a split aggregation, where a state would
+ * leave the process that made it (inline_sum.c never plans one; no combine function either). */
+static void
+inline_sum_first(FunctionCallInfo fcinfo)
+{
+	first_row(fcinfo, DP_SUM);
+	if (((AggState *) fcinfo->context)->aggsplit != AGGSPLIT_SIMPLE)
+		elog(ERROR, "dpagg: dp_sum's inline state in a split aggregation");
+}
+
+#define DPAGG_INLINE_SUM_TRANS(name, vt) \
+	static pg_noinline Datum \
+	name##_first(FunctionCallInfo fcinfo) \
+	{ \
+		inline_sum_first(fcinfo); \
+		return inline_sum_row(fcinfo, 1, site_params(fcinfo), vt); \
+	} \
+	PG_FUNCTION_INFO_V1(name); \
+	Datum \
+	name(PG_FUNCTION_ARGS) \
+	{ \
+		DpSite	   *site = (DpSite *) fcinfo->flinfo->fn_extra; \
+		if (unlikely(site == NULL || PG_ARGISNULL(0))) \
+			return name##_first(fcinfo); \
+		return inline_sum_row(fcinfo, PG_GETARG_INT64(0), (const ScalarParams *) site->params, vt); \
+	}
+DPAGG_INLINE_SUM_TRANS(dpagg_sum_inline_trans_int2, VT_INT2)
+DPAGG_INLINE_SUM_TRANS(dpagg_sum_inline_trans_int4, VT_INT4)
+DPAGG_INLINE_SUM_TRANS(dpagg_sum_inline_trans_int8, VT_INT8)
+DPAGG_INLINE_SUM_TRANS(dpagg_sum_inline_trans_float4, VT_FLOAT4)
+DPAGG_INLINE_SUM_TRANS(dpagg_sum_inline_trans_float8, VT_FLOAT8)
+DPAGG_INLINE_SUM_TRANS(dpagg_sum_inline_trans_numeric, VT_NUMERIC)
 
 /*
  * dp_count(value, ...) counts non-NULL values (the value is the first argument);
@@ -1079,6 +1158,33 @@ sum_final(FunctionCallInfo fcinfo, int kind)
 }
 
 DPAGG_FINAL(dpagg_sum_final, sum_final, DP_SUM)
+
+/* dpagg_sum_inline's final (the state above): the same release as dp_sum's, with no mark. */
+PG_FUNCTION_INFO_V1(dpagg_sum_inline_final);
+Datum
+dpagg_sum_inline_final(PG_FUNCTION_ARGS)
+{
+	DpState		scratch;
+	DpState    *st = init_state(&scratch, DP_SUM);
+	DpSite	   *site;
+	int64		v;
+
+	(void) dpagg_aggregate_context(fcinfo, "dp_sum");
+	site = dpagg_site_of_final(fcinfo, DP_SUM);
+	if (!PG_ARGISNULL(0))
+	{
+		v = PG_GETARG_INT64(0);
+		if (v & 1)
+			state_set_sum(st, (__int128) (v >> 1));
+		else
+		{
+			st = (DpState *) DatumGetPointer(PG_GETARG_DATUM(0));
+			check_state_kind(st, DP_SUM);
+		}
+	}
+	dpagg_site_charge(site);	/* normally charged already, before the first row */
+	PG_RETURN_FLOAT8(draw(&((const ScalarParams *) site->params)->plan[0], state_sum(st)));
+}
 
 DPAGG_FINAL(dpagg_merge_sum_final, sum_final, DP_SITE_MERGE_SUM)
 

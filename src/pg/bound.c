@@ -1625,6 +1625,12 @@ refuse_walker(Node *node, void *context)
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("dpagg's per-unit aggregates cannot be called directly"),
 				 errhint("Use dp_sum, dp_avg and dp_count: over a private relation they are bounded per privacy unit.")));
+	if ((IsA(node, Aggref) && dpagg_aggregate_is_inline_sum(((Aggref *) node)->aggfnoid)) ||
+		(IsA(node, WindowFunc) && dpagg_aggregate_is_inline_sum(((WindowFunc *) node)->winfnoid)))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("dpagg_sum_inline cannot be called directly"),
+				 errhint("Use dp_sum: dpagg plans it as dpagg_sum_inline where that is faster.")));
 	if (IsA(node, Query))
 		return query_tree_walker((Query *) node, refuse_walker, context, 0);
 	return expression_tree_walker(node, refuse_walker, context);

@@ -289,12 +289,17 @@ plan_citus(Query *parse, const char *query_string, int options, ParamListInfo pa
 static PlannedStmt *
 dpagg_planner(Query *parse, const char *query_string, int options, ParamListInfo params)
 {
+	PlannedStmt *stmt;
+
 	/* Per-unit bounding over private relations (bound.c): the analyst's query may not name the
 	 * per-unit aggregates; dpagg's aggregates over private relations are rewritten into them. */
 	dpagg_refuse_unit_aggregates(parse);
 	dpagg_restrict_check_catalog(parse);
 	dpagg_bound_query(parse);
-	return plan_citus(parse, query_string, options, params, DPAGG_CITUS_WORKER);
+	stmt = plan_citus(parse, query_string, options, params, DPAGG_CITUS_WORKER);
+	/* Last, on the finished plan that every check above has seen. */
+	dpagg_inline_sums(stmt);
+	return stmt;
 }
 
 /* Planned once; a direct form's finished plan completed (citus.c), or NULL if it cannot be. */

@@ -161,24 +161,6 @@ total_outside_aggregate(const char *what)
 					what)));
 }
 
-/* A function of dpagg's by name and argument types in a schema, without the schema's USAGE check
- * that a lookup by qualified name makes (a view may use dpagg's functions in a schema its reader
- * cannot use: an attack review), or InvalidOid. */
-static Oid
-function_in(Oid nsp, const char *name, const Oid *argtypes, int nargs)
-{
-	HeapTuple	tup = SearchSysCache3(PROCNAMEARGSNSP, CStringGetDatum(name),
-									  PointerGetDatum(buildoidvector(argtypes, nargs)),
-									  ObjectIdGetDatum(nsp));
-	Oid			fn;
-
-	if (!HeapTupleIsValid(tup))
-		return InvalidOid;
-	fn = ((Form_pg_proc) GETSTRUCT(tup))->oid;
-	ReleaseSysCache(tup);
-	return fn;
-}
-
 /* Is aggfnoid's final function dpagg_partial_final (dpagg_partial_sum, _avg)? */
 extern Datum dpagg_partial_final(PG_FUNCTION_ARGS);
 static bool
@@ -217,7 +199,7 @@ total_first_call(FunctionCallInfo fcinfo, ValueType vt, bool centred)
 	 * checked as written; an attack review) */
 	if (agg != NULL && partial_final_of(agg->aggfnoid))
 		return;
-	fn = function_in(get_func_namespace(fcinfo->flinfo->fn_oid),
+	fn = dpagg_function_in(get_func_namespace(fcinfo->flinfo->fn_oid),
 					 centred ? "dpagg_quanta_avg" : "dpagg_quanta_sum", argtypes, 3);
 	if (!OidIsValid(fn))
 		ereport(ERROR,
@@ -423,7 +405,7 @@ own_aggregate(Oid quanta_fn, int which, bool count)
 	bool		initval_null;
 	bool		own;
 
-	agg = function_in(get_func_namespace(quanta_fn), name, argtypes, 3);
+	agg = dpagg_function_in(get_func_namespace(quanta_fn), name, argtypes, 3);
 	if (!OidIsValid(agg) || get_func_rettype(agg) != (count ? INT8OID : NUMERICOID))
 		return InvalidOid;
 	tup = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(agg));

@@ -126,6 +126,8 @@ extern bool dpagg_is_own_aggregate(Oid aggfnoid);
 extern int	dpagg_aggregate_kind(Oid aggfnoid);
 /* Whether it is one of the report forms (dp_sum_report, ...: a dp_report row per release). */
 extern bool dpagg_aggregate_is_report(Oid aggfnoid);
+/* Whether it is dpagg_sum_inline, dp_sum as planned with its state inline (inline_sum.c). */
+extern bool dpagg_aggregate_is_inline_sum(Oid aggfnoid);
 
 /* Where the arguments of dp_sum, dp_avg and dp_count are (0-based; -1 when absent), from the
  * Aggref's argument types (aggregates.c). */
@@ -246,6 +248,8 @@ extern double dpagg_check_bounds(int kind, double lower, double upper);
 extern Oid	dpagg_function_oid(const char *schema, const char *name, int nargs, const Oid *argtypes);
 /* The C address behind a function's OID (NULL for none): how dpagg knows its own functions (site.c). */
 extern PGFunction dpagg_fn_address(Oid fn);
+/* A function by name and argument types in a schema (no USAGE check on it), or InvalidOid (site.c). */
+extern Oid	dpagg_function_in(Oid nsp, const char *name, const Oid *argtypes, int nargs);
 extern Aggref *dpagg_make_aggref(Oid fnoid, List *args, bool star, Expr *filter, int location);
 /* For merges: one clamped value's quanta lie in [lo, hi]; whole is the quanta of one unit where
  * the site's sum is integer-valued, else 0 (aggregates.c). */
@@ -279,6 +283,11 @@ extern bool dpagg_citus_reads_citus_table(Query *q);
 /* sum(dpagg_quanta_sum(x, lower, upper)) (or _avg) planned as one aggregate, on a node that reads
  * its own tables (partial.c). */
 extern void dpagg_fuse_quanta_sums(Query *parse);
+/* dp_sum with its state inline (inline_sum.c): put in a finished plan's Agg nodes that accumulate
+ * and finalize in one process; and, when a site is prepared, the executing role's EXECUTE on the
+ * dp_sum it stands for. */
+extern void dpagg_inline_sums(PlannedStmt *stmt);
+extern void dpagg_inline_sum_check_execute(Aggref *aggref);
 extern void dpagg_citus_refuse_on_worker(void);
 /* The Citus table whose shard relid is (named <table>_<shardid>), or InvalidOid. */
 extern Oid	dpagg_citus_shard_of(Oid relid);
