@@ -61,6 +61,20 @@ SELECT abs(dp_sum(NULL::float8, 1e6, 0, 0, 100, 'laplace')) < 1 AS nulls FROM in
 SELECT expect_error($$SELECT dpagg_sum_inline(x, 1, 1e-6, 0, 100) FROM in_t$$) AS direct;
 SELECT expect_error($$SELECT sum(x) FROM in_t GROUP BY k HAVING dpagg_sum_inline(x, 1, 1e-6, 0, 100) > 0$$) AS in_having;
 
+-- ... nor through a SQL function the planner inlines (its body escapes the parse-analysis check)
+CREATE FUNCTION in_f() RETURNS SETOF float8 LANGUAGE sql STABLE
+  BEGIN ATOMIC SELECT dpagg_sum_inline(x, 1, 1e-6, 0, 100) FROM in_t; END;
+SELECT expect_error($$SELECT * FROM in_f()$$) AS inlined_function;
+DROP FUNCTION in_f();
+
+-- Not in a plan that reads a private relation (a hash aggregation's memory shows which groups'
+-- sums left the inline range: only tables an analyst may read row by row are aggregated inline)
+CREATE TABLE in_private AS SELECT g AS uid, g % 10 AS k FROM generate_series(1, 100) g;
+SELECT dp_protect('in_private', 'uid');
+EXPLAIN (VERBOSE, COSTS OFF)
+SELECT * FROM (SELECT dp_sum(x, 1, 1e-6, 0, 100) FROM in_t) a, (SELECT dp_count(1, 1e-6) FROM in_private) b;
+DROP TABLE in_private;
+
 -- Privileges are dp_sum's: without EXECUTE on dp_sum the inline plan is refused too, also a plan
 -- made for a role that had it; without EXECUTE on dpagg_sum_inline, dp_sum is planned as written.
 CREATE ROLE dp_inline_user;
@@ -82,6 +96,16 @@ SET SESSION AUTHORIZATION dp_inline_user;
 EXPLAIN (VERBOSE, COSTS OFF) SELECT dp_sum(x, 1, 1e-6, 0, 100) FROM in_t;
 SELECT dp_sum(x, 1, 1e-6, 0, 100) IS NOT NULL AS as_written FROM in_t;
 RESET SESSION AUTHORIZATION;
+GRANT EXECUTE ON FUNCTION dpagg_sum_inline(double precision, double precision, double precision, double precision, double precision) TO PUBLIC;
+DEALLOCATE inline_sum;
+-- ... and a plan made with it is made again as written once it is revoked
+PREPARE inline_sum AS SELECT dp_sum(x, 1, 1e-6, 0, 100) FROM in_t;
+EXPLAIN (VERBOSE, COSTS OFF) EXECUTE inline_sum;
+REVOKE EXECUTE ON FUNCTION dpagg_sum_inline(double precision, double precision, double precision, double precision, double precision) FROM PUBLIC;
+SET SESSION AUTHORIZATION dp_inline_user;
+SELECT expect_error($$EXECUTE inline_sum$$) AS cached_plan_after_revoke;
+RESET SESSION AUTHORIZATION;
+EXPLAIN (VERBOSE, COSTS OFF) EXECUTE inline_sum;
 GRANT EXECUTE ON FUNCTION dpagg_sum_inline(double precision, double precision, double precision, double precision, double precision) TO PUBLIC;
 DEALLOCATE inline_sum;
 

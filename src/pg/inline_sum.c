@@ -25,19 +25,37 @@
  * only when its Agg node is rescanned, which is a new execution, charged again (charge.c).
  *
  * Privileges.  The executor checks EXECUTE on the aggregate in the plan.  So the replacement is
- * made only for a planning role that may execute both dp_sum and dpagg_sum_inline, and every
- * execution checks the executing role's EXECUTE on the dp_sum it stands for, when the site is
- * prepared: a plan made for one role and run by another, or a grant revoked since, is checked as
- * the query was written.
+ * made only while everyone (PUBLIC) may execute dpagg_sum_inline, as the extension script leaves
+ * it, and for a planning role that may execute dp_sum; the plan depends on dpagg_sum_inline's
+ * catalog row, so a REVOKE on it invalidates the plans that use it (they are made again as
+ * written; an attack review).  Every execution checks the executing role's EXECUTE on the dp_sum
+ * it stands for, when the site is prepared: a plan made for one role and run by another, or a
+ * grant revoked through a role's membership since, is checked as the query was written.
+ *
+ * Named by an analyst.  The parse-analysis hook refuses dpagg_sum_inline in a query (bound.c), and
+ * a finished plan that holds one this file did not put there (an inlined SQL function's body is
+ * not analysed by that hook) is refused here too.
+ *
+ * Side channel.  Only a group whose exact sum leaves the inline range allocates a state, which
+ * shows in a hash aggregation's memory (EXPLAIN ANALYZE): whether that sum reached 2^62 quanta, at
+ * any threshold an analyst sets with bounds and rows of their own (an attack review).  So a plan
+ * that reads a private relation is left as it is (there dp_sum is rewritten per unit anyway,
+ * bound.c): the channel is open only on tables that are not private (README, "What it does not").
  */
 #include "site.h"
 
+#include "protect.h"
+
+#include "catalog/pg_proc.h"
+#include "utils/array.h"
 #include "catalog/pg_type.h"
 #include "nodes/nodeFuncs.h"
 #include "nodes/plannodes.h"
 #include "miscadmin.h"
+#include "parser/parsetree.h"
 #include "utils/acl.h"
 #include "utils/lsyscache.h"
+#include "utils/syscache.h"
 
 /* The aggregate of this name with aggfnoid's argument types in aggfnoid's schema, or InvalidOid. */
 static Oid
@@ -98,8 +116,44 @@ may_execute(Oid fn)
 	return pg_proc_aclcheck(fn, GetUserId(), ACL_EXECUTE) == ACLCHECK_OK;
 }
 
+/* May PUBLIC, hence every role that may run a plan made now, execute fn? */
 static bool
-inline_walker(Node *node, void *context)
+public_may_execute(Oid fn)
+{
+	HeapTuple	tup = SearchSysCache1(PROCOID, ObjectIdGetDatum(fn));
+	Datum		d;
+	bool		isnull;
+	bool		ok = false;
+
+	if (!HeapTupleIsValid(tup))
+		return false;
+	d = SysCacheGetAttr(PROCOID, tup, Anum_pg_proc_proacl, &isnull);
+	if (isnull)
+		ok = true;				/* the default: EXECUTE for PUBLIC */
+	else
+	{
+		Acl		   *acl = DatumGetAclP(d);
+		AclItem    *items = ACL_DAT(acl);
+		int			i;
+
+		for (i = 0; i < ACL_NUM(acl); i++)
+			if (items[i].ai_grantee == ACL_ID_PUBLIC && (ACLITEM_GET_PRIVS(items[i]) & ACL_EXECUTE))
+				ok = true;
+		if ((Pointer) acl != DatumGetPointer(d))
+			pfree(acl);
+	}
+	ReleaseSysCache(tup);
+	return ok;
+}
+
+typedef struct InlineContext
+{
+	PlannedStmt *stmt;
+	bool		replace;		/* false: the look for one named by the query */
+} InlineContext;
+
+static bool
+inline_walker(Node *node, InlineContext *ic)
 {
 	if (node == NULL)
 		return false;
@@ -107,36 +161,75 @@ inline_walker(Node *node, void *context)
 	{
 		Aggref	   *a = (Aggref *) node;
 
-		if (a->aggsplit == AGGSPLIT_SIMPLE && !dpagg_aggregate_is_inline_sum(a->aggfnoid))
+		if (!ic->replace)
+		{
+			if (dpagg_aggregate_is_inline_sum(a->aggfnoid))
+				ereport(ERROR,
+						(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+						 errmsg("dpagg_sum_inline cannot be called directly"),
+						 errhint("Use dp_sum: dpagg plans it as dpagg_sum_inline where that is faster.")));
+		}
+		else if (a->aggsplit == AGGSPLIT_SIMPLE)
 		{
 			Oid			twin = partner_of(a->aggfnoid);
 
-			if (OidIsValid(twin) && may_execute(a->aggfnoid) && may_execute(twin))
+			if (OidIsValid(twin) && !dpagg_aggregate_is_inline_sum(a->aggfnoid) &&
+				may_execute(a->aggfnoid) && public_may_execute(twin))
 			{
+				PlanInvalItem *item = makeNode(PlanInvalItem);
+
 				a->aggfnoid = twin;
 				a->aggtranstype = INT8OID;
+				item->cacheId = PROCOID;
+				item->hashValue = GetSysCacheHashValue1(PROCOID, ObjectIdGetDatum(twin));
+				ic->stmt->invalItems = lappend(ic->stmt->invalItems, item);
 			}
 		}
 		/* arguments hold no aggregate of this Agg node: nothing below to replace */
 		return false;
 	}
-	return expression_tree_walker(node, inline_walker, context);
+	return expression_tree_walker(node, inline_walker, ic);
 }
 
 static void
 inline_visit(Plan *plan, void *context)
 {
-	if (IsA(plan, Agg) && ((Agg *) plan)->aggsplit == AGGSPLIT_SIMPLE)
+	InlineContext *ic = (InlineContext *) context;
+
+	if (IsA(plan, Agg) && (!ic->replace || ((Agg *) plan)->aggsplit == AGGSPLIT_SIMPLE))
 	{
-		(void) inline_walker((Node *) plan->targetlist, context);
-		(void) inline_walker((Node *) plan->qual, context);
+		(void) inline_walker((Node *) plan->targetlist, ic);
+		(void) inline_walker((Node *) plan->qual, ic);
 	}
+}
+
+/* Does the plan read a private relation? */
+static bool
+reads_private_relation(PlannedStmt *stmt)
+{
+	ListCell   *lc;
+
+	foreach(lc, stmt->rtable)
+	{
+		RangeTblEntry *rte = lfirst_node(RangeTblEntry, lc);
+
+		if (rte->rtekind == RTE_RELATION && dpagg_relation_protection(rte->relid, NULL, NULL))
+			return true;
+	}
+	return false;
 }
 
 void
 dpagg_inline_sums(PlannedStmt *stmt)
 {
-	dpagg_walk_statement(stmt, inline_visit, NULL);
+	InlineContext ic = {stmt, false};
+
+	/* first refuse one the query named, then replace: never both on one node */
+	dpagg_walk_statement(stmt, inline_visit, &ic);
+	if (reads_private_relation(stmt))
+		return;
+	ic.replace = true;
+	dpagg_walk_statement(stmt, inline_visit, &ic);
 }
 
 void
