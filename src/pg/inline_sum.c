@@ -47,13 +47,12 @@
 #include "protect.h"
 
 #include "catalog/pg_proc.h"
-#include "utils/array.h"
 #include "catalog/pg_type.h"
+#include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
 #include "nodes/plannodes.h"
-#include "miscadmin.h"
-#include "parser/parsetree.h"
 #include "utils/acl.h"
+#include "utils/array.h"
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
 
