@@ -149,6 +149,8 @@ typedef struct InlineContext
 {
 	PlannedStmt *stmt;
 	bool		replace;		/* false: the look for one named by the query */
+	Bitmapset  *replaced;		/* the transition states replaced in the current Agg node */
+	int32		state_space;	/* what the planner counted for each */
 } InlineContext;
 
 static bool
@@ -177,6 +179,9 @@ inline_walker(Node *node, InlineContext *ic)
 			{
 				PlanInvalItem *item = makeNode(PlanInvalItem);
 
+				/* as get_agg_clause_costs counts a by-reference state: its width and palloc's overhead */
+				ic->state_space = MAXALIGN(get_typavgwidth(a->aggtranstype, -1)) + 2 * sizeof(void *);
+				ic->replaced = bms_add_member(ic->replaced, a->aggtransno);
 				a->aggfnoid = twin;
 				a->aggtranstype = INT8OID;
 				item->cacheId = PROCOID;
@@ -197,8 +202,20 @@ inline_visit(Plan *plan, void *context)
 
 	if (IsA(plan, Agg) && (!ic->replace || ((Agg *) plan)->aggsplit == AGGSPLIT_SIMPLE))
 	{
+		Agg		   *agg = (Agg *) plan;
+
+		ic->replaced = NULL;
 		(void) inline_walker((Node *) plan->targetlist, ic);
 		(void) inline_walker((Node *) plan->qual, ic);
+		/* A by-value state takes no space of its own: the executor sizes a hash aggregation's
+		 * table and its spill partitions by the space per group the planner counted. */
+		{
+			uint64		freed = (uint64) bms_num_members(ic->replaced) * (uint64) ic->state_space;
+
+			agg->transitionSpace = agg->transitionSpace > freed ? agg->transitionSpace - freed : 0;
+		}
+		bms_free(ic->replaced);
+		ic->replaced = NULL;
 	}
 }
 
@@ -221,7 +238,7 @@ reads_private_relation(PlannedStmt *stmt)
 void
 dpagg_inline_sums(PlannedStmt *stmt)
 {
-	InlineContext ic = {stmt, false};
+	InlineContext ic = {stmt, false, NULL, 0};
 
 	/* first refuse one the query named, then replace: never both on one node */
 	dpagg_walk_statement(stmt, inline_visit, &ic);
