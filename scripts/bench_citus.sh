@@ -16,7 +16,8 @@
 # out and measures the forms that release on the coordinator (the direct form for GROUP BY uid).
 #
 # BENCH_CITUS_TABLES (default "t local_t") and BENCH_CITUS_SHAPES (a bash regular expression over
-# the shape labels, e.g. "1000|whole") measure a part only.
+# the shape labels, e.g. "1000|whole") measure a part only; BENCH_CITUS_WARMUP (default 1) is the
+# number of untimed native/dp pairs before each query's timed runs.
 #
 # A benchmark, not a test: prints a table and exits 0.  Needs Citus installed
 # (scripts/install-citus.sh) and dpagg built and installed.  Run as root it runs itself as the user
@@ -78,7 +79,9 @@ for tbl in ${BENCH_CITUS_TABLES:-t local_t}; do
     [[ "$label" =~ ${BENCH_CITUS_SHAPES:-.} ]] || continue
     for pair in "sum(x)|dp_sum(x, 1, 1e-5, 0, 100)" "avg(x)|dp_avg(x, 1, 1e-5, 0, 100)" "count(*)|dp_count(1, 1e-5)"; do
       nat=${pair%%|*}; dp=${pair#*|}
-      exec_ms "SELECT $key $nat FROM $tbl $grp" >/dev/null; exec_ms "SELECT $key $dp FROM $tbl $grp" >/dev/null
+      for _ in $(seq 1 "${BENCH_CITUS_WARMUP:-1}"); do
+        exec_ms "SELECT $key $nat FROM $tbl $grp" >/dev/null; exec_ms "SELECT $key $dp FROM $tbl $grp" >/dev/null
+      done
       nt=(); dt=()
       for _ in $(seq 1 "$RUNS"); do
         nt+=("$(exec_ms "SELECT $key $nat FROM $tbl $grp")"); dt+=("$(exec_ms "SELECT $key $dp FROM $tbl $grp")")
