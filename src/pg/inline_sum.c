@@ -109,12 +109,6 @@ partner_of(Oid aggfnoid)
 	return partner;
 }
 
-static bool
-may_execute(Oid fn)
-{
-	return pg_proc_aclcheck(fn, GetUserId(), ACL_EXECUTE) == ACLCHECK_OK;
-}
-
 /* May PUBLIC, hence every role that may run a plan made now, execute fn? */
 static bool
 public_may_execute(Oid fn)
@@ -175,7 +169,7 @@ inline_walker(Node *node, InlineContext *ic)
 			Oid			twin = partner_of(a->aggfnoid);
 
 			if (OidIsValid(twin) && !dpagg_aggregate_is_inline_sum(a->aggfnoid) &&
-				may_execute(a->aggfnoid) && public_may_execute(twin))
+				dpagg_may_execute(a->aggfnoid) && public_may_execute(twin))
 			{
 				PlanInvalItem *item = makeNode(PlanInvalItem);
 

@@ -423,12 +423,6 @@ own_aggregate(Oid quanta_fn, int which, bool count)
 	return own ? agg : InvalidOid;
 }
 
-static bool
-may_execute(Oid fn)
-{
-	return pg_proc_aclcheck(fn, GetUserId(), ACL_EXECUTE) == ACLCHECK_OK;
-}
-
 /* Which quanta function f calls (an index into fusable), or -1. */
 static int
 quanta_call(FuncExpr *f)
@@ -535,7 +529,7 @@ fuse_walker(Node *node, FuseContext *fc)
 		/* only where the user may run both forms: neither refuses what the other would run
 		 * (the quanta function is checked again when the aggregate runs: total_first_call) */
 		if (OidIsValid(total) &&
-			!(may_execute(f->funcid) && may_execute(F_SUM_INT8) && may_execute(total)))
+			!(dpagg_may_execute(f->funcid) && dpagg_may_execute(F_SUM_INT8) && dpagg_may_execute(total)))
 			total = InvalidOid;
 
 		if (OidIsValid(total))
@@ -610,7 +604,7 @@ count_walker(Node *node, FuseContext *fc)
 					!equal(x, linitial_node(TargetEntry, fu->agg->args)->expr) ||
 					!equal(a->aggfilter, fu->agg->aggfilter) ||
 					!OidIsValid(count = own_aggregate(fu->quanta_fn, fu->which, true)) ||
-					!may_execute(F_COUNT_ANY) || !may_execute(count))
+					!dpagg_may_execute(F_COUNT_ANY) || !dpagg_may_execute(count))
 					continue;
 				a->aggfnoid = count;
 				a->aggargtypes = list_copy(fu->agg->aggargtypes);

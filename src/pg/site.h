@@ -250,6 +250,8 @@ extern Oid	dpagg_function_oid(const char *schema, const char *name, int nargs, c
 extern PGFunction dpagg_fn_address(Oid fn);
 /* A function by name and argument types in a schema (no USAGE check on it), or InvalidOid (site.c). */
 extern Oid	dpagg_function_in(Oid nsp, const char *name, const Oid *argtypes, int nargs);
+/* May the current role execute fn? (site.c) */
+extern bool dpagg_may_execute(Oid fn);
 extern Aggref *dpagg_make_aggref(Oid fnoid, List *args, bool star, Expr *filter, int location);
 /* For merges: one clamped value's quanta lie in [lo, hi]; whole is the quanta of one unit where
  * the site's sum is integer-valued, else 0 (aggregates.c). */
