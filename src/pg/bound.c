@@ -480,6 +480,39 @@ find_unit_join(Query *q, int n, Source *src)
 
 /* ---- building blocks ------------------------------------------------------------------------ */
 
+/*
+ * The mark of the per-unit Aggrefs this file makes (see the top of the file), and of every
+ * other function call, aggregate and window function the rewrite adds below them (the inner
+ * per-unit sums and counts, the random rank, the casts): the restricted analyst's check of the
+ * finished plan (restrict_plan.c) trusts these and nothing else it did not allow by name.
+ */
+#define BOUND_MARK (-0x4450)
+
+static Expr *
+marked(Expr *e)
+{
+	if (e == NULL)
+		return e;
+	switch (nodeTag(e))
+	{
+		case T_FuncExpr:
+			((FuncExpr *) e)->location = BOUND_MARK;
+			break;
+		case T_OpExpr:
+			((OpExpr *) e)->location = BOUND_MARK;
+			break;
+		case T_Aggref:
+			((Aggref *) e)->location = BOUND_MARK;
+			break;
+		case T_WindowFunc:
+			((WindowFunc *) e)->location = BOUND_MARK;
+			break;
+		default:
+			break;
+	}
+	return e;
+}
+
 Oid
 dpagg_function_oid(const char *schema, const char *name, int nargs, const Oid *argtypes)
 {
@@ -520,8 +553,6 @@ dpagg_make_aggref(Oid fnoid, List *args, bool star, Expr *filter, int location)
 	return a;
 }
 
-/* The mark of the per-unit Aggrefs this file makes (see the top of the file). */
-#define BOUND_MARK (-0x4450)
 
 static SortGroupClause *
 sort_group_clause(Oid type, Index ref, bool need_sort, const char *what)
@@ -555,7 +586,7 @@ cast_to_float8(Expr *e)
 							  COERCE_IMPLICIT_CAST, -1);
 	if (c == NULL)
 		elog(ERROR, "dpagg: cannot cast %s to double precision", format_type_be(t));
-	return (Expr *) c;
+	return marked((Expr *) c);
 }
 
 /* ---- public groups ---------------------------------------------------------------------------- */
@@ -911,12 +942,12 @@ per_unit_expr(DpCall *call, const char *lc_schema)
 					Oid			f8 = FLOAT8OID;
 					Oid			num = NUMERICOID;
 					Expr	   *arg = t == NUMERICOID ?
-						(Expr *) makeFuncExpr(dpagg_function_oid(lc_schema, "dpagg_numeric_float8", 1, &num),
+						marked((Expr *) makeFuncExpr(dpagg_function_oid(lc_schema, "dpagg_numeric_float8", 1, &num),
 											  FLOAT8OID, list_make1(value), InvalidOid, InvalidOid,
-											  COERCE_EXPLICIT_CALL) :
+											  COERCE_EXPLICIT_CALL)) :
 						cast_to_float8(value);
 					Expr	   *sum = (Expr *) dpagg_make_aggref(dpagg_function_oid(lc_schema, "dpagg_fsum", 1, &f8),
-														   list_make1(arg), false, filter, -1);
+														   list_make1(arg), false, filter, BOUND_MARK);
 					Expr	   *n;
 
 					if (call->kind == DP_SITE_SUM)
@@ -924,12 +955,12 @@ per_unit_expr(DpCall *call, const char *lc_schema)
 					t = ANYOID;
 					n = cast_to_float8((Expr *) dpagg_make_aggref(dpagg_function_oid("pg_catalog", "count", 1, &t),
 															list_make1(copyObject(value)), false,
-															(Expr *) copyObject(filter), -1));
-					return (Expr *) makeFuncExpr(F_FLOAT8DIV, FLOAT8OID, list_make2(sum, n),
-												 InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL);
+															(Expr *) copyObject(filter), BOUND_MARK));
+					return marked((Expr *) makeFuncExpr(F_FLOAT8DIV, FLOAT8OID, list_make2(sum, n),
+														InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL));
 				}
 				f = dpagg_function_oid("pg_catalog", name, 1, &t);
-				return cast_to_float8((Expr *) dpagg_make_aggref(f, list_make1(value), false, filter, -1));
+				return cast_to_float8((Expr *) dpagg_make_aggref(f, list_make1(value), false, filter, BOUND_MARK));
 			}
 		case DP_SITE_VECTOR:
 			{
@@ -937,17 +968,17 @@ per_unit_expr(DpCall *call, const char *lc_schema)
 				Oid			types[2] = {FLOAT8ARRAYOID, INT4OID};
 
 				return (Expr *) dpagg_make_aggref(dpagg_function_oid(lc_schema, "dpagg_vadd", 2, types),
-											list_make2(value, arg_of(a, 1)), false, filter, -1);
+											list_make2(value, arg_of(a, 1)), false, filter, BOUND_MARK);
 			}
 		case DP_SITE_COUNT:
 			if (value != NULL)
 			{
 				t = ANYOID;
 				return (Expr *) dpagg_make_aggref(dpagg_function_oid("pg_catalog", "count", 1, &t),
-											list_make1(value), false, filter, -1);
+											list_make1(value), false, filter, BOUND_MARK);
 			}
 			return (Expr *) dpagg_make_aggref(dpagg_function_oid("pg_catalog", "count", 0, NULL), NIL, true,
-										filter, -1);
+										filter, BOUND_MARK);
 		default:
 			elog(ERROR, "dpagg: unexpected aggregate kind %d", call->kind);
 	}
@@ -1229,11 +1260,11 @@ rewrite_level(Query *q, Source *src)
 		wf->winfnoid = F_ROW_NUMBER;
 		wf->wintype = INT8OID;
 		wf->winref = 1;
-		wf->location = -1;
+		wf->location = BOUND_MARK;
 		tlist = lappend(tlist, makeTargetEntry((Expr *) wf, rank_column, pstrdup("dpagg_rank"), false));
 		resno++;
-		order = makeTargetEntry((Expr *) makeFuncExpr(random_fn, FLOAT8OID, NIL, InvalidOid,
-													  InvalidOid, COERCE_EXPLICIT_CALL),
+		order = makeTargetEntry(marked((Expr *) makeFuncExpr(random_fn, FLOAT8OID, NIL, InvalidOid,
+															 InvalidOid, COERCE_EXPLICIT_CALL)),
 								resno, pstrdup("dpagg_order"), true);
 		order->ressortgroupref = resno;
 		tlist = lappend(tlist, order);
@@ -1245,7 +1276,7 @@ rewrite_level(Query *q, Source *src)
 		inner->windowClause = list_make1(wc);
 		inner->hasWindowFuncs = true;
 		/* The outer query keeps each unit's first L groups. */
-		quals = (Node *) make_opclause(LookupOperName(NULL, list_make2(makeString("pg_catalog"),
+		quals = (Node *) marked(make_opclause(LookupOperName(NULL, list_make2(makeString("pg_catalog"),
 																	   makeString("<=")),
 													  INT8OID, INT8OID, false, -1),
 									   BOOLOID, false,
@@ -1253,7 +1284,7 @@ rewrite_level(Query *q, Source *src)
 									   (Expr *) makeConst(INT8OID, -1, InvalidOid, 8,
 														  Int64GetDatum(lc.L), false,
 														  FLOAT8PASSBYVAL),
-									   InvalidOid, InvalidOid);
+									   InvalidOid, InvalidOid));
 	}
 	inner->targetList = tlist;
 	inner->groupClause = inner_group;

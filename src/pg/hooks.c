@@ -24,6 +24,7 @@
 #include "site.h"
 #include "protect.h"
 
+#include "access/parallel.h"
 #include "commands/explain.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
@@ -113,8 +114,11 @@ dpagg_executor_start(QueryDesc *qd, int eflags)
 	else
 	{
 		protect_flags = dpagg_protect_check_start(qd);
-		restricted = dpagg_restrict_check_executor(qd->plannedstmt, qd->instrument_options != 0,
-												   (protect_flags & DPAGG_READS_PRIVATE) != 0);
+		/* A parallel worker runs a piece of a plan its leader checked whole (and charged for):
+		 * the piece alone (a per-unit rewrite's partial count, say) is not checked again. */
+		if (!IsParallelWorker())
+			restricted = dpagg_restrict_check_executor(qd->plannedstmt, qd->instrument_options != 0,
+													   (protect_flags & DPAGG_READS_PRIVATE) != 0);
 		dpagg_freeze_parameters(qd);
 	}
 	/* A query released on the Citus workers: charged here, and its grant handed to the executor

@@ -202,7 +202,7 @@ dpagg_unrestrict_sql(PG_FUNCTION_ARGS)
 
 /* ---- the allow-list --------------------------------------------------------------------------- */
 
-static void
+static void pg_attribute_noreturn()
 refuse(const char *msg, const char *detail, const char *hint)
 {
 	ereport(ERROR,
@@ -366,7 +366,16 @@ typedef struct AllowContext
 {
 	const char *where;
 	int			nodes;
+	bool		plan;			/* a finished plan's expression (restrict_plan.c) */
+	Bitmapset  *nest_params;	/* in a plan: the PARAM_EXEC ids nested loops set */
 } AllowContext;
+
+/* A node the per-unit rewrite made (bound.c marks them; nothing else can carry the mark). */
+static bool
+rewrite_made(int location)
+{
+	return location == dpagg_unit_mark();
+}
 
 static void
 function_allowed(Oid fn, List *args, Oid inputcollid, AllowContext *ac)
@@ -460,7 +469,6 @@ allow_walker(Node *node, AllowContext *ac)
 				break;
 			}
 		case T_Var:
-		case T_Param:
 		case T_CaseTestExpr:
 		case T_SQLValueFunction:
 		case T_List:
@@ -477,37 +485,81 @@ allow_walker(Node *node, AllowContext *ac)
 			check_collation(((MinMaxExpr *) node)->inputcollid, ((MinMaxExpr *) node)->args);
 			break;
 		case T_FuncExpr:
+			if (ac->plan && rewrite_made(((FuncExpr *) node)->location))
+				break;
 			function_allowed(((FuncExpr *) node)->funcid, ((FuncExpr *) node)->args,
 							 ((FuncExpr *) node)->inputcollid, ac);
 			break;
 		case T_OpExpr:
 		case T_DistinctExpr:
 		case T_NullIfExpr:
+			if (ac->plan && rewrite_made(((OpExpr *) node)->location))
+				break;
 			set_opfuncid((OpExpr *) node);
 			function_allowed(((OpExpr *) node)->opfuncid, ((OpExpr *) node)->args,
 							 ((OpExpr *) node)->inputcollid, ac);
 			break;
+		case T_Param:
+			/* In a plan, a PARAM_EXEC is a nested loop's outer value or the output of a sub-plan
+			 * run on demand (an init plan), and so run only if a private row reaches it. */
+			if (ac->plan && ((Param *) node)->paramkind == PARAM_EXEC &&
+				!bms_is_member(((Param *) node)->paramid, ac->nest_params))
+				refuse(psprintf("restricted roles cannot use a sub-query's value on private data (%s)", ac->where),
+					   "The planner evaluates it the first time a private row reaches it.",
+					   "Compute the value in a separate query and write it as a literal.");
+			break;
+		case T_CollateExpr:
+			/* a deterministic collation: the comparisons under it are checked like any others */
+			if (!get_collation_isdeterministic(((CollateExpr *) node)->collOid))
+				refuse("restricted roles cannot use a nondeterministic collation on private data",
+					   "Some operations (LIKE, starts_with, ...) fail under such a collation only for the rows they reach.",
+					   "Use a deterministic collation, such as \"C\" or the database's default.");
+			break;
+		case T_Aggref:
+		case T_WindowFunc:
+			{
+				/* In a plan: only the aggregates and the rank the per-unit rewrite made; of the
+				 * per-unit (releasing) aggregates, only the value is evaluated per row (their
+				 * privacy parameters are evaluated once, before any row is read: site.c). */
+				Aggref	   *a = IsA(node, Aggref) ? (Aggref *) node : NULL;
+				int			loc = a ? a->location : ((WindowFunc *) node)->location;
+
+				if (!ac->plan || !rewrite_made(loc))
+					refuse(psprintf("restricted roles cannot use this kind of expression on private data (%s)",
+									ac->where),
+						   "Expressions over private rows are limited to an allow-list (README, \"Restricted analysts\").",
+						   "Aggregate private rows with dpagg's aggregates only.");
+				if (a != NULL && DPAGG_KIND_IS_UNIT(dpagg_aggregate_kind(a->aggfnoid)))
+				{
+					if (a->args != NIL)
+						(void) allow_walker((Node *) linitial_node(TargetEntry, a->args)->expr, ac);
+					return allow_walker((Node *) a->aggfilter, ac);
+				}
+				break;
+			}
 		case T_ScalarArrayOpExpr:
 			{
 				ScalarArrayOpExpr *s = (ScalarArrayOpExpr *) node;
 
 				set_sa_opfuncid(s);
 				function_allowed(s->opfuncid, s->args, s->inputcollid, ac);
+				/* a list written out (bounded); not an array taken from the data (any size) */
 				if (!IsA(lsecond(s->args), Const) && !IsA(lsecond(s->args), ArrayExpr))
-					refuse("restricted roles may compare private data only with IN lists of constants",
-						   NULL, "Write the list as literals: x IN (1, 2, 3).");
+					refuse("restricted roles may compare private data only with IN lists written out",
+						   NULL, "Write the list out: x IN (1, 2, 3) or x IN (a, b).");
 				break;
 			}
 		case T_ArrayExpr:
 			{
-				ListCell   *lc;
-
+				/* ARRAY[...] of allowed expressions (dp_sum_vector's vectors, IN lists): one
+				 * dimension only (nested arrays of different lengths would fail on some rows),
+				 * and a bounded number of elements */
+				if (((ArrayExpr *) node)->multidims)
+					refuse("restricted roles cannot build multidimensional arrays from private data",
+						   "Arrays of arrays fail when the inner arrays' lengths differ.",
+						   "Build a one-dimensional ARRAY[a, b, ...] of the columns.");
 				if (list_length(((ArrayExpr *) node)->elements) > MAX_IN_LIST)
 					too_big();
-				foreach(lc, ((ArrayExpr *) node)->elements)
-					if (!IsA(lfirst(lc), Const))
-						refuse("restricted roles may compare private data only with IN lists of constants",
-							   NULL, "Write the list as literals: x IN (1, 2, 3).");
 				break;
 			}
 		default:
@@ -525,9 +577,25 @@ allow_walker(Node *node, AllowContext *ac)
 static void
 check_expr(Node *node, const char *where)
 {
-	AllowContext ac = {where, 0};
+	AllowContext ac = {where, 0, false, NULL};
 
 	(void) allow_walker(node, &ac);
+}
+
+/* An expression of a finished plan that runs while private rows are read (restrict_plan.c). */
+void
+dpagg_restrict_check_plan_expr(Node *node, const char *where, Bitmapset *nest_params)
+{
+	AllowContext ac = {where, 0, true, nest_params};
+
+	(void) allow_walker(node, &ac);
+}
+
+/* The same refusal, for restrict_plan.c. */
+void
+dpagg_restrict_refuse(const char *msg, const char *detail, const char *hint)
+{
+	refuse(msg, detail, hint);
 }
 
 /* The join tree's conditions (WHERE and ON). */
@@ -560,6 +628,9 @@ check_rte(Query *owner, RangeTblEntry *rte)
 {
 	DpProtection p;
 
+	/* Row-security policies, added by the rewriter: run for every row they filter, which a
+	 * nested loop makes once per private row (even on a table of the analyst's own). */
+	check_expr((Node *) rte->securityQuals, "a row-security policy");
 	if (rte->tablesample != NULL)
 		refuse("restricted roles cannot use TABLESAMPLE on private data", NULL,
 			   "Aggregate the whole relation with dpagg's aggregates.");
@@ -764,9 +835,9 @@ dpagg_restrict_check_statement(Query *parse, int unbounded_private_reads, bool r
 		refuse("restricted roles may read private relations only through dpagg's aggregates",
 			   "This statement reads private rows other than through dp_sum, dp_avg, dp_count or dp_sum_vector (a column in the output, another aggregate, a window function, DISTINCT, a subquery, a write, ...).",
 			   "Aggregate the private relation with dpagg's aggregates, grouped by columns; post-process their results in an outer query.");
-	if (parse->commandType != CMD_SELECT || in_create_as > 0)
+	if (parse->commandType != CMD_SELECT || in_create_as > 0 || parse->hasModifyingCTE)
 		refuse("restricted roles cannot store or write the results of queries over private relations",
-			   "INSERT ... SELECT, CREATE TABLE AS, SELECT INTO and materialized views over private relations are refused.",
+			   "INSERT ... SELECT, a data-modifying WITH, CREATE TABLE AS, SELECT INTO and materialized views over private relations are refused.",
 			   "Run the query and keep its results on the client.");
 }
 
@@ -872,10 +943,13 @@ dpagg_restrict_check_executor(PlannedStmt *stmt, bool explained, bool reads_priv
 		refuse("restricted roles cannot lock rows (FOR UPDATE, FOR SHARE) in a query over private data",
 			   "A lock a private row's values lead to stays on the locked row after the query.",
 			   "Remove the locking clause.");
-	if ((dpagg_statement_aggregates(stmt) & DPAGG_RUNS_UNIT) == 0 || stmt->commandType != CMD_SELECT)
+	if ((dpagg_statement_aggregates(stmt) & DPAGG_RUNS_UNIT) == 0 || stmt->commandType != CMD_SELECT ||
+		stmt->hasModifyingCTE)
 		refuse("restricted roles may read private relations only through dpagg's aggregates",
 			   "This statement was planned before the session was restricted, and reads private rows other than through them.",
 			   "Prepare the statement again.");
+	/* Every expression that runs while private rows are read (restrict_plan.c). */
+	dpagg_restrict_check_plan(stmt);
 	return true;
 }
 

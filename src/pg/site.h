@@ -208,6 +208,10 @@ extern bool dpagg_restrict_check_executor(PlannedStmt *stmt, bool instrumented, 
 extern void dpagg_restrict_track(MemoryContext query_cxt);
 extern void dpagg_restrict_init(void);
 extern void dpagg_restrict_check_catalog(Query *parse);
+extern void dpagg_restrict_check_plan_expr(Node *node, const char *where, Bitmapset *nest_params);
+extern void dpagg_restrict_refuse(const char *msg, const char *detail, const char *hint) pg_attribute_noreturn();
+/* A restricted statement's finished plan (restrict_plan.c). */
+extern void dpagg_restrict_check_plan(PlannedStmt *stmt);
 /* Is this a unit (extract: field) dp_date_trunc (dp_extract) knows? (safe_date.c) */
 extern bool dpagg_safe_date_arg_ok(bool extract, const char *s);
 /* Private reads of a query outside the levels bound.c bounded (bound.c). */

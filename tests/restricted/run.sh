@@ -86,6 +86,7 @@ try() {
 attack() { try 1 "$@"; }   # refused, alike
 alike() { try 0 "$@"; }    # allowed to run; what it prints must not depend on the patient
 
+attacks() {
 attack "read the row" "SELECT cost FROM patients WHERE uid = 42"
 attack "count the matching rows" "SELECT count(*) FROM patients WHERE uid = 42 AND cost = 123456"
 attack "exists()" "SELECT EXISTS (SELECT 1 FROM patients WHERE cost = 123456)"
@@ -157,6 +158,31 @@ alike "dp_sum of a numeric that overflows for the patient's unit" "SELECT dp_sum
 alike "dp_avg of a numeric that overflows for the patient's unit" "SELECT dp_avg(CASE WHEN p.cost = 123456 THEN 9e131071 ELSE 0 END, 1, 1e-6, 0, 1) > -1e9 FROM patients p CROSS JOIN (VALUES (1), (2)) v(k)"
 alike "HAVING that divides by zero for the patient's group only" "SELECT count(*) FROM (SELECT diagnosis, dp_count(1, 1e-12) FROM patients GROUP BY diagnosis HAVING 1 / (CASE WHEN diagnosis = 'rare_x' THEN 0 ELSE 1 END) = 1) q"
 alike "an outer WHERE that divides by zero for the patient's group only" "SELECT count(*) FROM (SELECT diagnosis, dp_count(1, 1e-12) AS n FROM patients GROUP BY diagnosis) q WHERE 1 / (CASE WHEN diagnosis = 'rare_x' THEN 0 ELSE 1 END) = 1"
+
+
+# Code that runs beside the private rows although the query as written does not call it: a
+# row-security policy on a table of the analyst's own (a nested loop evaluates it once per private
+# row), a domain's CHECK reached by a cast, a security-barrier view, an operator of the analyst's,
+# an index on the analyst's table that hands the private value to the policy.  Nothing may run.
+NL="SET enable_hashjoin = off; SET enable_mergejoin = off; SET enable_material = off;"
+attack "a policy on my temporary table counts rows through a sequence" "CREATE TEMP SEQUENCE s; CREATE TEMP TABLE mine(k int); INSERT INTO mine SELECT generate_series(1, 100); ALTER TABLE mine ENABLE ROW LEVEL SECURITY; ALTER TABLE mine FORCE ROW LEVEL SECURITY; CREATE POLICY p ON mine USING (nextval('s') > 0); $NL SELECT dp_count(1e-9, 1e-12, 'laplace') FROM patients v JOIN mine m ON m.k = v.age WHERE v.uid = 42"
+attack "a policy on my temporary table prints through my function" "CREATE FUNCTION pg_temp.ping() RETURNS boolean LANGUAGE plpgsql AS \$\$ BEGIN RAISE NOTICE 'ping'; RETURN true; END \$\$; CREATE TEMP TABLE one_row(k int); INSERT INTO one_row VALUES (1); ALTER TABLE one_row ENABLE ROW LEVEL SECURITY; ALTER TABLE one_row FORCE ROW LEVEL SECURITY; CREATE POLICY p ON one_row USING (pg_temp.ping()); $NL SELECT dp_count(1e-9, 1e-12, 'laplace') FROM patients v JOIN one_row o ON o.k <= v.age WHERE v.cost = 123456"
+attack "a policy sees the private value through an index on my table" "CREATE FUNCTION pg_temp.see(x int) RETURNS boolean LANGUAGE plpgsql AS \$\$ BEGIN IF x = 61 THEN RAISE NOTICE 'seen %', x; END IF; RETURN true; END \$\$; CREATE TEMP TABLE ix(k int); INSERT INTO ix SELECT generate_series(1, 100); CREATE INDEX ON ix(k); ANALYZE ix; ALTER TABLE ix ENABLE ROW LEVEL SECURITY; ALTER TABLE ix FORCE ROW LEVEL SECURITY; CREATE POLICY p ON ix USING (pg_temp.see(k)); $NL SET enable_seqscan = off; SELECT dp_count(1e-9, 1e-12, 'laplace') FROM patients v JOIN ix ON ix.k = v.age WHERE v.cost = 123456"
+attack "a policy that divides by zero, per joined private row" "CREATE TEMP TABLE d0(k int); INSERT INTO d0 VALUES (1); ALTER TABLE d0 ENABLE ROW LEVEL SECURITY; ALTER TABLE d0 FORCE ROW LEVEL SECURITY; CREATE POLICY p ON d0 USING (1 / (k - 1) = 0); $NL SELECT dp_count(1e-9, 1e-12, 'laplace') FROM patients v JOIN d0 ON d0.k <= v.age WHERE v.cost = 123456"
+attack "a policy with a sub-query on the private table" "CREATE TEMP TABLE sq(k int); INSERT INTO sq VALUES (1); ALTER TABLE sq ENABLE ROW LEVEL SECURITY; ALTER TABLE sq FORCE ROW LEVEL SECURITY; CREATE POLICY p ON sq USING (EXISTS (SELECT 1 FROM patients WHERE cost = 123456)); SELECT dp_count(1e-9, 1e-12, 'laplace') FROM patients v JOIN sq ON sq.k <= v.age"
+attack "a policy in a LATERAL subquery's table" "CREATE TEMP SEQUENCE s; CREATE TEMP TABLE lt(k int); INSERT INTO lt VALUES (1); ALTER TABLE lt ENABLE ROW LEVEL SECURITY; ALTER TABLE lt FORCE ROW LEVEL SECURITY; CREATE POLICY p ON lt USING (nextval('s') > 0); SELECT dp_count(1e-9, 1e-12, 'laplace') FROM patients v, LATERAL (SELECT k FROM lt WHERE lt.k <= v.age) l WHERE v.cost = 123456"
+attack "a domain CHECK reached by a cast of the private value" "CREATE DOMAIN pg_temp.loud AS double precision CHECK (VALUE <> 123456); SELECT dp_count(1e-9, 1e-12, 'laplace') FROM patients WHERE cost::pg_temp.loud > 0"
+attack "my security-barrier view with my function, joined per private row" "CREATE FUNCTION pg_temp.ping() RETURNS boolean LANGUAGE plpgsql AS \$\$ BEGIN RAISE NOTICE 'ping'; RETURN true; END \$\$; CREATE TEMP VIEW sb WITH (security_barrier) AS SELECT 1 AS k WHERE pg_temp.ping(); $NL SELECT dp_count(1e-9, 1e-12, 'laplace') FROM patients v JOIN sb ON sb.k <= v.age WHERE v.cost = 123456"
+attack "an operator of my own on the private value" "CREATE FUNCTION pg_temp.eq(a double precision, b double precision) RETURNS boolean LANGUAGE plpgsql IMMUTABLE AS \$\$ BEGIN RAISE NOTICE 'cmp %', a; RETURN a = b; END \$\$; CREATE OPERATOR pg_temp.=== (FUNCTION = pg_temp.eq, LEFTARG = double precision, RIGHTARG = double precision, RESTRICT = eqsel); SELECT dp_count(1e-9, 1e-12, 'laplace') FROM patients WHERE cost OPERATOR(pg_temp.===) 123456"
+attack "my function as a join condition's cast" "CREATE FUNCTION pg_temp.f(x text) RETURNS int LANGUAGE plpgsql IMMUTABLE AS \$\$ BEGIN RAISE NOTICE 'v %', x; RETURN 1; END \$\$; CREATE TEMP TABLE t2(k int); INSERT INTO t2 VALUES (1); SELECT dp_count(1e-9, 1e-12, 'laplace') FROM patients v JOIN t2 ON t2.k = pg_temp.f(v.zip)"
+attack "a sub-query's value evaluated the first time a private row reaches it" "CREATE FUNCTION pg_temp.ping() RETURNS int LANGUAGE plpgsql AS \$\$ BEGIN RAISE NOTICE 'ping'; RETURN 1; END \$\$; SELECT dp_count(1e-9, 1e-12, 'laplace') FROM patients WHERE cost = 123456 AND age > (SELECT pg_temp.ping())"
+attack "a data-modifying WITH beside the DP query" "CREATE TEMP TABLE store(c double precision); WITH d AS (SELECT dp_count(1.0, 1e-6) c FROM patients), ins AS (INSERT INTO store SELECT c FROM d RETURNING c) SELECT count(*) FROM ins"
+}
+
+attacks
+# The same, every plan parallel where it can be (a restricted query must be checked whole in the
+# leader, and nothing about it may differ).
+PGOPTIONS="-c parallel_setup_cost=0 -c parallel_tuple_cost=0 -c min_parallel_table_scan_size=0 -c parallel_leader_participation=off" attacks
 
 # A DP query that singles the patient out: its group must not be released (tiny delta: the chance
 # that a group of one unit passes selection is about 1e-12 per run).
