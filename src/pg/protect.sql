@@ -80,6 +80,12 @@ CREATE FUNCTION dp_restricted(role oid) RETURNS boolean
 COMMENT ON FUNCTION dp_restricted(oid) IS
   'is the role restricted to differentially private answers (itself or as a member of a restricted role)?';
 
+CREATE FUNCTION dp_restricted_functions(OUT function regprocedure, OUT leakproof boolean)
+  RETURNS SETOF record
+  AS 'MODULE_PATHNAME', 'dpagg_restricted_functions_sql' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION dp_restricted_functions() IS
+  'the built-in functions (and so operators) restricted roles may apply to private rows: LEAKPROOF ones over the types dpagg trusts (leakproof = true), and the others dpagg checked by hand (besides dp_date_trunc and dp_extract)';
+
 -- Date bucketing that never raises an error (src/pg/safe_date.c): NULL, not an error, where
 -- date_trunc or extract would leave the timestamp range; restricted analysts may use these on
 -- private rows (with a literal unit), not the built-ins.

@@ -57,6 +57,8 @@
 #include "utils/guc.h"
 #include "utils/array.h"
 #include "access/transam.h"
+#include "funcapi.h"
+#include "utils/tuplestore.h"
 
 #define PROVIDER "dpagg"
 #define RESTRICTED_LABEL "restricted"
@@ -276,6 +278,91 @@ extra_entry(Oid fn)
 	return NULL;
 }
 
+/*
+ * LEAKPROOF is PostgreSQL's promise that a function reveals nothing about its arguments but
+ * through its result: it is about errors that quote the arguments, not about errors at all.
+ * circle_lt, lseg_lt and their siblings are LEAKPROOF and raise 22003 on huge values.  So a
+ * LEAKPROOF built-in is trusted only when every argument and its result are of a type named here,
+ * whose LEAKPROOF functions (comparisons, widening casts, hashes of text and bytea) were each run
+ * on the edge values of their types without an error (sql/78_restricted_functions.sql runs every
+ * one dp_restricted_functions() lists).  Geometric types, tid, xid, pg_lsn and the like are not
+ * named: their LEAKPROOF functions are not trusted.
+ */
+static const Oid trusted_types[] = {
+	BOOLOID, CHAROID, NAMEOID, INT2OID, INT4OID, INT8OID, OIDOID, FLOAT4OID, FLOAT8OID, NUMERICOID,
+	TEXTOID, VARCHAROID, BPCHAROID, BYTEAOID, DATEOID, TIMEOID, TIMETZOID, TIMESTAMPOID,
+	TIMESTAMPTZOID, INTERVALOID, UUIDOID, INETOID, CIDROID, MACADDROID, MACADDR8OID, CASHOID,
+	BITOID, VARBITOID
+};
+
+static bool
+trusted_type(Oid t)
+{
+	int			i;
+
+	for (i = 0; i < lengthof(trusted_types); i++)
+		if (trusted_types[i] == t)
+			return true;
+	return false;
+}
+
+/*
+ * A built-in function restricted roles may apply to private rows: built in (not replaceable by
+ * anyone), internal, not volatile, not set-returning, and either LEAKPROOF over trusted types or
+ * in extra_allowed (whose constant arguments the caller validates).
+ */
+static bool
+builtin_allowed(Oid fn, Form_pg_proc proc, const Allowed **extra)
+{
+	int			i;
+
+	*extra = NULL;
+	if (fn >= FirstGenbkiObjectId || proc->pronamespace != PG_CATALOG_NAMESPACE ||
+		proc->proretset || proc->provolatile == PROVOLATILE_VOLATILE ||
+		proc->prolang != INTERNALlanguageId)
+		return false;
+	if ((*extra = extra_entry(fn)) != NULL)
+		return true;
+	if (!proc->proleakproof || !trusted_type(proc->prorettype))
+		return false;
+	for (i = 0; i < proc->pronargs; i++)
+		if (!trusted_type(proc->proargtypes.values[i]))
+			return false;
+	return true;
+}
+
+/* dp_restricted_functions(): the built-in functions and operators' functions restricted roles may
+ * apply to private rows (and dpagg's own dp_date_trunc and dp_extract), for DBAs and auditors. */
+PG_FUNCTION_INFO_V1(dpagg_restricted_functions_sql);
+Datum
+dpagg_restricted_functions_sql(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	Relation	rel;
+	SysScanDesc scan;
+	HeapTuple	tup;
+
+	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
+	rel = table_open(ProcedureRelationId, AccessShareLock);
+	scan = systable_beginscan(rel, InvalidOid, false, NULL, 0, NULL);
+	while (HeapTupleIsValid(tup = systable_getnext(scan)))
+	{
+		Form_pg_proc proc = (Form_pg_proc) GETSTRUCT(tup);
+		const Allowed *extra;
+		Datum		values[2];
+		bool		nulls[2] = {false, false};
+
+		if (!builtin_allowed(proc->oid, proc, &extra))
+			continue;
+		values[0] = ObjectIdGetDatum(proc->oid);
+		values[1] = BoolGetDatum(extra == NULL);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	return (Datum) 0;
+}
+
 /* Validate a constant argument of an allowed function: no value of the data can make it fail. */
 static void
 check_constant_arg(const char *signature, int i, Node *arg)
@@ -393,16 +480,7 @@ function_allowed(Oid fn, List *args, Oid inputcollid, AllowContext *ac)
 		elog(ERROR, "cache lookup failed for function %u", fn);
 	proc = (Form_pg_proc) GETSTRUCT(tup);
 	name = pstrdup(NameStr(proc->proname));
-	/* built-in (not replaceable by anyone), not volatile, not a set-returning function */
-	if (fn < FirstGenbkiObjectId && proc->pronamespace == PG_CATALOG_NAMESPACE &&
-		!proc->proretset && proc->provolatile != PROVOLATILE_VOLATILE &&
-		proc->prolang == INTERNALlanguageId)
-	{
-		if (proc->proleakproof)
-			ok = true;
-		else if ((extra = extra_entry(fn)) != NULL)
-			ok = true;
-	}
+	ok = builtin_allowed(fn, proc, &extra);
 	{
 		Oid			nsp = proc->pronamespace;
 		Oid			lang = proc->prolang;

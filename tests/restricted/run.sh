@@ -30,6 +30,11 @@ INSERT INTO patients SELECT 42, 'rare_x', 61, 'z_rare', 123456 WHERE $2 = 1;
 ANALYZE patients;
 SELECT dp_protect('patients', 'uid');
 GRANT SELECT ON patients TO curious;
+CREATE TABLE shapes (uid integer, c circle, l lseg);
+INSERT INTO shapes SELECT g, circle(point(g, g), g), lseg(point(0, 0), point(g, g)) FROM generate_series(1, 200) g;
+INSERT INTO shapes SELECT 42, '<(0,0),1e200>', '[(1e308,0),(-1e308,0)]' WHERE $2 = 1;
+SELECT dp_protect('shapes', 'uid');
+GRANT SELECT ON shapes TO curious;
 CREATE SCHEMA scratch AUTHORIZATION curious;
 CREATE TABLE scratch.sink (x text);
 ALTER TABLE scratch.sink OWNER TO curious;
@@ -176,6 +181,9 @@ attack "my security-barrier view with my function, joined per private row" "CREA
 attack "an operator of my own on the private value" "CREATE FUNCTION pg_temp.eq(a double precision, b double precision) RETURNS boolean LANGUAGE plpgsql IMMUTABLE AS \$\$ BEGIN RAISE NOTICE 'cmp %', a; RETURN a = b; END \$\$; CREATE OPERATOR pg_temp.=== (FUNCTION = pg_temp.eq, LEFTARG = double precision, RIGHTARG = double precision, RESTRICT = eqsel); SELECT dp_count(1e-9, 1e-12, 'laplace') FROM patients WHERE cost OPERATOR(pg_temp.===) 123456"
 attack "my function as a join condition's cast" "CREATE FUNCTION pg_temp.f(x text) RETURNS int LANGUAGE plpgsql IMMUTABLE AS \$\$ BEGIN RAISE NOTICE 'v %', x; RETURN 1; END \$\$; CREATE TEMP TABLE t2(k int); INSERT INTO t2 VALUES (1); SELECT dp_count(1e-9, 1e-12, 'laplace') FROM patients v JOIN t2 ON t2.k = pg_temp.f(v.zip)"
 attack "a sub-query's value evaluated the first time a private row reaches it" "CREATE FUNCTION pg_temp.ping() RETURNS int LANGUAGE plpgsql AS \$\$ BEGIN RAISE NOTICE 'ping'; RETURN 1; END \$\$; SELECT dp_count(1e-9, 1e-12, 'laplace') FROM patients WHERE cost = 123456 AND age > (SELECT pg_temp.ping())"
+attack "a LEAKPROOF comparison that overflows on the patient's huge circle" "SELECT dp_count(1, 1e-6) FROM shapes WHERE CASE WHEN uid = 42 THEN c < '<(0,0),1>'::circle ELSE false END"
+attack "a LEAKPROOF comparison that overflows on the patient's long segment" "SELECT dp_count(1, 1e-6) FROM shapes WHERE CASE WHEN uid = 42 THEN l < '[(0,0),(1,1)]'::lseg ELSE false END"
+attack "a group key computed by such a comparison" "SELECT c > '<(0,0),1>'::circle AS k, dp_count(1, 1e-6) FROM shapes GROUP BY 1"
 attack "a data-modifying WITH beside the DP query" "CREATE TEMP TABLE store(c double precision); WITH d AS (SELECT dp_count(1.0, 1e-6) c FROM patients), ins AS (INSERT INTO store SELECT c FROM d RETURNING c) SELECT count(*) FROM ins"
 }
 
