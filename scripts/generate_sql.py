@@ -484,6 +484,11 @@ CREATE AGGREGATE dpagg_vadd(double precision[], integer) (
 );
 COMMENT ON AGGREGATE dpagg_vadd(double precision[], integer) IS
   'coordinate-wise sum of the first n elements of double precision vectors (NULL and missing count as 0), saturating';
+-- The aggregate stays public (the per-unit rewrite puts it in analysts' plans); its transition
+-- and combine functions are for it alone: nobody else may call them or build an aggregate on them
+-- (an aggregate runs them with its owner's rights, EXECUTE on the aggregate is all its callers need).
+REVOKE ALL ON FUNCTION dpagg_vadd_trans(double precision[], double precision[], integer),
+  dpagg_vadd_combine(double precision[], double precision[]) FROM PUBLIC;
 
 CREATE FUNCTION dp_mechanisms(
     OUT name text, OUT guarantee text, OUT accepts_zero_delta boolean, OUT description text)

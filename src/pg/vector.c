@@ -229,7 +229,10 @@ clip_add(VSum *sums, int dimension, double bound, double inv_quantum, double *x,
 	bool		anyinf = false;
 
 	if (ARR_ELEMTYPE(arr) != FLOAT8OID)
-		elog(ERROR, "dp_sum_vector: expected double precision[]");
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("%s expects a double precision[] vector", VNAME),
+				 errhint("Cast the vector to double precision[].")));
 	n = ArrayGetNItems(ARR_NDIM(arr), ARR_DIMS(arr));
 	m = Min(n, dimension);
 	p = ARR_DATA_PTR(arr);
@@ -396,17 +399,26 @@ dpagg_vsum_deserialize(PG_FUNCTION_ARGS)
 	(void) dpagg_aggregate_context(fcinfo, VNAME);
 	in = PG_GETARG_BYTEA_PP(0);
 	len = VARSIZE_ANY_EXHDR(in);
+	/* Bytes from outside (an aggregate with this deserialisation function and another's
+	 * serialisation, which only a superuser can build: the state is internal and the function
+	 * not public): malformed input, 22P03 as core's binary input functions (array_recv). */
 	if (len < offsetof(VState, sums))
-		elog(ERROR, "dp_sum_vector: malformed partial state");
+		goto malformed;
 	memcpy(&head, VARDATA_ANY(in), offsetof(VState, sums));
 	if (head.version != VSTATE_VERSION || head.dimension < 1 || head.dimension > DPAGG_MAX_DIMENSION ||
 		len != offsetof(VState, sums) + sizeof(VSum) * head.dimension)
-		elog(ERROR, "dp_sum_vector: malformed partial state");
+		goto malformed;
 	st = palloc(len);
 	memcpy(st, VARDATA_ANY(in), len);
 	st->released = false;
 	st->released_value = NULL;
 	PG_RETURN_POINTER(st);
+malformed:
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+			 errmsg("malformed partial state of %s", VNAME),
+			 errhint("Only dp_sum_vector's own serialisation function makes its partial states.")));
+	PG_RETURN_NULL();			/* keep the compiler quiet */
 }
 
 static Datum
@@ -723,6 +735,23 @@ dpagg_merge_vsum_trans(PG_FUNCTION_ARGS)
  * the first `dimension` elements of each vector added coordinate by coordinate, NULL and missing
  * elements as 0, saturating to +-Infinity (never an overflow error).  An ordinary sum of what it
  * is given.
+ *
+ * The aggregate is public (the per-unit rewrite puts it in analysts' plans, and aggregate execution
+ * checks EXECUTE on the aggregate only); its transition and combine functions are not (the end of
+ * the dpagg_vadd declarations in scripts/generate_sql.py).  Every refusal here is still an ereport
+ * with a real SQLSTATE, never an internal error (XX000), for whoever may call them:
+ *   - the dimension differs between rows (the only misuse open to callers of the aggregate: by the
+ *     transition function within a process, by the combine function between parallel workers), and
+ *     a state of another size: 22023 invalid_parameter_value, as dpagg_vquanta_sum's identical
+ *     checks (core's array_agg uses 2202E for arrays of different dimensionality, but here it is
+ *     the dimension argument that is wrong, not an array subscript);
+ *   - a state with NULL elements (only an aggregate built on these functions with its own initial
+ *     state could pass one): 22004 null_value_not_allowed, as core uses for arrays that must not
+ *     contain NULLs;
+ *   - a call outside an aggregate: 0A000 feature_not_supported, what core raises for a function
+ *     called in a context that cannot run it (a set-returning function where no set is accepted)
+ *     and what dpagg's other support functions (dpagg_aggregate_context, dpagg_vquanta_trans)
+ *     raise.  Core's own transition functions use elog there, which is an XX000.
  */
 static ArrayType *
 vadd_new(int dimension)
@@ -748,7 +777,10 @@ vadd_into(ArrayType *acc, ArrayType *arr)
 	int			j;
 
 	if (ARR_ELEMTYPE(arr) != FLOAT8OID)
-		elog(ERROR, "dpagg_vadd: expected double precision[]");
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("dpagg_vadd expects double precision[] vectors"),
+				 errhint("Cast the vectors to double precision[].")));
 	for (j = 0; j < Min(n, dim); j++)
 	{
 		if (bitmap == NULL || (*bitmap & bitmask))
@@ -767,6 +799,37 @@ vadd_into(ArrayType *acc, ArrayType *arr)
 	}
 }
 
+/*
+ * A state of dpagg_vadd: `dimension` coordinates (any number from 1 to the largest dimension if
+ * dimension is -1), none NULL.  The state is made by vadd_new, one double per coordinate, and is
+ * added to in place; the checks keep vadd_into within it whatever array it is given.
+ */
+static void
+vadd_check_state(ArrayType *st, int dimension)
+{
+	int			n = ArrayGetNItems(ARR_NDIM(st), ARR_DIMS(st));
+
+	if (ARR_ELEMTYPE(st) != FLOAT8OID)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("dpagg_vadd expects double precision[] vectors"),
+				 errhint("Cast the vectors to double precision[].")));
+	if (dimension < 0 ? n < 1 || n > DPAGG_MAX_DIMENSION : n != dimension)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("the dimension of dpagg_vadd changed between rows"),
+				 dimension < 0 ?
+				 errdetail("A partial sum has %d coordinates, not between 1 and %d.",
+						   n, DPAGG_MAX_DIMENSION) :
+				 errdetail("The sum so far has %d coordinates, not %d.", n, dimension),
+				 errhint("Pass the same dimension on every row, as a constant.")));
+	if (ARR_HASNULL(st))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("a partial sum of dpagg_vadd must not contain NULL elements"),
+				 errhint("Use the aggregate dpagg_vadd(vector, dimension), which makes its own sums.")));
+}
+
 PG_FUNCTION_INFO_V1(dpagg_vadd_trans);
 Datum
 dpagg_vadd_trans(PG_FUNCTION_ARGS)
@@ -776,7 +839,10 @@ dpagg_vadd_trans(PG_FUNCTION_ARGS)
 	int			dimension;
 
 	if (!AggCheckCallContext(fcinfo, &cxt))
-		elog(ERROR, "dpagg_vadd_trans called in non-aggregate context");
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("dpagg_vadd_trans can only be called as the transition function of dpagg_vadd"),
+				 errhint("Use the aggregate dpagg_vadd(vector, dimension).")));
 	if (PG_ARGISNULL(2) || (dimension = PG_GETARG_INT32(2)) < 1 || dimension > DPAGG_MAX_DIMENSION)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -791,8 +857,7 @@ dpagg_vadd_trans(PG_FUNCTION_ARGS)
 	}
 	else
 		acc = PG_GETARG_ARRAYTYPE_P(0);
-	if (ArrayGetNItems(ARR_NDIM(acc), ARR_DIMS(acc)) != dimension || ARR_HASNULL(acc))
-		elog(ERROR, "dpagg_vadd: state of the wrong size");
+	vadd_check_state(acc, dimension);
 	if (!PG_ARGISNULL(1))
 		vadd_into(acc, PG_GETARG_ARRAYTYPE_P(1));
 	PG_RETURN_ARRAYTYPE_P(acc);
@@ -807,7 +872,10 @@ dpagg_vadd_combine(PG_FUNCTION_ARGS)
 	ArrayType  *b;
 
 	if (!AggCheckCallContext(fcinfo, &cxt))
-		elog(ERROR, "dpagg_vadd_combine called in non-aggregate context");
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("dpagg_vadd_combine can only be called as the combine function of dpagg_vadd"),
+				 errhint("Use the aggregate dpagg_vadd(vector, dimension).")));
 	if (PG_ARGISNULL(1))
 	{
 		if (PG_ARGISNULL(0))
@@ -815,6 +883,7 @@ dpagg_vadd_combine(PG_FUNCTION_ARGS)
 		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
 	}
 	b = PG_GETARG_ARRAYTYPE_P(1);
+	vadd_check_state(b, -1);
 	if (PG_ARGISNULL(0))
 	{
 		MemoryContext old = MemoryContextSwitchTo(cxt);
@@ -824,9 +893,7 @@ dpagg_vadd_combine(PG_FUNCTION_ARGS)
 		PG_RETURN_ARRAYTYPE_P(a);
 	}
 	a = PG_GETARG_ARRAYTYPE_P(0);
-	if (ArrayGetNItems(ARR_NDIM(a), ARR_DIMS(a)) != ArrayGetNItems(ARR_NDIM(b), ARR_DIMS(b)) ||
-		ARR_HASNULL(a) || ARR_HASNULL(b))
-		elog(ERROR, "dpagg_vadd: states of different sizes");
+	vadd_check_state(a, ArrayGetNItems(ARR_NDIM(b), ARR_DIMS(b)));
 	vadd_into(a, b);
 	PG_RETURN_ARRAYTYPE_P(a);
 }
