@@ -7,6 +7,8 @@ INSERT INTO staff SELECT g, 'd' || g % 3, 1000 + g, timestamp '2020-01-01' + g *
 ANALYZE staff;
 CREATE TABLE depts (dept text PRIMARY KEY, region text);
 INSERT INTO depts VALUES ('d0', 'north'), ('d1', 'south'), ('d2', 'south');
+-- Restricted roles read only relations declared private or public (and their own temporary ones).
+SECURITY LABEL FOR dpagg ON TABLE depts IS 'public';
 SELECT dp_protect('staff', 'uid');
 CREATE ROLE dp_analyst;
 CREATE ROLE dp_team;
@@ -71,7 +73,7 @@ SELECT count(*) - :before AS charged FROM dp_ledger;
 -- after the analyst's filters, and salary / 1000 can fail (float division underflows).
 GRANT CREATE ON SCHEMA public TO dp_analyst;
 SET ROLE dp_analyst;
-CREATE VIEW peek AS SELECT uid, salary / 0 AS x FROM staff;
+CREATE TEMP VIEW peek AS SELECT uid, salary / 0 AS x FROM staff;
 RESET ROLE;
 CREATE VIEW peek_private AS SELECT uid, dept, salary / 1000 AS x FROM staff;
 SELECT dp_protect('peek_private', 'uid');
@@ -203,6 +205,48 @@ SET ROLE dp_analyst;
 SELECT expect_error($$SELECT dp_count(1, 1e-5) FROM staff WHERE uid = 42 AND dept LIKE 'd%' COLLATE ci$$) AS error;
 RESET ROLE;
 DROP COLLATION ci;
+
+-- Deny by default: a restricted role reads only relations declared private or public, its own
+-- temporary relations and the catalog (without the sizes and statistics); it may write where it
+-- is granted.  A table nobody declared (restored without its labels, say) is refused.
+CREATE TABLE parted (k integer, v text) PARTITION BY LIST (k);
+CREATE TABLE parted_1 PARTITION OF parted FOR VALUES IN (1);
+INSERT INTO parted VALUES (1, 'one');
+GRANT SELECT ON parted, parted_1 TO dp_analyst;
+SET ROLE dp_analyst;
+SELECT q, expect_error(q) AS error
+FROM (VALUES
+  ($$SELECT count(*) FROM sink$$),
+  ($$INSERT INTO sink VALUES ('d9', 1)$$),
+  ($$SELECT * FROM parted$$),
+  ($$CREATE TEMP TABLE own AS SELECT 1 AS x$$),
+  ($$SELECT x FROM own$$),
+  ($$SELECT relname, relkind FROM pg_class WHERE relname = 'staff'$$),
+  ($$SELECT reltuples FROM pg_class WHERE relname = 'staff'$$),
+  ($$SELECT * FROM pg_class WHERE relname = 'staff'$$),
+  ($$SELECT pg_relation_size('staff')$$),
+  ($$SELECT pg_total_relation_size('staff')$$),
+  ($$SELECT n_live_tup FROM pg_stat_user_tables$$),
+  ($$SELECT count(*) FROM dp_public$$)
+) v(q);
+COPY sink TO STDOUT;
+RESET ROLE;
+SELECT expect_error($$SECURITY LABEL FOR dpagg ON TABLE parted_1 IS 'public'$$) AS partition_label;
+SECURITY LABEL FOR dpagg ON TABLE parted IS 'public';
+SECURITY LABEL FOR dpagg ON TABLE sink IS ' PUBLIC ';
+SELECT * FROM dp_public ORDER BY 2;
+SELECT count(*) AS public_in_dp_protected FROM dp_protected WHERE relation IN ('parted'::regclass, 'sink'::regclass);
+SET ROLE dp_analyst;
+SELECT * FROM parted_1;
+SELECT count(*) FROM sink;
+COPY sink TO STDOUT;
+RESET ROLE;
+-- Only 'public' for a function; and a label other than a protection or 'public' is refused.
+SELECT expect_error($$SECURITY LABEL FOR dpagg ON FUNCTION leak(double precision) IS 'secret'$$) AS function_label,
+       expect_error($$SECURITY LABEL FOR dpagg ON TABLE sink IS 'publicly'$$) AS table_label;
+SECURITY LABEL FOR dpagg ON TABLE parted IS NULL;
+SECURITY LABEL FOR dpagg ON TABLE sink IS NULL;
+DROP TABLE parted, own;
 
 -- Membership counts: a member of a restricted role is restricted.
 SET ROLE dp_member;

@@ -298,7 +298,8 @@ dpagg_planner(Query *parse, const char *query_string, int options, ParamListInfo
 	/* Per-unit bounding over private relations (bound.c): the analyst's query may not name the
 	 * per-unit aggregates; dpagg's aggregates over private relations are rewritten into them. */
 	dpagg_refuse_unit_aggregates(parse);
-	dpagg_restrict_check_catalog(parse);
+	/* a restricted session reads only what is allowed (restrict_objects.c) */
+	dpagg_restrict_check_objects(parse);
 	dpagg_bound_query(parse);
 	stmt = plan_citus(parse, query_string, options, params, DPAGG_CITUS_WORKER);
 	/* Last, on the finished plan that every check above has seen. */

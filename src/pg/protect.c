@@ -32,6 +32,7 @@
 #include "catalog/pg_authid.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_namespace.h"
+#include "catalog/pg_proc.h"
 #include "catalog/pg_inherits.h"
 #include "catalog/pg_seclabel.h"
 #include "commands/seclabel.h"
@@ -297,11 +298,21 @@ relabel(const ObjectAddress *object, const char *seclabel)
 		dpagg_relabel_role(object, seclabel);	/* restricted analysts (restrict.c) */
 		return;
 	}
+	if (object->classId == ProcedureRelationId)
+	{
+		/* a function restricted roles may call although it is written in C (restrict_objects.c) */
+		if (seclabel != NULL && !dpagg_label_is_public(seclabel))
+			ereport(ERROR,
+					(errcode(ERRCODE_SYNTAX_ERROR),
+					 errmsg("invalid dpagg label for a function: %s", dpagg_quote_input(seclabel)),
+					 errhint("The only label for a function is 'public'.")));
+		return;
+	}
 	if (object->classId != RelationRelationId)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("dpagg labels apply to tables, views and materialized views only"),
-				 errhint("Label the relation, naming its privacy-unit column in the label.")));
+				 errmsg("dpagg labels apply to tables, views and materialized views, roles and functions only"),
+				 errhint("Label the relation, naming its privacy-unit column in the label, or 'public'.")));
 	if (object->objectSubId != 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
@@ -328,7 +339,7 @@ relabel(const ObjectAddress *object, const char *seclabel)
 						get_rel_name(object->objectId)),
 				 errdetail("A private partition of a table that is not private would be read, unbounded, through that table."),
 				 errhint("Label the root of the partitioned table; its partitions are private with it.")));
-	if (seclabel != NULL)
+	if (seclabel != NULL && !dpagg_label_is_public(seclabel))
 	{
 		dpagg_parse_protection(seclabel, &p);
 		check_unit_column(object->objectId, &p);
@@ -358,6 +369,7 @@ typedef struct CacheEntry
 {
 	Oid			relid;			/* hash key */
 	bool		valid;
+	bool		public;			/* labelled 'public' (itself or an ancestor) */
 	bool		private;
 	Oid			labelled;		/* the relation carrying the label (itself or an ancestor) */
 	DpProtection protection;
@@ -381,7 +393,23 @@ invalidate(Datum arg, Oid relid)
 			e->valid = false;
 }
 
-static bool
+/*
+ * 'public': a relation a restricted role may read raw (restrict_objects.c), or a function it may
+ * call; any other label of a relation is a protection.
+ */
+bool
+dpagg_label_is_public(const char *label)
+{
+	const char *p = skip_blanks(label);
+	size_t		n = strlen(p);
+
+	while (n > 0 && (p[n - 1] == ' ' || p[n - 1] == '\t' || p[n - 1] == '\n' || p[n - 1] == '\r'))
+		n--;
+	return n == 6 && pg_strncasecmp(p, "public", 6) == 0;
+}
+
+/* The relation's own label: 1 a protection (in *out), 2 'public', 0 none. */
+static int
 label_of(Oid relid, DpProtection *out)
 {
 	ObjectAddress obj;
@@ -390,13 +418,24 @@ label_of(Oid relid, DpProtection *out)
 	ObjectAddressSet(obj, RelationRelationId, relid);
 	label = GetSecurityLabel(&obj, PROVIDER);
 	if (label == NULL)
-		return false;
+		return 0;
+	if (dpagg_label_is_public(label))
+		return 2;
 	dpagg_parse_protection(label, out);
-	return true;
+	return 1;
 }
 
+static CacheEntry *lookup(Oid relid);
+
+/* Is the relation declared public (or a partition of one)? */
 bool
-dpagg_relation_protection(Oid relid, DpProtection *out, Oid *labelled)
+dpagg_relation_public(Oid relid)
+{
+	return lookup(relid)->public;
+}
+
+static CacheEntry *
+lookup(Oid relid)
 {
 	CacheEntry *e;
 	bool		found;
@@ -418,9 +457,12 @@ dpagg_relation_protection(Oid relid, DpProtection *out, Oid *labelled)
 		DpProtection p;
 		Oid			at = InvalidOid;
 
+		int			kind;
+
 		e->valid = false;
 		e->private = false;
-		if (label_of(relid, &p))
+		e->public = false;
+		if ((kind = label_of(relid, &p)) != 0)
 			at = relid;
 		else if (get_rel_relispartition(relid))
 		{
@@ -429,7 +471,7 @@ dpagg_relation_protection(Oid relid, DpProtection *out, Oid *labelled)
 
 			foreach(lc, ancestors)
 			{
-				if (label_of(lfirst_oid(lc), &p))
+				if ((kind = label_of(lfirst_oid(lc), &p)) != 0)
 				{
 					at = lfirst_oid(lc);
 					break;
@@ -443,15 +485,26 @@ dpagg_relation_protection(Oid relid, DpProtection *out, Oid *labelled)
 			 * private: its rows are the relation's (citus.c). */
 			Oid			logical = dpagg_citus_shard_of(relid);
 
-			if (OidIsValid(logical) && label_of(logical, &p))
+			if (OidIsValid(logical) && (kind = label_of(logical, &p)) != 0)
 				at = logical;
 		}
+		e->public = kind == 2;
+		if (e->public)
+			at = InvalidOid;
 		e->private = OidIsValid(at);
 		e->labelled = at;
 		if (e->private)
 			e->protection = p;
 		e->valid = true;
 	}
+	return e;
+}
+
+bool
+dpagg_relation_protection(Oid relid, DpProtection *out, Oid *labelled)
+{
+	CacheEntry *e = lookup(relid);
+
 	if (e->private)
 	{
 		if (out)
@@ -758,7 +811,7 @@ unit_column_drop_guard(ObjectAccessType access, Oid classId, Oid objectId, int s
 		DpProtection p;
 		char	   *name;
 
-		if (!label_of(objectId, &p))
+		if (label_of(objectId, &p) != 1)
 			return;
 		name = get_attname(objectId, (AttrNumber) subId, true);
 		if (name != NULL && strcmp(name, p.unit) == 0)
@@ -789,7 +842,7 @@ attach_guard(RangeVar *child)
 	Oid			relid = RangeVarGetRelid(child, NoLock, true);
 	DpProtection p;
 
-	if (OidIsValid(relid) && label_of(relid, &p))
+	if (OidIsValid(relid) && label_of(relid, &p) == 1)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("\"%s\" is private and cannot be attached as a partition",
@@ -840,7 +893,7 @@ unit_column_rename_guard(PlannedStmt *pstmt, const char *queryString, bool readO
 		Oid			relid = RangeVarGetRelid(stmt->relation, NoLock, true);
 		DpProtection p;
 
-		if (OidIsValid(relid) && label_of(relid, &p) && strcmp(stmt->subname, p.unit) == 0)
+		if (OidIsValid(relid) && label_of(relid, &p) == 1 && strcmp(stmt->subname, p.unit) == 0)
 			unit_column_changed(relid, stmt->subname, "rename");
 	}
 	dpagg_restrict_utility_enter(node);

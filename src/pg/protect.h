@@ -25,6 +25,8 @@ extern void dpagg_parse_protection(const char *label, DpProtection *out);
 /* Is the relation private (labelled itself, or a partition of a labelled table)?  If so, fill
  * *out and *labelled (the relation carrying the label) where not NULL.  Cached per backend. */
 extern bool dpagg_relation_protection(Oid relid, DpProtection *out, Oid *labelled);
+extern bool dpagg_relation_public(Oid relid);
+extern bool dpagg_label_is_public(const char *label);
 
 /*
  * Until per-unit bounding is implemented: refuse a statement that runs one of dpagg's aggregates

@@ -27,10 +27,23 @@ CREATE VIEW dp_protected AS
     FROM pg_seclabel s
     JOIN pg_class c ON c.oid = s.objoid
     CROSS JOIN LATERAL dpagg_protection_fields(s.label) f
-   WHERE s.provider = 'dpagg' AND s.classoid = 'pg_class'::regclass AND s.objsubid = 0;
+   WHERE s.provider = 'dpagg' AND s.classoid = 'pg_class'::regclass AND s.objsubid = 0
+     AND lower(btrim(s.label, E' \t\n\r')) <> 'public';
 COMMENT ON VIEW dp_protected IS
   'the relations declared private in this database, with their privacy unit and contribution bounds (partitions of a private table are private too)';
 GRANT SELECT ON dp_protected TO PUBLIC;
+
+-- What restricted roles may read raw besides the catalog and their own temporary objects, and the
+-- functions in C of other extensions they may call (src/pg/restrict_objects.c): objects a
+-- superuser labelled 'public', e.g.  SECURITY LABEL FOR dpagg ON TABLE regions IS 'public';
+CREATE VIEW dp_public AS
+  SELECT s.objtype AS object_type, s.objname AS object
+    FROM pg_seclabels s
+   WHERE s.provider = 'dpagg' AND s.objtype <> 'role'
+     AND lower(btrim(s.label, E' \t\n\r')) = 'public';
+COMMENT ON VIEW dp_public IS
+  'the relations restricted roles may read raw and the functions in C they may call, declared public by a superuser (SECURITY LABEL FOR dpagg ... IS ''public'')';
+GRANT SELECT ON dp_public TO PUBLIC;
 
 -- The order in which each privacy unit keeps at most max_groups_contributed of its groups: a
 -- uniform number in [0, 1) from dpagg's secure generator, drawn afresh on every call (setseed

@@ -142,17 +142,38 @@ role_restricted(Oid role, List *labelled)
 	return false;
 }
 
+/*
+ * Is this session restricted?  Asked for every statement, so cached for the current (session
+ * user, current user) pair, and forgotten when a role's label changes (relabelling invalidates
+ * every relation: restrict_invalidated) or a role or a membership does (membership_changed).
+ */
+static int	cached_restricted = -1;
+static Oid	cached_session_user = InvalidOid;
+static Oid	cached_user = InvalidOid;
+
 bool
 dpagg_session_restricted(void)
 {
-	List	   *labelled = restricted_roles();
-	bool		r;
+	List	   *labelled;
+	bool		r = false;
 
-	if (labelled == NIL)
-		return false;
-	r = role_restricted(GetSessionUserId(), labelled) || role_restricted(GetUserId(), labelled);
+	if (cached_restricted >= 0 && cached_session_user == GetSessionUserId() &&
+		cached_user == GetUserId())
+		return cached_restricted == 1;
+	labelled = restricted_roles();
+	if (labelled != NIL)
+		r = role_restricted(GetSessionUserId(), labelled) || role_restricted(GetUserId(), labelled);
 	list_free(labelled);
+	cached_session_user = GetSessionUserId();
+	cached_user = GetUserId();
+	cached_restricted = r ? 1 : 0;
 	return r;
+}
+
+static void
+restrict_invalidated(Datum arg, Oid relid)
+{
+	cached_restricted = -1;
 }
 
 /* dp_restricted(role): is the role restricted (itself or through membership)? */
@@ -924,14 +945,8 @@ void
 dpagg_restrict_utility_enter(Node *stmt)
 {
 	if (IsA(stmt, CopyStmt) && ((CopyStmt *) stmt)->relation != NULL)
-	{
-		Oid			relid = RangeVarGetRelid(((CopyStmt *) stmt)->relation, NoLock, true);
-
-		if (OidIsValid(relid) && dpagg_relation_protection(relid, NULL, NULL) &&
-			dpagg_session_restricted())
-			refuse("restricted roles cannot COPY a private relation", NULL,
-				   "Aggregate it with dpagg's aggregates.");
-	}
+		dpagg_restrict_check_copy(RangeVarGetRelid(((CopyStmt *) stmt)->relation, NoLock, true),
+								  ((CopyStmt *) stmt)->is_from);
 	if (IsA(stmt, CreateTableAsStmt) || IsA(stmt, RefreshMatViewStmt))
 		in_create_as++;
 }
@@ -981,6 +996,7 @@ dpagg_restrict_track(MemoryContext query_cxt)
 static void
 membership_changed(Datum arg, int cacheid, uint32 hashvalue)
 {
+	cached_restricted = -1;
 	ResetPlanCache();
 }
 
@@ -990,6 +1006,7 @@ dpagg_restrict_init(void)
 	prev_emit_log_hook = emit_log_hook;
 	emit_log_hook = restrict_emit_log;
 	CacheRegisterSyscacheCallback(AUTHMEMMEMROLE, membership_changed, (Datum) 0);
+	CacheRegisterRelcacheCallback(restrict_invalidated, (Datum) 0);
 	/* ... and a role that loses SUPERUSER (never restricted) may become restricted */
 	CacheRegisterSyscacheCallback(AUTHOID, membership_changed, (Datum) 0);
 }
@@ -1029,52 +1046,4 @@ dpagg_restrict_check_executor(PlannedStmt *stmt, bool explained, bool reads_priv
 	/* Every expression that runs while private rows are read (restrict_plan.c). */
 	dpagg_restrict_check_plan(stmt);
 	return true;
-}
-
-/*
- * The planner's statistics of private columns (most common values and their frequencies,
- * histograms) are readable through pg_stats by any role that may SELECT the column: a restricted
- * session may not read the statistics views at all.
- */
-static bool
-stats_view_walker(Node *node, void *context)
-{
-	if (node == NULL)
-		return false;
-	if (IsA(node, Query))
-		return query_tree_walker((Query *) node, stats_view_walker, context, QTW_EXAMINE_RTES_BEFORE);
-	if (IsA(node, RangeTblEntry))
-	{
-		RangeTblEntry *rte = (RangeTblEntry *) node;
-
-		if (rte->rtekind == RTE_RELATION && rte->relid < FirstNormalObjectId &&
-			get_rel_namespace(rte->relid) == PG_CATALOG_NAMESPACE)
-		{
-			const char *name = get_rel_name(rte->relid);
-
-			/* pg_stats*, pg_statistic*, and the activity counters pg_stat_* and pg_statio_*
-			 * (rows fetched, inserted, read through an index: counts of private rows) */
-			if (name && strncmp(name, "pg_stat", 7) == 0)
-				return true;
-		}
-		return false;
-	}
-	if (IsA(node, FuncExpr) && ((FuncExpr *) node)->funcid < FirstGenbkiObjectId)
-	{
-		char	   *name = get_func_name(((FuncExpr *) node)->funcid);
-
-		if (name && strncmp(name, "pg_stat_get_", 12) == 0 &&
-			get_func_namespace(((FuncExpr *) node)->funcid) == PG_CATALOG_NAMESPACE)
-			return true;
-	}
-	return expression_tree_walker(node, stats_view_walker, context);
-}
-
-void
-dpagg_restrict_check_catalog(Query *parse)
-{
-	if (stats_view_walker((Node *) parse, NULL) && dpagg_session_restricted())
-		refuse("restricted roles cannot read the planner's statistics or the activity counters",
-			   "pg_stats and pg_stats_ext show the most common values, their frequencies and histograms of columns, private ones included; pg_stat_* and pg_statio_* count the rows each query read.",
-			   "Ask a DBA for what you need; query private relations with dpagg's aggregates.");
 }

@@ -207,7 +207,9 @@ extern void dpagg_restrict_utility_leave(Node *stmt);
 extern bool dpagg_restrict_check_executor(PlannedStmt *stmt, bool instrumented, bool reads_private);
 extern void dpagg_restrict_track(MemoryContext query_cxt);
 extern void dpagg_restrict_init(void);
-extern void dpagg_restrict_check_catalog(Query *parse);
+/* What a restricted role may read at all (restrict_objects.c). */
+extern void dpagg_restrict_check_objects(Query *parse);
+extern void dpagg_restrict_check_copy(Oid relid, bool is_from);
 extern void dpagg_restrict_check_plan_expr(Node *node, const char *where, Bitmapset *nest_params);
 extern void dpagg_restrict_refuse(const char *msg, const char *detail, const char *hint) pg_attribute_noreturn();
 /* A restricted statement's finished plan (restrict_plan.c). */

@@ -12,7 +12,7 @@ cd "$(dirname "$0")/../.."
 
 if [ -z "${DPAGG_RESTRICTED_INSIDE:-}" ]; then
   export DPAGG_RESTRICTED_INSIDE=1
-  exec timeout 600 pg_virtualenv -t -v 15 -o shared_preload_libraries=dpagg "$0" "$@"
+  exec timeout 600 pg_virtualenv -t -v 15 -o shared_preload_libraries=dpagg,pg_stat_statements "$0" "$@"
 fi
 
 PSQL=(psql -X -q -At -v ON_ERROR_STOP=1)
@@ -22,6 +22,7 @@ setup() {  # setup <database> <with the patient: 1 or 0>
   createdb "$1"
   psql -X -q -v ON_ERROR_STOP=1 -d "$1" >/dev/null <<SQL
 CREATE EXTENSION dpagg;
+CREATE EXTENSION pg_stat_statements;
 DO \$\$ BEGIN CREATE ROLE curious LOGIN PASSWORD 'curious'; EXCEPTION WHEN duplicate_object THEN NULL; END \$\$;
 CREATE TABLE patients (uid integer, diagnosis text, age integer, zip text, cost double precision);
 INSERT INTO patients SELECT g, 'd' || g % 5, 20 + g % 60, 'z' || g % 10, 1000 + g % 500
@@ -35,6 +36,9 @@ INSERT INTO shapes SELECT g, circle(point(g, g), g), lseg(point(0, 0), point(g, 
 INSERT INTO shapes SELECT 42, '<(0,0),1e200>', '[(1e308,0),(-1e308,0)]' WHERE $2 = 1;
 SELECT dp_protect('shapes', 'uid');
 GRANT SELECT ON shapes TO curious;
+CREATE TABLE unlabelled (uid integer, cost double precision);
+INSERT INTO unlabelled SELECT uid, cost FROM patients;
+GRANT SELECT ON unlabelled TO curious;
 CREATE SCHEMA scratch AUTHORIZATION curious;
 CREATE TABLE scratch.sink (x text);
 ALTER TABLE scratch.sink OWNER TO curious;
@@ -68,6 +72,12 @@ CREATE COLLATION scratch.ci (provider = icu, locale = 'und-u-ks-level2', determi
 CREATE TABLE scratch.keys (k text COLLATE scratch.ci, a text COLLATE "C", b text COLLATE "POSIX");
 INSERT INTO scratch.keys VALUES ('z', 'a', 'b');
 SQL
+done
+
+# The DBA declares the analyst's own tables public (restricted roles read nothing undeclared).
+for db in with_42 without_42; do
+  psql -X -q -d "$db" -c "SECURITY LABEL FOR dpagg ON TABLE scratch.one IS 'public'" \
+    -c "SECURITY LABEL FOR dpagg ON TABLE scratch.keys IS 'public'" >/dev/null
 done
 
 # try <refused: 1 or 0> "<what is tried>" "<SQL as the analyst>": run in both databases; the
@@ -184,6 +194,13 @@ attack "a sub-query's value evaluated the first time a private row reaches it" "
 attack "a LEAKPROOF comparison that overflows on the patient's huge circle" "SELECT dp_count(1, 1e-6) FROM shapes WHERE CASE WHEN uid = 42 THEN c < '<(0,0),1>'::circle ELSE false END"
 attack "a LEAKPROOF comparison that overflows on the patient's long segment" "SELECT dp_count(1, 1e-6) FROM shapes WHERE CASE WHEN uid = 42 THEN l < '[(0,0),(1,1)]'::lseg ELSE false END"
 attack "a group key computed by such a comparison" "SELECT c > '<(0,0),1>'::circle AS k, dp_count(1, 1e-6) FROM shapes GROUP BY 1"
+# Deny by default, and no counters: what a restricted role may read at all (restrict_objects.c).
+attack "a table nobody declared private or public" "SELECT cost FROM unlabelled WHERE uid = 42"
+attack "pg_stat_statements' buffer counts of my DP queries" "SELECT coalesce(sum(shared_blks_hit + shared_blks_read), 0) FROM pg_stat_statements WHERE query LIKE '%patients%'"
+attack "pg_stat_statements' function" "SELECT count(*) FROM pg_stat_statements(true)"
+attack "the row estimates in pg_class" "SELECT reltuples FROM pg_class WHERE relname = 'patients'"
+attack "the size of the private table" "SELECT pg_relation_size('patients')"
+attack "COPY a table nobody declared" "COPY unlabelled TO STDOUT"
 attack "a data-modifying WITH beside the DP query" "CREATE TEMP TABLE store(c double precision); WITH d AS (SELECT dp_count(1.0, 1e-6) c FROM patients), ins AS (INSERT INTO store SELECT c FROM d RETURNING c) SELECT count(*) FROM ins"
 }
 
@@ -205,6 +222,26 @@ out=$(analyst -d with_42 -c "SELECT round(dp_count(1e5, 0, 'laplace')) FROM pati
 check "a DP count over the table counts patients (epsilon 1e5: 2000 with the patient)" 2000 "$out"
 charged=$(psql -X -q -At -d with_42 -c "SELECT count(*) > 0 FROM dp_ledger WHERE role = 'curious'")
 check "the analyst's releases are charged to the analyst" t "$charged"
+
+# A non-superuser restores a dump of a private table (restore with --no-owner): the security label
+# needs a superuser and is lost, the data and the GRANTs are restored.  The restricted analyst
+# must still be unable to read the rows: nothing undeclared is readable.
+psql -X -q -d with_42 >/dev/null 2>&1 <<'SQL'
+CREATE ROLE loader LOGIN PASSWORD 'loader';
+CREATE TABLE loaded AS SELECT * FROM patients;
+ALTER TABLE loaded OWNER TO loader;
+SELECT dp_protect('loaded', 'uid');
+GRANT SELECT ON loaded TO curious;
+SQL
+dump=$(mktemp); pg_dump -d with_42 -t loaded -Fc -f "$dump"
+createdb restored
+psql -X -q -d restored -c "CREATE EXTENSION dpagg" -c "GRANT CREATE ON SCHEMA public TO loader" >/dev/null
+env PGPASSWORD=loader pg_restore -U loader --no-owner -d restored "$dump" >/dev/null 2>&1 || true
+rm -f "$dump"
+check "a non-superuser's restore brings back the rows and the grant, not the label" "2000|1|0" \
+  "$(psql -X -q -At -d restored -c "SELECT (SELECT count(*) FROM loaded) || '|' || has_table_privilege('curious', 'loaded', 'SELECT')::int || '|' || (SELECT count(*) FROM dp_protected)")"
+out=$(analyst -d restored -c "SELECT count(*) FROM loaded" 2>&1 | head -1)
+check "the restricted analyst cannot read the restored table" "ERROR:  restricted roles cannot read \"public.loaded\"" "$out"
 
 echo "restricted: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

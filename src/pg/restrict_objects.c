@@ -1,0 +1,354 @@
+/*
+ * restrict_objects.c — what a restricted role may read at all (README, "Restricted analysts";
+ * docs/restricted.md, "What a restricted role can read").
+ *
+ * Deny by default, as pg_diffix does (its allowed_objects.c): in every statement of a restricted
+ * session, each relation the statement reads must be
+ *   - private (labelled with a protection: read only through dpagg's aggregates, restrict.c),
+ *   - declared public by a superuser (SECURITY LABEL FOR dpagg ON TABLE t IS 'public'),
+ *   - one of the session's own temporary relations,
+ *   - dpagg's own views (budgets, ledger, protections), or
+ *   - the system catalog (pg_catalog, information_schema), except what counts rows: the
+ *     statistics and activity views and tables (pg_stat*, pg_statio*, pg_statistic*), the size
+ *     columns of pg_class (reltuples, relpages, relallvisible) and the size functions;
+ * and each function it calls that is written in C (or internal) must be built in, dpagg's, or
+ * declared public: another extension's C code can read what the executor never sees
+ * (pg_stat_statements' per-statement buffer counts, pg_stat_monitor, pg_stat_kcache,
+ * pg_qualstats).  Functions in SQL or a procedural language are not refused here: the statements
+ * they run are checked by the same rule.  Everything else is refused with 42501 and a hint naming
+ * the label to set, before the statement is planned.  So a table restored without its labels by a
+ * non-superuser (labels need one), or one nobody declared, cannot be read by a restricted role.
+ *
+ * The bodies of views declared private or public are the DBA's and are not walked; a temporary
+ * view's body is walked like the query.
+ */
+#include "site.h"
+#include "protect.h"
+
+#include "access/sysattr.h"
+#include "catalog/dependency.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_aggregate.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_language.h"
+#include "catalog/pg_namespace.h"
+#include "catalog/pg_proc.h"
+#include "access/transam.h"
+#include "commands/extension.h"
+#include "commands/seclabel.h"
+#include "miscadmin.h"
+#include "nodes/nodeFuncs.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/regproc.h"
+#include "utils/syscache.h"
+
+#define PROVIDER "dpagg"
+
+static void pg_attribute_noreturn()
+refuse_relation(Oid relid, const char *why)
+{
+	const char *name = get_rel_name(relid);
+	const char *nsp = get_namespace_name(get_rel_namespace(relid));
+
+	ereport(ERROR,
+			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+			 errmsg("restricted roles cannot read \"%s.%s\"", nsp ? nsp : "?", name ? name : "?"),
+			 errdetail("%s", why),
+			 errhint("A superuser may declare it public (SECURITY LABEL FOR dpagg ON TABLE %s IS 'public') or private (dp_protect).",
+					 quote_qualified_identifier(nsp, name))));
+}
+
+/* Statistics and counters by name, in any schema and whatever their label: the catalog's
+ * (pg_stats, pg_stat_*, pg_statio_*, pg_statistic*) and the extensions' that count per statement
+ * (pg_stat_statements, pg_stat_monitor, pg_stat_kcache, pg_qualstats). */
+static bool
+stats_name(const char *name)
+{
+	if (name == NULL || strcmp(name, "pg_statistic_ext") == 0)
+		return false;			/* extended statistics' definitions (psql's \d reads them), not their data */
+	return strncmp(name, "pg_stat", 7) == 0 || strncmp(name, "pg_qualstats", 12) == 0;
+}
+
+static void pg_attribute_noreturn()
+refuse_stats(void)
+{
+	dpagg_restrict_refuse("restricted roles cannot read statistics or counters of statements, relations or columns",
+						  "pg_stats and pg_stats_ext show the most common values, their frequencies and histograms of columns, private ones included; pg_stat_*, pg_statio_*, pg_stat_statements and their like count the rows and buffers each query read.",
+						  "Ask a DBA for what you need; query private relations with dpagg's aggregates.");
+}
+
+static Oid
+dpagg_extension(void)
+{
+	return get_extension_oid("dpagg", true);
+}
+
+/*
+ * May a restricted role read this relation?  *walk_body: a view whose body must be checked too
+ * (a temporary one); false for views a superuser declared, the catalog's and dpagg's.
+ */
+static void
+check_relation(RangeTblEntry *rte, bool *walk_body)
+{
+	Oid			relid = rte->relid;
+	Oid			nsp = get_rel_namespace(relid);
+
+	*walk_body = false;
+	if (stats_name(get_rel_name(relid)))
+		refuse_stats();
+	if (dpagg_relation_protection(relid, NULL, NULL) || dpagg_relation_public(relid))
+		return;
+	if (isTempNamespace(nsp))
+	{
+		*walk_body = true;
+		return;
+	}
+	if (nsp == PG_CATALOG_NAMESPACE || relid < FirstNormalObjectId ||
+		nsp == get_namespace_oid("information_schema", true))
+	{
+		if (relid == RelationRelationId)
+		{
+			/* the planner's size estimates of every relation: rows and pages */
+			static const AttrNumber sizes[] = {Anum_pg_class_reltuples, Anum_pg_class_relpages,
+			Anum_pg_class_relallvisible, InvalidAttrNumber};
+			int			i;
+
+			for (i = 0; i < lengthof(sizes); i++)
+				if (bms_is_member(sizes[i] - FirstLowInvalidHeapAttributeNumber, rte->selectedCols))
+					dpagg_restrict_refuse("restricted roles cannot read the sizes in pg_class (reltuples, relpages, relallvisible)",
+										  "They estimate how many rows each relation has, private ones included.",
+										  "Name the columns of pg_class you need; query private relations with dpagg's aggregates.");
+		}
+		return;
+	}
+	if (OidIsValid(dpagg_extension()) &&
+		getExtensionOfObject(RelationRelationId, relid) == dpagg_extension())
+		return;
+	refuse_relation(relid, "Restricted roles read only relations declared private or public, their own temporary relations and the system catalog.");
+}
+
+/* Size functions of the catalog: how big each relation is, private ones included. */
+static bool
+size_function(const char *name)
+{
+	static const char *const names[] = {"pg_relation_size", "pg_table_size", "pg_total_relation_size",
+	"pg_indexes_size", NULL};
+	int			i;
+
+	for (i = 0; names[i] != NULL; i++)
+		if (strcmp(name, names[i]) == 0)
+			return true;
+	return false;
+}
+
+static bool
+function_labelled_public(Oid fn)
+{
+	ObjectAddress obj;
+	char	   *label;
+
+	ObjectAddressSet(obj, ProcedureRelationId, fn);
+	label = GetSecurityLabel(&obj, PROVIDER);
+	return label != NULL && dpagg_label_is_public(label);
+}
+
+static void check_function(Oid fn);
+
+static void
+check_support_function(Oid fn)
+{
+	if (OidIsValid(fn))
+		check_function(fn);
+}
+
+static void
+check_function(Oid fn)
+{
+	HeapTuple	tup;
+	Form_pg_proc proc;
+	Oid			lang;
+	char		kind;
+	char	   *name;
+	Oid			nsp;
+
+	tup = SearchSysCache1(PROCOID, ObjectIdGetDatum(fn));
+	if (!HeapTupleIsValid(tup))
+		return;
+	proc = (Form_pg_proc) GETSTRUCT(tup);
+	lang = proc->prolang;
+	kind = proc->prokind;
+	nsp = proc->pronamespace;
+	name = pstrdup(NameStr(proc->proname));
+	ReleaseSysCache(tup);
+
+	if (stats_name(name))
+		refuse_stats();
+	if (fn < FirstGenbkiObjectId)
+	{
+		if (nsp == PG_CATALOG_NAMESPACE && size_function(name))
+			dpagg_restrict_refuse(psprintf("restricted roles cannot call %s()", name),
+								  "The size of a relation tells how many rows it has, private ones included.",
+								  "Query private relations with dpagg's aggregates.");
+		return;
+	}
+	if (kind == PROKIND_AGGREGATE)
+	{
+		/* an aggregate runs its support functions: each is checked */
+		HeapTuple	at = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(fn));
+
+		if (HeapTupleIsValid(at))
+		{
+			Form_pg_aggregate agg = (Form_pg_aggregate) GETSTRUCT(at);
+			Oid			support[] = {agg->aggtransfn, agg->aggfinalfn, agg->aggcombinefn,
+				agg->aggserialfn, agg->aggdeserialfn, agg->aggmtransfn, agg->aggminvtransfn,
+			agg->aggmfinalfn};
+			int			i;
+
+			ReleaseSysCache(at);
+			if (OidIsValid(dpagg_extension()) &&
+				getExtensionOfObject(ProcedureRelationId, fn) == dpagg_extension())
+				return;
+			for (i = 0; i < lengthof(support); i++)
+				check_support_function(support[i]);
+		}
+		return;
+	}
+	if (lang != ClanguageId && lang != INTERNALlanguageId)
+		return;					/* SQL or a procedural language: its statements are checked */
+	if (OidIsValid(dpagg_extension()) &&
+		getExtensionOfObject(ProcedureRelationId, fn) == dpagg_extension())
+		return;
+	if (function_labelled_public(fn))
+		return;
+	dpagg_restrict_refuse(psprintf("restricted roles cannot call %s(), a function in C of another extension", name),
+						  "Such a function can read what queries never see (per-statement counters of pg_stat_statements, say).",
+						  psprintf("A superuser may declare it public: SECURITY LABEL FOR dpagg ON FUNCTION %s IS 'public'.",
+								   format_procedure_qualified(fn)));
+}
+
+static void check_query(Query *q);
+
+static bool
+objects_walker(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Query))
+	{
+		check_query((Query *) node);
+		return false;
+	}
+	switch (nodeTag(node))
+	{
+		case T_FuncExpr:
+			check_function(((FuncExpr *) node)->funcid);
+			break;
+		case T_OpExpr:
+		case T_DistinctExpr:
+		case T_NullIfExpr:
+			set_opfuncid((OpExpr *) node);
+			check_function(((OpExpr *) node)->opfuncid);
+			break;
+		case T_ScalarArrayOpExpr:
+			set_sa_opfuncid((ScalarArrayOpExpr *) node);
+			check_function(((ScalarArrayOpExpr *) node)->opfuncid);
+			break;
+		case T_Aggref:
+			check_function(((Aggref *) node)->aggfnoid);
+			break;
+		case T_WindowFunc:
+			check_function(((WindowFunc *) node)->winfnoid);
+			break;
+		case T_CoerceViaIO:
+		case T_ArrayCoerceExpr:
+		case T_CoerceToDomain:
+		case T_RowCompareExpr:
+		case T_SubscriptingRef:
+			/* their functions are the types' (I/O, subscripting, comparison): types in C are a
+			 * superuser's, and an analyst's own types are built from them */
+			break;
+		default:
+			break;
+	}
+	return expression_tree_walker(node, objects_walker, context);
+}
+
+static void
+check_query(Query *q)
+{
+	ListCell   *lc;
+
+	check_stack_depth();
+	/* the expressions of the level, its WITH queries and sublinks (not its range table) */
+	(void) query_tree_walker(q, objects_walker, NULL, QTW_IGNORE_RANGE_TABLE);
+	foreach(lc, q->rtable)
+	{
+		RangeTblEntry *rte = lfirst_node(RangeTblEntry, lc);
+		bool		walk_body = true;
+
+		switch (rte->rtekind)
+		{
+			case RTE_RELATION:
+				/* a relation only written (INSERT's target) is not read */
+				if (rte->requiredPerms & ACL_SELECT)
+					check_relation(rte, &walk_body);
+				break;
+			case RTE_SUBQUERY:
+				{
+					/* a view, expanded: its own entry comes first in its body (PostgreSQL 15) */
+					Query	   *sub = rte->subquery;
+					RangeTblEntry *old = sub && sub->rtable ? linitial_node(RangeTblEntry, sub->rtable) : NULL;
+
+					if (old && old->rtekind == RTE_RELATION && old->relkind == RELKIND_VIEW &&
+						!old->inFromCl)
+						check_relation(old, &walk_body);
+					if (walk_body && sub)
+						check_query(sub);
+					break;
+				}
+			case RTE_FUNCTION:
+				(void) objects_walker((Node *) rte->functions, NULL);
+				break;
+			case RTE_TABLEFUNC:
+				(void) objects_walker((Node *) rte->tablefunc, NULL);
+				break;
+			case RTE_VALUES:
+				(void) objects_walker((Node *) rte->values_lists, NULL);
+				break;
+			default:
+				break;
+		}
+		(void) objects_walker((Node *) rte->securityQuals, NULL);
+		if (rte->tablesample)
+			(void) objects_walker((Node *) rte->tablesample, NULL);
+	}
+}
+
+void
+dpagg_restrict_check_objects(Query *parse)
+{
+	if (!dpagg_session_restricted())
+		return;
+	check_query(parse);
+}
+
+/* COPY of a relation (not of a query, which is planned and checked like any other). */
+void
+dpagg_restrict_check_copy(Oid relid, bool is_from)
+{
+	RangeTblEntry rte;
+	bool		walk_body;
+
+	if (is_from || !OidIsValid(relid) || !dpagg_session_restricted())
+		return;
+	if (dpagg_relation_protection(relid, NULL, NULL))
+		dpagg_restrict_refuse("restricted roles cannot COPY a private relation", NULL,
+							  "Aggregate it with dpagg's aggregates.");
+	memset(&rte, 0, sizeof(rte));
+	rte.type = T_RangeTblEntry;
+	rte.rtekind = RTE_RELATION;
+	rte.relid = relid;
+	rte.selectedCols = bms_make_singleton(0 - FirstLowInvalidHeapAttributeNumber);
+	check_relation(&rte, &walk_body);
+}
