@@ -78,6 +78,22 @@ SELECT strategy_used, units_for_half, units_for_99 FROM dp_group_selection(1, 1e
 SELECT expect_error($$SELECT * FROM dp_group_selection(1, 0, 3)$$) AS error;
 SELECT expect_error($$SELECT * FROM dp_group_selection(1, 1e-6, 0)$$) AS error;
 SELECT expect_error($$SELECT * FROM dp_group_selection(1, 1e-6, 1, 'best')$$) AS error;
+-- The selection's settings are read when a statement starts, like dpagg.default_mechanism: a
+-- cached plan (here a generic one) follows a later SET, and the ledger shows what was used.
+SET plan_cache_mode = force_generic_plan;
+PREPARE sel AS SELECT g, dp_count(1, 0.05, 'laplace') FROM lonely GROUP BY g;
+EXECUTE sel \g /dev/null
+SET dpagg.selection_strategy = 'gaussian';
+SET dpagg.selection_epsilon = 0.25;
+SET dpagg.selection_delta = 0.2;
+EXECUTE sel \g /dev/null
+SELECT aggregate, mechanism, epsilon, delta FROM dp_ledger WHERE aggregate = 'group selection'
+ ORDER BY seq DESC LIMIT 2;
+DEALLOCATE sel;
+RESET plan_cache_mode;
+RESET dpagg.selection_strategy;
+RESET dpagg.selection_epsilon;
+RESET dpagg.selection_delta;
 
 -- 4. Joins with public relations, and a private view that holds a join.
 CREATE TABLE depts (dept text PRIMARY KEY, region text);

@@ -1338,17 +1338,14 @@ rewrite_level(Query *q, Source *src)
 	{
 		/* Private group selection: a group is released only if a DP test on its units passes. */
 		DpCall	   *first = (DpCall *) linitial(lc.calls);
-		Expr	   *eps = selection_epsilon > 0 ?
-			(Expr *) makeConst(FLOAT8OID, -1, InvalidOid, 8, Float8GetDatum(selection_epsilon),
-							   false, FLOAT8PASSBYVAL)
-			: arg_of(first->orig, first->lo.epsilon);
-		Expr	   *del = selection_delta > 0 ?
-			(Expr *) makeConst(FLOAT8OID, -1, InvalidOid, 8, Float8GetDatum(selection_delta),
-							   false, FLOAT8PASSBYVAL)
-			: arg_of(first->orig, first->lo.delta);
-		Expr	   *strategy = (Expr *) makeConst(TEXTOID, -1, DEFAULT_COLLATION_OID, -1,
-												  CStringGetTextDatum(selection_strategy ? selection_strategy : "auto"),
-												  false, false);
+		/*
+		 * The first aggregate's (epsilon, delta), and no strategy: dpagg.selection_epsilon,
+		 * _delta and _strategy are read when the statement starts (dpagg_selection_settings), as
+		 * dpagg.default_mechanism is, so that a cached plan follows a later SET.
+		 */
+		Expr	   *eps = arg_of(first->orig, first->lo.epsilon);
+		Expr	   *del = arg_of(first->orig, first->lo.delta);
+		Expr	   *strategy = (Expr *) makeNullConst(TEXTOID, -1, DEFAULT_COLLATION_OID);
 		List	   *args = list_make5(eps, del, int4_const(lc.L), strategy, unit_name(&lc));
 		Oid			types[5] = {FLOAT8OID, FLOAT8OID, INT4OID, TEXTOID, TEXTOID};
 		Aggref	   *sel = dpagg_make_aggref(dpagg_function_oid(lc.schema, "dpagg_unit_select", 5, types),
@@ -1452,6 +1449,18 @@ rewrite_level(Query *q, Source *src)
 	if (q->limitOffset == NULL && q->limitCount == NULL)
 		q->limitOffset = (Node *) makeConst(INT8OID, -1, InvalidOid, 8, Int64GetDatum(0), false,
 											FLOAT8PASSBYVAL);
+}
+
+/* The selection's settings, read when a statement starts (selection.c, explain.c): a setting
+ * above 0 replaces the first aggregate's epsilon or delta; the strategy is the setting's. */
+void
+dpagg_selection_settings(double *epsilon, double *delta, const char **strategy)
+{
+	if (selection_epsilon > 0)
+		*epsilon = selection_epsilon;
+	if (selection_delta > 0)
+		*delta = selection_delta;
+	*strategy = selection_strategy ? selection_strategy : "auto";
 }
 
 /* ---- the walk over a query ------------------------------------------------------------------ */

@@ -59,6 +59,13 @@ check_default_mechanism(char **newval, void **extra, GucSource source)
 void
 _PG_init(void)
 {
+	/* Loaded after the server started: refuse, and fail closed (preload.c).  Nothing else is set
+	 * up: the server-start settings cannot be defined (PostgreSQL would end the session). */
+	if (!process_shared_preload_libraries_in_progress)
+	{
+		dpagg_preload_late_init();
+		return;
+	}
 	DefineCustomStringVariable("dpagg.default_mechanism",
 							   "Noise mechanism used when a dpagg aggregate names none.",
 							   "Any name listed by dp_mechanisms(), optionally with options, e.g. laplace.",

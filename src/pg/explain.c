@@ -137,8 +137,12 @@ dpagg_explain_sql(PG_FUNCTION_ARGS)
 			char		json[4096];
 			dpagg_error err;
 			int64		half = -1;
+			const char *setting;
 
-			dpagg_selection_plan_for(st->constisnull ? "auto" : TextDatumGetCString(st->constvalue),
+			dpagg_selection_settings(&eps, &delta, &setting);
+			values[6] = Float8GetDatum(eps);
+			values[7] = Float8GetDatum(delta);
+			dpagg_selection_plan_for(st->constisnull ? setting : TextDatumGetCString(st->constvalue),
 									 eps, delta, L, &plan);
 			if (dpagg_selection_describe(&plan, json, sizeof(json), &err) != DPAGG_OK)
 				dpagg_report(&err);

@@ -910,6 +910,9 @@ unit_column_rename_guard(PlannedStmt *pstmt, const char *queryString, bool readO
 		dpagg_restrict_utility_leave(node);
 	}
 	PG_END_TRY();
+	/* A new member of a restricted role loads dpagg at session start, as the role does. */
+	if ((IsA(node, GrantRoleStmt) && ((GrantRoleStmt *) node)->is_grant) || IsA(node, CreateRoleStmt))
+		dpagg_preload_after_membership_change();
 }
 
 void

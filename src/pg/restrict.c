@@ -98,6 +98,8 @@ dpagg_relabel_role(const ObjectAddress *object, const char *seclabel)
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("a superuser cannot be restricted"),
 				 errhint("Restrict roles without superuser privilege; a superuser can remove any restriction.")));
+	/* Its sessions (and its members') load dpagg even if the server did not (preload.c). */
+	dpagg_preload_for_restricted(object->objectId);
 }
 
 /* The roles labelled restricted (scanned from pg_shseclabel: a small shared catalog). */
@@ -127,6 +129,12 @@ restricted_roles(void)
 	systable_endscan(scan);
 	table_close(rel, AccessShareLock);
 	return out;
+}
+
+List *
+dpagg_restricted_role_labels(void)
+{
+	return restricted_roles();
 }
 
 static bool

@@ -102,7 +102,13 @@ dpagg_select_site_params(DpSite *site)
 	if (L < 1)
 		elog(ERROR, "dpagg: group selection without max_groups");
 	d = dpagg_site_param(site, lo.strategy, &isnull);
-	strategy = isnull ? pstrdup("auto") : text_to_cstring(DatumGetTextPP(d));
+	{
+		const char *setting;
+
+		/* dpagg.selection_*, read now, when the statement starts (bound.c) */
+		dpagg_selection_settings(&epsilon, &delta, &setting);
+		strategy = isnull ? pstrdup(setting) : text_to_cstring(DatumGetTextPP(d));
+	}
 	dpagg_selection_plan_for(strategy, epsilon, delta, L, &p->plan);
 	snprintf(p->spec, sizeof(p->spec), "selection %s per unit %s, L=%d",
 			 dpagg_selection_strategy_name(p->plan.strategy), dpagg_site_unit(site, lo.unit), L);

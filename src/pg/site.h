@@ -193,6 +193,7 @@ extern void dpagg_check_planned_reads(PlannedStmt *stmt, int entries_before);
 /* Did bound.c make this per-unit Aggref (it carries bound.c's mark)? */
 extern bool dpagg_unit_aggref_is_ours(Aggref *aggref);
 extern void dpagg_bound_init(void);
+extern void dpagg_selection_settings(double *epsilon, double *delta, const char **strategy);
 
 /* Restricted analysts (restrict.c). */
 struct ObjectAddress;
@@ -212,6 +213,12 @@ extern void dpagg_restrict_check_objects(Query *parse);
 extern void dpagg_restrict_check_copy(Oid relid, bool is_from);
 extern void dpagg_restrict_check_plan_expr(Node *node, const char *where, Bitmapset *nest_params);
 extern void dpagg_restrict_refuse(const char *msg, const char *detail, const char *hint) pg_attribute_noreturn();
+extern List *dpagg_restricted_role_labels(void);
+/* Without shared_preload_libraries (preload.c). */
+extern void dpagg_preload_late_init(void);
+extern bool dpagg_loaded_late(void);
+extern void dpagg_preload_for_restricted(Oid role);
+extern void dpagg_preload_after_membership_change(void);
 /* A restricted statement's finished plan (restrict_plan.c). */
 extern void dpagg_restrict_check_plan(PlannedStmt *stmt);
 /* Is this a unit (extract: field) dp_date_trunc (dp_extract) knows? (safe_date.c) */

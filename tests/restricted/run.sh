@@ -243,5 +243,29 @@ check "a non-superuser's restore brings back the rows and the grant, not the lab
 out=$(analyst -d restored -c "SELECT count(*) FROM loaded" 2>&1 | head -1)
 check "the restricted analyst cannot read the restored table" "ERROR:  restricted roles cannot read \"public.loaded\"" "$out"
 
+# Fail closed: the server restarted without dpagg in shared_preload_libraries.  Restricted roles
+# (and members of one) load dpagg at session start (dp_restrict set session_preload_libraries for
+# them), which then refuses everything they run; every use of dpagg is an ERROR with a hint, never
+# FATAL; CREATE EXTENSION is refused.  A restricted role cannot switch the session setting off.
+psql -X -q -d with_42 -c "CREATE ROLE curious_member LOGIN PASSWORD 'm' IN ROLE curious" >/dev/null
+psql -X -q -c "ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'" >/dev/null
+cluster_ctl restart >/dev/null 2>&1; wait_up
+out=$(analyst -d with_42 -c "SELECT cost FROM patients WHERE uid = 42" 2>&1 | head -1)
+check "without the preload, a restricted role reads nothing" "ERROR:  dpagg is not in shared_preload_libraries" "$out"
+out=$(env PGPASSWORD=m psql -X -q -At -U curious_member -d with_42 -c "SELECT count(*) FROM patients" 2>&1 | head -1)
+check "without the preload, a member of a restricted role reads nothing" "ERROR:  dpagg is not in shared_preload_libraries" "$out"
+out=$(env PGPASSWORD=curious PGOPTIONS="-c session_preload_libraries=" psql -X -q -At -U curious -d with_42 -c "SELECT count(*) FROM patients" 2>&1 | head -1)
+check "a restricted role cannot switch its session preload off" "1" "$(grep -c 'permission denied\|not in shared_preload' <<< "$out")"
+out=$(psql -X -q -At -d with_42 -c "SELECT dp_count(1, 1e-6) FROM unlabelled" -c "SELECT dp_count(1, 1e-6) FROM unlabelled" -c "SELECT 'alive'" 2>&1 | grep -v '^DETAIL:\|^HINT:' | sed 's/^\(ERROR: *[^:]*\).*/\1/' | tr '\n' '|')
+check "without the preload, dpagg's functions raise an ERROR (not FATAL) and the session goes on" \
+  "ERROR:  dpagg cannot release values|ERROR:  dpagg is not in shared_preload_libraries|alive|" "$out"
+createdb late
+out=$(psql -X -q -At -d late -c "CREATE EXTENSION dpagg" 2>&1 | head -1)
+check "without the preload, CREATE EXTENSION dpagg is refused" "ERROR:  dpagg is not in shared_preload_libraries" "$out"
+psql -X -q -c "ALTER SYSTEM RESET shared_preload_libraries" >/dev/null
+cluster_ctl restart >/dev/null 2>&1; wait_up
+out=$(analyst -d with_42 -c "SELECT dp_count(1, 1e-6) > -1e9 FROM patients" 2>&1)
+check "with the preload back, the restricted role gets DP answers again" "t" "$out"
+
 echo "restricted: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
