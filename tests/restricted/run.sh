@@ -80,16 +80,21 @@ for db in with_42 without_42; do
     -c "SECURITY LABEL FOR dpagg ON TABLE scratch.keys IS 'public'" >/dev/null
 done
 
-# try <refused: 1 or 0> "<what is tried>" "<SQL as the analyst>": run in both databases; the
-# outcome must be the same in both (an outcome that depended on the row would answer the
-# question), and with refused = 1 it must be an error.
+# try <refused: 1 or 0> "<what is tried>" "<SQL as the analyst>" [releases]: run in both
+# databases; the outcome must be the same in both (an outcome that depended on the row would
+# answer the question), and with refused = 1 it must be an error and charge nothing (beyond the
+# given number of releases per database that the SQL makes before the refused statement).
+releases() { psql -X -q -At -d with_42 -c "SELECT coalesce(sum(releases), 0) FROM dp_budgets WHERE role = 'curious'"; }
 try() {
-  local a b
+  local a b before
+  before=$(releases)
   a=$(analyst -d with_42 -v VERBOSITY=terse -c "$3" 2>&1 | head -3 | tr '\n' ' ')
   b=$(analyst -d without_42 -v VERBOSITY=terse -c "$3" 2>&1 | head -3 | tr '\n' ' ')
   n=$((n + 1))
   if [ "$a" != "$b" ]; then
     failed=$((failed + 1)); echo "not ok $n - $2: the outcome depends on the patient: [$a] vs [$b]"
+  elif [ "$1" = 1 ] && [ "$(releases)" != "$((before + 2 * ${4:-0}))" ]; then
+    failed=$((failed + 1)); echo "not ok $n - $2: refused, but charged ($before -> $(releases) releases)"
   elif [ "$1" = 1 ] && [[ "$a" != *ERROR* ]]; then
     failed=$((failed + 1)); echo "not ok $n - $2: not refused: [$a]"
   elif [ "$1" = 1 ]; then
@@ -167,7 +172,7 @@ attack "a set operation's LIMIT in LATERAL" "SELECT dp_count(1, 1e-6) FROM patie
 attack "a nested LATERAL subquery's LIMIT" "SELECT dp_count(1, 1e-6) FROM patients p, LATERAL (SELECT * FROM (SELECT 1 AS one LIMIT CASE WHEN p.cost = 123456 THEN -1 END) x) l"
 attack "row locks in LATERAL left on my table by the patient's row" "SELECT dp_count(1, 1e-6) FROM patients p CROSS JOIN LATERAL (SELECT 1 AS one FROM scratch.one WHERE p.cost = 123456 FOR UPDATE) l"
 attack "a UNION branch converted to the combined type after the check" "SELECT dp_count(1, 1e-6) FROM patients p CROSS JOIN LATERAL (SELECT CASE WHEN p.cost = 123456 THEN 1e400 ELSE 0 END AS x UNION ALL SELECT 1::float8) l"
-attack "CREATE TABLE AS EXECUTE of a cached DP plan" "SET plan_cache_mode = force_generic_plan; PREPARE p AS SELECT dp_count(1, 1e-6) > -1e9 FROM patients; EXECUTE p; CREATE TABLE scratch.cx AS EXECUTE p"
+attack "CREATE TABLE AS EXECUTE of a cached DP plan" "SET plan_cache_mode = force_generic_plan; PREPARE p AS SELECT dp_count(1, 1e-6) > -1e9 FROM patients; EXECUTE p; CREATE TABLE scratch.cx AS EXECUTE p" 1
 # a unit's numeric sum overflowing (sum(numeric) errs past 1e131072): saturated instead, for every role
 alike "dp_sum of a numeric that overflows for the patient's unit" "SELECT dp_sum(CASE WHEN p.cost = 123456 THEN 9e131071 ELSE 0 END, 1, 1e-6, 0, 1) > -1e9 FROM patients p CROSS JOIN (VALUES (1), (2)) v(k)"
 alike "dp_avg of a numeric that overflows for the patient's unit" "SELECT dp_avg(CASE WHEN p.cost = 123456 THEN 9e131071 ELSE 0 END, 1, 1e-6, 0, 1) > -1e9 FROM patients p CROSS JOIN (VALUES (1), (2)) v(k)"
@@ -222,6 +227,31 @@ out=$(analyst -d with_42 -c "SELECT round(dp_count(1e5, 0, 'laplace')) FROM pati
 check "a DP count over the table counts patients (epsilon 1e5: 2000 with the patient)" 2000 "$out"
 charged=$(psql -X -q -At -d with_42 -c "SELECT count(*) > 0 FROM dp_ledger WHERE role = 'curious'")
 check "the analyst's releases are charged to the analyst" t "$charged"
+
+# Parallel plans: a restricted query planned in parallel gives the same answers as the serial
+# plan (at epsilon 1e9, the exact per-unit values) and is charged once.  Each unit is in one group.
+psql -X -q -d with_42 >/dev/null <<'SQL'
+CREATE TABLE visits (uid integer, region text, amount double precision);
+INSERT INTO visits SELECT g % 20000, 'r' || (g % 20000) % 7, g % 100 FROM generate_series(1, 300000) g;
+ANALYZE visits;
+SELECT dp_protect('visits', 'uid');
+GRANT SELECT ON visits TO curious;
+SELECT dp_set_budget('curious', 1e15, 0.5);
+SQL
+PAR="-c parallel_setup_cost=0 -c parallel_tuple_cost=0 -c min_parallel_table_scan_size=0"
+plan=$(PGOPTIONS="$PAR" psql -X -q -At -d with_42 -c "EXPLAIN (COSTS OFF) SELECT region, dp_sum(amount, 1e9, 1e-7, 0, 100) FROM visits GROUP BY region")
+check "the forced settings give a parallel plan" 1 "$(grep -c 'Gather' <<< "$plan")"
+for q in "SELECT round(dp_count(1e9, 1e-7)) FROM visits WHERE region = 'r1'" \
+         "SELECT round(dp_sum(amount, 1e9, 1e-7, 0, 100)), round(dp_avg(amount, 1e9, 1e-7, 0, 100)::numeric, 3) FROM visits" \
+         "SELECT region, round(dp_count(1e9, 1e-7)), round(dp_sum(amount, 1e9, 1e-7, 0, 100)) FROM visits GROUP BY region ORDER BY 1"; do
+  serial=$(PGOPTIONS="-c max_parallel_workers_per_gather=0" analyst -d with_42 -c "$q" 2>&1 | tr '\n' ' ')
+  r0=$(releases)
+  parallel=$(PGOPTIONS="$PAR" analyst -d with_42 -c "$q" 2>&1 | tr '\n' ' ')
+  r1=$(releases)
+  check "parallel and serial answers are the same: ${q:0:60}" "$serial" "$parallel"
+  want=$(grep -o 'dp_[a-z]*(' <<< "$q" | wc -l); [[ $q == *GROUP* ]] && want=$((want + 1))
+  check "the parallel query is charged once (one release per aggregate, one for the selection): ${q:0:50}" "$want" "$((r1 - r0))"
+done
 
 # A non-superuser restores a dump of a private table (restore with --no-owner): the security label
 # needs a superuser and is lost, the data and the GRANTs are restored.  The restricted analyst
