@@ -98,7 +98,7 @@ backward_reaches_release(Plan *plan)
 }
 
 static void
-dpagg_executor_start(QueryDesc *qd, int eflags)
+executor_start(QueryDesc *qd, int eflags)
 {
 	int			protect_flags = 0;
 	bool		restricted = false;
@@ -153,12 +153,29 @@ dpagg_executor_start(QueryDesc *qd, int eflags)
 	}
 }
 
+/* Every hook counts itself as inside a statement, for the fast-path check (restrict_objects.c). */
+static void
+dpagg_executor_start(QueryDesc *qd, int eflags)
+{
+	dpagg_restrict_statement_enter();
+	PG_TRY();
+	{
+		executor_start(qd, eflags);
+	}
+	PG_FINALLY();
+	{
+		dpagg_restrict_statement_leave();
+	}
+	PG_END_TRY();
+}
+
 /* Running and finishing (AFTER triggers) a statement: the nesting protect.c watches. */
 static void
 dpagg_executor_run(QueryDesc *qd, ScanDirection direction, uint64 count, bool execute_once)
 {
 	int			flags = dpagg_protect_enter(qd);
 
+	dpagg_restrict_statement_enter();
 	PG_TRY();
 	{
 		if (prev_executor_run)
@@ -168,6 +185,7 @@ dpagg_executor_run(QueryDesc *qd, ScanDirection direction, uint64 count, bool ex
 	}
 	PG_FINALLY();
 	{
+		dpagg_restrict_statement_leave();
 		dpagg_protect_leave(flags);
 	}
 	PG_END_TRY();
@@ -178,6 +196,7 @@ dpagg_executor_finish(QueryDesc *qd)
 {
 	int			flags = dpagg_protect_enter(qd);
 
+	dpagg_restrict_statement_enter();
 	PG_TRY();
 	{
 		if (prev_executor_finish)
@@ -187,6 +206,7 @@ dpagg_executor_finish(QueryDesc *qd)
 	}
 	PG_FINALLY();
 	{
+		dpagg_restrict_statement_leave();
 		dpagg_protect_leave(flags);
 	}
 	PG_END_TRY();
@@ -291,7 +311,7 @@ plan_citus(Query *parse, const char *query_string, int options, ParamListInfo pa
 }
 
 static PlannedStmt *
-dpagg_planner(Query *parse, const char *query_string, int options, ParamListInfo params)
+planner(Query *parse, const char *query_string, int options, ParamListInfo params)
 {
 	PlannedStmt *stmt;
 
@@ -304,6 +324,24 @@ dpagg_planner(Query *parse, const char *query_string, int options, ParamListInfo
 	stmt = plan_citus(parse, query_string, options, params, DPAGG_CITUS_WORKER);
 	/* Last, on the finished plan that every check above has seen. */
 	dpagg_inline_sums(stmt);
+	return stmt;
+}
+
+static PlannedStmt *
+dpagg_planner(Query *parse, const char *query_string, int options, ParamListInfo params)
+{
+	PlannedStmt *volatile stmt = NULL;
+
+	dpagg_restrict_statement_enter();
+	PG_TRY();
+	{
+		stmt = planner(parse, query_string, options, params);
+	}
+	PG_FINALLY();
+	{
+		dpagg_restrict_statement_leave();
+	}
+	PG_END_TRY();
 	return stmt;
 }
 

@@ -897,6 +897,7 @@ unit_column_rename_guard(PlannedStmt *pstmt, const char *queryString, bool readO
 			unit_column_changed(relid, stmt->subname, "rename");
 	}
 	dpagg_restrict_utility_enter(node);
+	dpagg_restrict_statement_enter();
 	PG_TRY();
 	{
 		if (prev_utility)
@@ -907,11 +908,14 @@ unit_column_rename_guard(PlannedStmt *pstmt, const char *queryString, bool readO
 	}
 	PG_FINALLY();
 	{
+		dpagg_restrict_statement_leave();
 		dpagg_restrict_utility_leave(node);
 	}
 	PG_END_TRY();
-	/* A new member of a restricted role loads dpagg at session start, as the role does. */
-	if ((IsA(node, GrantRoleStmt) && ((GrantRoleStmt *) node)->is_grant) || IsA(node, CreateRoleStmt))
+	/* A new member of a restricted role loads dpagg at session start, as the role does (GRANT,
+	 * CREATE ROLE ... IN ROLE, ALTER GROUP ... ADD USER). */
+	if ((IsA(node, GrantRoleStmt) && ((GrantRoleStmt *) node)->is_grant) ||
+		IsA(node, CreateRoleStmt) || IsA(node, AlterRoleStmt))
 		dpagg_preload_after_membership_change();
 }
 

@@ -524,7 +524,7 @@ function_allowed(Oid fn, List *args, Oid inputcollid, AllowContext *ac)
 		refuse(psprintf("restricted roles cannot apply %s() to private data", name),
 			   psprintf("Expressions over private rows (%s) may use only functions and operators that cannot raise an error that depends on the data, have no side effects and take bounded time (README, \"Restricted analysts\").",
 						ac->where),
-			   "Use comparisons, boolean logic, IS NULL, CASE, COALESCE, IN lists of constants, lower/upper, substring and LIKE with constant patterns; do arithmetic on the dpagg outputs instead.");
+			   "Use comparisons, boolean logic, IS NULL, CASE, COALESCE, IN lists, lower/upper, substring and LIKE with constant patterns (dp_restricted_functions() lists the functions); do arithmetic on the dpagg outputs instead.");
 	check_collation(inputcollid, args);
 	if (extra != NULL && extra->const_args != 0)
 	{
@@ -536,6 +536,23 @@ function_allowed(Oid fn, List *args, Oid inputcollid, AllowContext *ac)
 			i++;
 		}
 	}
+}
+
+/*
+ * An operator the analyst made is refused even when its function is allowed: the planner calls
+ * its commutator's or negator's selectivity estimator, and so the function behind that, on the
+ * private column's most common values and histogram while it plans (an attack review built <<<
+ * on float8lt with a commutator of its own, and read every statistic of the column).  Built-in
+ * operators have built-in commutators, negators and estimators.
+ */
+static void
+builtin_operator(Oid opno, AllowContext *ac)
+{
+	if (opno >= FirstGenbkiObjectId)
+		refuse(psprintf("restricted roles cannot use an operator of their own (%s) on private data",
+						get_opname(opno) ? get_opname(opno) : "?"),
+			   "The planner runs the functions of an operator's commutator, negator and selectivity estimators on the private columns' statistics.",
+			   "Use PostgreSQL's built-in operators.");
 }
 
 /* Bounds on the work one row can cause: constants of at most 1 kB, IN lists of at most 1000
@@ -602,6 +619,7 @@ allow_walker(Node *node, AllowContext *ac)
 		case T_NullIfExpr:
 			if (ac->plan && rewrite_made(((OpExpr *) node)->location))
 				break;
+			builtin_operator(((OpExpr *) node)->opno, ac);
 			set_opfuncid((OpExpr *) node);
 			function_allowed(((OpExpr *) node)->opfuncid, ((OpExpr *) node)->args,
 							 ((OpExpr *) node)->inputcollid, ac);
@@ -648,6 +666,7 @@ allow_walker(Node *node, AllowContext *ac)
 			{
 				ScalarArrayOpExpr *s = (ScalarArrayOpExpr *) node;
 
+				builtin_operator(s->opno, ac);
 				set_sa_opfuncid(s);
 				function_allowed(s->opfuncid, s->args, s->inputcollid, ac);
 				/* a list written out (bounded); not an array taken from the data (any size) */
@@ -1015,6 +1034,7 @@ dpagg_restrict_init(void)
 	emit_log_hook = restrict_emit_log;
 	CacheRegisterSyscacheCallback(AUTHMEMMEMROLE, membership_changed, (Datum) 0);
 	CacheRegisterRelcacheCallback(restrict_invalidated, (Datum) 0);
+	dpagg_restrict_objects_init();
 	/* ... and a role that loses SUPERUSER (never restricted) may become restricted */
 	CacheRegisterSyscacheCallback(AUTHOID, membership_changed, (Datum) 0);
 }

@@ -34,11 +34,16 @@
 #include "catalog/pg_namespace.h"
 #include "catalog/pg_proc.h"
 #include "access/transam.h"
+#include "access/xact.h"
+#include "catalog/objectaccess.h"
 #include "commands/extension.h"
 #include "commands/seclabel.h"
 #include "miscadmin.h"
+#include "utils/backend_status.h"
 #include "nodes/nodeFuncs.h"
 #include "utils/builtins.h"
+#include "utils/fmgroids.h"
+#include "catalog/pg_type.h"
 #include "utils/lsyscache.h"
 #include "utils/regproc.h"
 #include "utils/syscache.h"
@@ -53,7 +58,7 @@ refuse_relation(Oid relid, const char *why)
 
 	ereport(ERROR,
 			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-			 errmsg("restricted roles cannot read \"%s.%s\"", nsp ? nsp : "?", name ? name : "?"),
+			 errmsg("restricted roles cannot use \"%s.%s\"", nsp ? nsp : "?", name ? name : "?"),
 			 errdetail("%s", why),
 			 errhint("A superuser may declare it public (SECURITY LABEL FOR dpagg ON TABLE %s IS 'public') or private (dp_protect).",
 					 quote_qualified_identifier(nsp, name))));
@@ -125,7 +130,7 @@ check_relation(RangeTblEntry *rte, bool *walk_body)
 	if (OidIsValid(dpagg_extension()) &&
 		getExtensionOfObject(RelationRelationId, relid) == dpagg_extension())
 		return;
-	refuse_relation(relid, "Restricted roles read only relations declared private or public, their own temporary relations and the system catalog.");
+	refuse_relation(relid, "Restricted roles read (and write) only relations declared private or public, their own temporary relations and the system catalog.");
 }
 
 /* Size functions of the catalog: how big each relation is, private ones included. */
@@ -133,7 +138,8 @@ static bool
 size_function(const char *name)
 {
 	static const char *const names[] = {"pg_relation_size", "pg_table_size", "pg_total_relation_size",
-	"pg_indexes_size", NULL};
+		"pg_indexes_size", "pg_database_size", "pg_tablespace_size",
+	"currtid2", "currtid_byrelname", NULL};	/* a tid valid or not: the number of pages */
 	int			i;
 
 	for (i = 0; names[i] != NULL; i++)
@@ -154,6 +160,46 @@ function_labelled_public(Oid fn)
 }
 
 static void check_function(Oid fn);
+
+/*
+ * Functions that read data outside the relations the statement names: a sequence's state (how
+ * many rows were ever inserted, for a table's serial column) unless the sequence is one of the
+ * session's temporary ones, named by a literal; large objects.
+ */
+static void
+check_data_function(Oid fn, List *args)
+{
+	switch (fn)
+	{
+		case F_NEXTVAL:
+		case F_CURRVAL:
+		case F_SETVAL_REGCLASS_INT8:
+		case F_SETVAL_REGCLASS_INT8_BOOL:
+		case F_PG_SEQUENCE_LAST_VALUE:
+		case F_PG_SEQUENCE_PARAMETERS:
+			{
+				Node	   *arg = args ? (Node *) linitial(args) : NULL;
+
+				if (arg && IsA(arg, Const) && !((Const *) arg)->constisnull &&
+					((Const *) arg)->consttype == REGCLASSOID &&
+					isTempNamespace(get_rel_namespace(DatumGetObjectId(((Const *) arg)->constvalue))))
+					return;
+				dpagg_restrict_refuse("restricted roles may use only their own temporary sequences",
+									  "A sequence's value counts the rows inserted with it, private ones included.",
+									  "Create a temporary sequence, and name it as a literal.");
+			}
+		case F_LO_GET_OID:
+		case F_LO_GET_OID_INT8_INT4:
+		case F_LO_OPEN:
+		case F_LOREAD:
+		case F_LO_EXPORT:
+			dpagg_restrict_refuse("restricted roles cannot read large objects",
+								  "Large objects are not relations a superuser declared public.",
+								  "Ask a DBA to copy what you need into a public relation.");
+		default:
+			break;
+	}
+}
 
 static void
 check_support_function(Oid fn)
@@ -221,7 +267,7 @@ check_function(Oid fn)
 		return;
 	if (function_labelled_public(fn))
 		return;
-	dpagg_restrict_refuse(psprintf("restricted roles cannot call %s(), a function in C of another extension", name),
+	dpagg_restrict_refuse(psprintf("restricted roles cannot call %s(), written in C (or internal) outside PostgreSQL and dpagg", name),
 						  "Such a function can read what queries never see (per-statement counters of pg_stat_statements, say).",
 						  psprintf("A superuser may declare it public: SECURITY LABEL FOR dpagg ON FUNCTION %s IS 'public'.",
 								   format_procedure_qualified(fn)));
@@ -243,6 +289,7 @@ objects_walker(Node *node, void *context)
 	{
 		case T_FuncExpr:
 			check_function(((FuncExpr *) node)->funcid);
+			check_data_function(((FuncExpr *) node)->funcid, ((FuncExpr *) node)->args);
 			break;
 		case T_OpExpr:
 		case T_DistinctExpr:
@@ -290,9 +337,9 @@ check_query(Query *q)
 		switch (rte->rtekind)
 		{
 			case RTE_RELATION:
-				/* a relation only written (INSERT's target) is not read */
-				if (rte->requiredPerms & ACL_SELECT)
-					check_relation(rte, &walk_body);
+				/* written ones too: an affected-row count, a unique violation or ON CONFLICT
+				 * tells what a relation holds */
+				check_relation(rte, &walk_body);
 				break;
 			case RTE_SUBQUERY:
 				{
@@ -323,6 +370,55 @@ check_query(Query *q)
 		if (rte->tablesample)
 			(void) objects_walker((Node *) rte->tablesample, NULL);
 	}
+}
+
+/*
+ * The fast-path function call of the protocol (libpq's PQfn) runs a function by OID without
+ * parsing or planning, so none of the checks above see it (an attack review read
+ * pg_stat_get_live_tuples of a private table through it).  PostgreSQL calls the object access
+ * hook before every function it runs, the fast path's included, and reports the session's state
+ * as "fastpath function call" meanwhile: a restricted session may not call a function that way.
+ * (Statements the function runs are inside dpagg's hooks, which count statement_depth, and are
+ * checked like any other.)
+ */
+static int	statement_depth = 0;
+static object_access_hook_type prev_object_access = NULL;
+
+void
+dpagg_restrict_statement_enter(void)
+{
+	statement_depth++;
+}
+
+void
+dpagg_restrict_statement_leave(void)
+{
+	if (statement_depth > 0)
+		statement_depth--;
+}
+
+static void
+restrict_object_access(ObjectAccessType access, Oid classId, Oid objectId, int subId, void *arg)
+{
+	if (prev_object_access)
+		prev_object_access(access, classId, objectId, subId, arg);
+	/* outside every statement, with the session's state "fastpath function call" (or unknown:
+	 * track_activities off, which only a superuser can set) */
+	if (access != OAT_FUNCTION_EXECUTE || statement_depth > 0 || MyBEEntry == NULL ||
+		(MyBEEntry->st_state != STATE_FASTPATH && MyBEEntry->st_state != STATE_DISABLED) ||
+		!IsTransactionState())
+		return;
+	if (dpagg_session_restricted())
+		dpagg_restrict_refuse("restricted roles cannot call functions through the fast-path protocol",
+							  "A fast-path call runs a function without the checks of a statement.",
+							  "Call the function in a SELECT.");
+}
+
+void
+dpagg_restrict_objects_init(void)
+{
+	prev_object_access = object_access_hook;
+	object_access_hook = restrict_object_access;
 }
 
 void

@@ -206,6 +206,20 @@ attack "pg_stat_statements' function" "SELECT count(*) FROM pg_stat_statements(t
 attack "the row estimates in pg_class" "SELECT reltuples FROM pg_class WHERE relname = 'patients'"
 attack "the size of the private table" "SELECT pg_relation_size('patients')"
 attack "COPY a table nobody declared" "COPY unlabelled TO STDOUT"
+# The planner runs an operator's commutator's and negator's selectivity estimators, and so their
+# functions, on the private column's statistics while it plans: operators of the analyst's are
+# refused before planning, even over an allowed function (an attack review's reproductions).
+SPY="CREATE FUNCTION pg_temp.spy(a double precision, b double precision) RETURNS boolean LANGUAGE plpgsql IMMUTABLE AS \$\$ BEGIN RAISE NOTICE 'spy % %', a, b; RETURN a > b; END \$\$;"
+attack "an operator over float8lt whose commutator prints the statistics" "$SPY CREATE OPERATOR pg_temp.>>> (FUNCTION = pg_temp.spy, LEFTARG = double precision, RIGHTARG = double precision, RESTRICT = scalargtsel); CREATE OPERATOR pg_temp.<<< (FUNCTION = float8lt, LEFTARG = double precision, RIGHTARG = double precision, COMMUTATOR = OPERATOR(pg_temp.>>>), RESTRICT = scalarltsel); SELECT dp_count(1, 1e-6) > -1e9 FROM patients WHERE 5000 OPERATOR(pg_temp.<<<) cost"
+attack "the same under plain EXPLAIN (charged nothing)" "$SPY CREATE OPERATOR pg_temp.>>> (FUNCTION = pg_temp.spy, LEFTARG = double precision, RIGHTARG = double precision, RESTRICT = scalargtsel); CREATE OPERATOR pg_temp.<<< (FUNCTION = float8lt, LEFTARG = double precision, RIGHTARG = double precision, COMMUTATOR = OPERATOR(pg_temp.>>>), RESTRICT = scalarltsel); EXPLAIN SELECT dp_count(1, 1e-6) FROM patients WHERE 5000 OPERATOR(pg_temp.<<<) cost"
+attack "an operator over float8eq whose negator prints the statistics" "$SPY CREATE OPERATOR pg_temp.!== (FUNCTION = pg_temp.spy, LEFTARG = double precision, RIGHTARG = double precision, RESTRICT = scalargtsel); CREATE OPERATOR pg_temp.=== (FUNCTION = float8eq, LEFTARG = double precision, RIGHTARG = double precision, NEGATOR = OPERATOR(pg_temp.!==), RESTRICT = eqsel); SELECT dp_count(1, 1e-6) > -1e9 FROM patients WHERE NOT (cost OPERATOR(pg_temp.===) '5000')"
+attack "currtid2: whether a page exists" "SELECT currtid2('patients', '(7,1)')"
+attack "the database's size" "SELECT pg_database_size(current_database())"
+for fn in "pg_stat_get_live_tuples(oid)" "pg_stat_get_blocks_hit(oid)" "pg_relation_size(regclass)"; do
+  a=$(python3 tests/restricted/fastpath.py "${PGHOST:-localhost}" "${PGPORT:-5432}" curious curious with_42 "$fn" patients 2>&1)
+  b=$(python3 tests/restricted/fastpath.py "${PGHOST:-localhost}" "${PGPORT:-5432}" curious curious without_42 "$fn" patients 2>&1)
+  check "a fast-path call of $fn is refused alike" "error: ERROR 42501: restricted roles cannot call functions through the fast-path protocol|same" "$(cut -c1-90 <<< "$a")|$([ "$a" = "$b" ] && echo same)"
+done
 attack "a data-modifying WITH beside the DP query" "CREATE TEMP TABLE store(c double precision); WITH d AS (SELECT dp_count(1.0, 1e-6) c FROM patients), ins AS (INSERT INTO store SELECT c FROM d RETURNING c) SELECT count(*) FROM ins"
 }
 
@@ -271,19 +285,22 @@ rm -f "$dump"
 check "a non-superuser's restore brings back the rows and the grant, not the label" "2000|1|0" \
   "$(psql -X -q -At -d restored -c "SELECT (SELECT count(*) FROM loaded) || '|' || has_table_privilege('curious', 'loaded', 'SELECT')::int || '|' || (SELECT count(*) FROM dp_protected)")"
 out=$(analyst -d restored -c "SELECT count(*) FROM loaded" 2>&1 | head -1)
-check "the restricted analyst cannot read the restored table" "ERROR:  restricted roles cannot read \"public.loaded\"" "$out"
+check "the restricted analyst cannot read the restored table" "ERROR:  restricted roles cannot use \"public.loaded\"" "$out"
 
 # Fail closed: the server restarted without dpagg in shared_preload_libraries.  Restricted roles
 # (and members of one) load dpagg at session start (dp_restrict set session_preload_libraries for
 # them), which then refuses everything they run; every use of dpagg is an ERROR with a hint, never
 # FATAL; CREATE EXTENSION is refused.  A restricted role cannot switch the session setting off.
-psql -X -q -d with_42 -c "CREATE ROLE curious_member LOGIN PASSWORD 'm' IN ROLE curious" >/dev/null
+psql -X -q -d with_42 -c "CREATE ROLE curious_member LOGIN PASSWORD 'm' IN ROLE curious" \
+  -c "CREATE ROLE curious_altered LOGIN PASSWORD 'm'" -c "ALTER GROUP curious ADD USER curious_altered" >/dev/null
 psql -X -q -c "ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'" >/dev/null
 cluster_ctl restart >/dev/null 2>&1; wait_up
 out=$(analyst -d with_42 -c "SELECT cost FROM patients WHERE uid = 42" 2>&1 | head -1)
 check "without the preload, a restricted role reads nothing" "ERROR:  dpagg is not in shared_preload_libraries" "$out"
 out=$(env PGPASSWORD=m psql -X -q -At -U curious_member -d with_42 -c "SELECT count(*) FROM patients" 2>&1 | head -1)
 check "without the preload, a member of a restricted role reads nothing" "ERROR:  dpagg is not in shared_preload_libraries" "$out"
+out=$(env PGPASSWORD=m psql -X -q -At -U curious_altered -d with_42 -c "SELECT count(*) FROM patients" 2>&1 | head -1)
+check "without the preload, a member added by ALTER GROUP reads nothing" "ERROR:  dpagg is not in shared_preload_libraries" "$out"
 out=$(env PGPASSWORD=curious PGOPTIONS="-c session_preload_libraries=" psql -X -q -At -U curious -d with_42 -c "SELECT count(*) FROM patients" 2>&1 | head -1)
 check "a restricted role cannot switch its session preload off" "1" "$(grep -c 'permission denied\|not in shared_preload' <<< "$out")"
 out=$(psql -X -q -At -d with_42 -c "SELECT dp_count(1, 1e-6) FROM unlabelled" -c "SELECT dp_count(1, 1e-6) FROM unlabelled" -c "SELECT 'alive'" 2>&1 | grep -v '^DETAIL:\|^HINT:' | sed 's/^\(ERROR: *[^:]*\).*/\1/' | tr '\n' '|')

@@ -141,6 +141,25 @@ class Conn:
             elif t == 'Z':
                 return ev
 
+    def function_call(self, fn_oid, args=()):
+        """The protocol's fast-path function call (libpq's PQfn): text arguments and result."""
+        b = struct.pack('!IH', fn_oid, 0) + struct.pack('!H', len(args))
+        for a in args:
+            ab = a.encode()
+            b += struct.pack('!i', len(ab)) + ab
+        b += struct.pack('!H', 0)
+        self.send('F', b)
+        out = None
+        while True:
+            t, m = self.read()
+            if t == 'V':
+                ln = struct.unpack('!i', m[:4])[0]
+                out = ('result', None if ln < 0 else m[4:4 + ln].decode())
+            elif t == 'E':
+                out = ('error', self.fields(m))
+            elif t == 'Z':
+                return out
+
     def simple(self, sql):
         self.send('Q', sql.encode() + b'\0')
         return self.collect()
