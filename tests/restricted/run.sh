@@ -176,6 +176,11 @@ attack "CREATE TABLE AS EXECUTE of a cached DP plan" "SET plan_cache_mode = forc
 # a unit's numeric sum overflowing (sum(numeric) errs past 1e131072): saturated instead, for every role
 alike "dp_sum of a numeric that overflows for the patient's unit" "SELECT dp_sum(CASE WHEN p.cost = 123456 THEN 9e131071 ELSE 0 END, 1, 1e-6, 0, 1) > -1e9 FROM patients p CROSS JOIN (VALUES (1), (2)) v(k)"
 alike "dp_avg of a numeric that overflows for the patient's unit" "SELECT dp_avg(CASE WHEN p.cost = 123456 THEN 9e131071 ELSE 0 END, 1, 1e-6, 0, 1) > -1e9 FROM patients p CROSS JOIN (VALUES (1), (2)) v(k)"
+# A deterministic COLLATE and ARRAY[...] of allowed expressions are allowed (the hint for text of
+# two collations says to add a COLLATE clause); nondeterministic collations stay refused.
+alike "a COLLATE clause on private text" "SELECT dp_count(1, 1e-6) > -1e9 FROM patients WHERE zip COLLATE \"C\" = 'z_rare'"
+alike "dp_sum_vector over ARRAY[...] of private columns" "SELECT array_length(dp_sum_vector(ARRAY[cost, age::double precision], 2, 1, 1e-6, 1), 1) FROM patients"
+attack "a nondeterministic COLLATE on private text" "SELECT dp_count(1, 1e-6) FROM patients WHERE zip COLLATE scratch.ci = 'z_rare'"
 alike "HAVING that divides by zero for the patient's group only" "SELECT count(*) FROM (SELECT diagnosis, dp_count(1, 1e-12) FROM patients GROUP BY diagnosis HAVING 1 / (CASE WHEN diagnosis = 'rare_x' THEN 0 ELSE 1 END) = 1) q"
 alike "an outer WHERE that divides by zero for the patient's group only" "SELECT count(*) FROM (SELECT diagnosis, dp_count(1, 1e-12) AS n FROM patients GROUP BY diagnosis) q WHERE 1 / (CASE WHEN diagnosis = 'rare_x' THEN 0 ELSE 1 END) = 1"
 
