@@ -80,16 +80,18 @@ for db in with_42 without_42; do
     -c "SECURITY LABEL FOR dpagg ON TABLE scratch.keys IS 'public'" >/dev/null
 done
 
-# try <refused: 1 or 0> "<what is tried>" "<SQL as the analyst>" [releases]: run in both
-# databases; the outcome must be the same in both (an outcome that depended on the row would
-# answer the question), and with refused = 1 it must be an error and charge nothing (beyond the
+# try <refused: 1 or 0> "<what is tried>" "<SQL as the analyst>" [releases] [SQLSTATE]: run in
+# both databases; the outcome (messages with their SQLSTATEs, details and hints) must be the same
+# in both (an outcome that depended on the row would answer the question), and with refused = 1
+# it must be an error of the given SQLSTATE (42501 unless said) and charge nothing (beyond the
 # given number of releases per database that the SQL makes before the refused statement).
 releases() { psql -X -q -At -d with_42 -c "SELECT coalesce(sum(releases), 0) FROM dp_budgets WHERE role = 'curious'"; }
 try() {
   local a b before
   before=$(releases)
-  a=$(analyst -d with_42 -v VERBOSITY=terse -c "$3" 2>&1 | head -3 | tr '\n' ' ')
-  b=$(analyst -d without_42 -v VERBOSITY=terse -c "$3" 2>&1 | head -3 | tr '\n' ' ')
+  a=$(analyst -d with_42 -v VERBOSITY=verbose -v SHOW_CONTEXT=never -c "$3" 2>&1 | head -4 | tr '\n' ' ')
+  b=$(analyst -d without_42 -v VERBOSITY=verbose -v SHOW_CONTEXT=never -c "$3" 2>&1 | head -4 | tr '\n' ' ')
+  state=$(sed -n 's/.*ERROR: *\([0-9A-Z]\{5\}\):.*/\1/p' <<< "$a" | head -1)
   n=$((n + 1))
   if [ "$a" != "$b" ]; then
     failed=$((failed + 1)); echo "not ok $n - $2: the outcome depends on the patient: [$a] vs [$b]"
@@ -97,8 +99,10 @@ try() {
     failed=$((failed + 1)); echo "not ok $n - $2: refused, but charged ($before -> $(releases) releases)"
   elif [ "$1" = 1 ] && [[ "$a" != *ERROR* ]]; then
     failed=$((failed + 1)); echo "not ok $n - $2: not refused: [$a]"
+  elif [ "$1" = 1 ] && [ "$state" != "${5:-42501}" ]; then
+    failed=$((failed + 1)); echo "not ok $n - $2: refused with SQLSTATE $state, not ${5:-42501}: [$a]"
   elif [ "$1" = 1 ]; then
-    passed=$((passed + 1)); echo "ok $n - $2: refused alike ($(sed -n 's/.*ERROR: *\([^:]*\).*/\1/p' <<< "$a" | cut -c1-80))"
+    passed=$((passed + 1)); echo "ok $n - $2: refused alike, $state ($(sed -n 's/.*ERROR: *[0-9A-Z]\{5\}: \([^:]*\).*/\1/p' <<< "$a" | cut -c1-80))"
   else
     passed=$((passed + 1)); echo "ok $n - $2: the same with and without the patient ($(cut -c1-60 <<< "$a"))"
   fi
@@ -161,7 +165,7 @@ attack "trace_sort on (sort sizes of dropped groups)" "SET trace_sort = on; SET 
 attack "debug_print_plan (estimates)" "SET debug_print_plan = on; SELECT dp_count(1, 1e-6) FROM patients WHERE cost = 123456"
 attack "the activity counters" "SELECT idx_tup_fetch, n_tup_ins FROM pg_stat_user_tables WHERE relname = 'patients'"
 attack "a counter function" "SELECT pg_stat_get_live_tuples('patients'::regclass)"
-attack "a column as a privacy parameter" "SELECT dp_sum(cost, 1, 1e-6, 0, cost) FROM patients"
+attack "a column as a privacy parameter" "SELECT dp_sum(cost, 1, 1e-6, 0, cost) FROM patients" 0 22023
 # LATERAL subqueries beside the private row: every part of them is checked (fifth attack review)
 attack "a LATERAL subquery's LIMIT that turns negative for the patient" "SELECT dp_count(1, 1e-6) FROM patients p CROSS JOIN LATERAL (SELECT 1 AS one LIMIT CASE WHEN p.cost = 123456 THEN -1 ELSE 1 END) l"
 attack "a constant negative OFFSET reached only if the patient passes the filter" "SELECT dp_count(1, 1e-6) FROM patients p CROSS JOIN LATERAL (SELECT 1 AS one OFFSET -1) l WHERE p.cost = 123456"
@@ -298,8 +302,19 @@ check "the restricted analyst cannot read the restored table" "ERROR:  restricte
 # FATAL; CREATE EXTENSION is refused.  A restricted role cannot switch the session setting off.
 psql -X -q -d with_42 -c "CREATE ROLE curious_member LOGIN PASSWORD 'm' IN ROLE curious" \
   -c "CREATE ROLE curious_altered LOGIN PASSWORD 'm'" -c "ALTER GROUP curious ADD USER curious_altered" >/dev/null
-psql -X -q -c "ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'" >/dev/null
-cluster_ctl restart >/dev/null 2>&1; wait_up
+# restart_with <libraries>: the cluster restarted with those preloaded (checked, not assumed)
+restart_with() {
+  local i
+  if [ -n "$1" ]; then psql -X -q -c "ALTER SYSTEM SET shared_preload_libraries = $1" >/dev/null
+  else psql -X -q -c "ALTER SYSTEM RESET shared_preload_libraries" >/dev/null; fi
+  for i in 1 2 3; do
+    cluster_ctl stop -m fast >/dev/null 2>&1; cluster_ctl start >/dev/null 2>&1; wait_up
+    [ "$(psql -X -At -c 'SHOW shared_preload_libraries')" = "$2" ] && return 0
+    sleep 1
+  done
+  echo "the cluster did not restart with shared_preload_libraries = $2" >&2
+}
+restart_with "'pg_stat_statements'" "pg_stat_statements"
 out=$(analyst -d with_42 -c "SELECT cost FROM patients WHERE uid = 42" 2>&1 | head -1)
 check "without the preload, a restricted role reads nothing" "ERROR:  dpagg is not in shared_preload_libraries" "$out"
 out=$(env PGPASSWORD=m psql -X -q -At -U curious_member -d with_42 -c "SELECT count(*) FROM patients" 2>&1 | head -1)
@@ -314,8 +329,7 @@ check "without the preload, dpagg's functions raise an ERROR (not FATAL) and the
 createdb late
 out=$(psql -X -q -At -d late -c "CREATE EXTENSION dpagg" 2>&1 | head -1)
 check "without the preload, CREATE EXTENSION dpagg is refused" "ERROR:  dpagg is not in shared_preload_libraries" "$out"
-psql -X -q -c "ALTER SYSTEM RESET shared_preload_libraries" >/dev/null
-cluster_ctl restart >/dev/null 2>&1; wait_up
+restart_with "" "dpagg,pg_stat_statements"
 out=$(analyst -d with_42 -c "SELECT dp_count(1, 1e-6) > -1e9 FROM patients" 2>&1)
 check "with the preload back, the restricted role gets DP answers again" "t" "$out"
 
