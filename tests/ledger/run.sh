@@ -224,7 +224,9 @@ wait "$setter"
 check "... and fails once it commits: the role is gone" 1 "$(grep -c "role with OID $ghost_oid does not exist" "$tmpdir_l/ghost.out")"
 check "... no account was created for its OID" 0 "$(q "SELECT count(*) FROM dp_budgets WHERE role_oid = $ghost_oid")"
 
-# --- latency and throughput (printed; synchronous_commit = on) ----------------------------
+# --- every release of concurrent clients charged once; latency and throughput printed ------
+# (synchronous_commit = on).  pgbench's count of the transactions it completed must be the number
+# of releases the ledger charged to the role meanwhile, with 1 and with 16 clients.
 if command -v pgbench >/dev/null || [ -x /usr/lib/postgresql/15/bin/pgbench ]; then
   PGBENCH=$(command -v pgbench || echo /usr/lib/postgresql/15/bin/pgbench)
   q "CREATE TABLE one AS SELECT 1.0::float8 AS x; ALTER ROLE analyst PASSWORD 'analyst'; GRANT SELECT ON one TO analyst" >/dev/null
@@ -233,15 +235,21 @@ if command -v pgbench >/dev/null || [ -x /usr/lib/postgresql/15/bin/pgbench ]; t
   echo "SELECT dp_count(0.001, 0, 'laplace') FROM one;" >"$tmp/dp.sql"
   echo "SELECT count(*) FROM one;" >"$tmp/native.sql"
   median() { awk '{print $3}' "$@" | sort -n | awk '{a[NR]=$1} END {print (NR ? a[int((NR+1)/2)] : "NaN")}'; }
-  run() {  # run script clients seconds -> "median_us tps"
+  releases() { q "SELECT releases FROM dp_budgets WHERE role = 'analyst'"; }
+  run() {  # run script clients seconds -> "median_us tps transactions"
     rm -f "$tmp"/pgbench_log.*
     (cd "$tmp" && PGUSER=analyst PGPASSWORD=analyst "$PGBENCH" -n -f "$1" -c "$2" -j 2 -T "$3" -l 2>/dev/null) >"$tmp/out"
-    echo "$(median "$tmp"/pgbench_log.*) $(sed -n 's/^tps = \([0-9.]*\).*/\1/p' "$tmp/out" | head -1)"
+    echo "$(median "$tmp"/pgbench_log.*) $(sed -n 's/^tps = \([0-9.]*\).*/\1/p' "$tmp/out" | head -1) $(sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' "$tmp/out" | head -1)"
   }
-  read -r dp1 dptps1 <<<"$(run dp.sql 1 5)"
-  read -r nat1 nattps1 <<<"$(run native.sql 1 5)"
-  read -r dp16 dptps16 <<<"$(run dp.sql 16 5)"
-  read -r nat16 nattps16 <<<"$(run native.sql 16 5)"
+  r0=$(releases)
+  read -r dp1 dptps1 dpn1 <<<"$(run dp.sql 1 5)"
+  r1=$(releases)
+  check "pgbench, 1 client: every completed release charged once ($dpn1 transactions)" "${dpn1:-none}" "$((r1 - r0))"
+  read -r nat1 nattps1 _ <<<"$(run native.sql 1 5)"
+  read -r dp16 dptps16 dpn16 <<<"$(run dp.sql 16 5)"
+  r2=$(releases)
+  check "pgbench, 16 clients: every completed release charged once ($dpn16 transactions)" "${dpn16:-none}" "$((r2 - r1))"
+  read -r nat16 nattps16 _ <<<"$(run native.sql 16 5)"
   echo "# latency (median, us) one client: dp_count $dp1, count $nat1, added $((dp1 - nat1)) us (synchronous_commit = $(q "SHOW synchronous_commit"), fsync = $(q "SHOW fsync"))"
   echo "# 16 clients: dp_count median $dp16 us, $dptps16 releases/s; count median $nat16 us, $nattps16 queries/s"
   echo "# fsync of this disk (pg_test_fsync would say more): the added latency is one ledger flush"
