@@ -784,6 +784,37 @@ check_group_keys(Query *q)
 	}
 }
 
+/*
+ * The released groups in the order of their keys.  A hash aggregation returns its groups in the
+ * order of its hash table, whose layout depends on every group it holds, released or not: an
+ * attack review chose keys whose order told whether a group that the selection dropped existed.
+ * So a level with group selection sorts its output by its group keys, after any order the
+ * analyst gave (as tie-breakers): the order then depends on the released groups alone.
+ */
+static void
+order_by_group_keys(Query *q)
+{
+	ListCell   *c,
+			   *d;
+
+	foreach(c, q->groupClause)
+	{
+		SortGroupClause *g = lfirst_node(SortGroupClause, c);
+		bool		present = false;
+
+		foreach(d, q->sortClause)
+			if (lfirst_node(SortGroupClause, d)->tleSortGroupRef == g->tleSortGroupRef)
+				present = true;
+		if (present)
+			continue;
+		if (!OidIsValid(g->sortop))
+			unsupported("grouping over a private relation needs keys that can be sorted",
+						"The released groups are returned in the order of their keys, so that the order cannot tell about a group that was not released.",
+						"Group by a column of a type with an ordering (cast it to text, say).");
+		q->sortClause = lappend(q->sortClause, copyObject(g));
+	}
+}
+
 /* ---- the rewrite of one level ----------------------------------------------------------------- */
 
 typedef struct DpCall
@@ -1378,6 +1409,8 @@ rewrite_level(Query *q, Source *src)
 		capture(&lc, sel, DP_SITE_SELECT);
 	}
 	q->havingQual = having;
+	if (grouped && keys == NULL)
+		order_by_group_keys(q);
 	if (keys == NULL)
 	{
 		q->rtable = list_make1(rte);

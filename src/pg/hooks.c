@@ -115,8 +115,10 @@ executor_start(QueryDesc *qd, int eflags)
 	{
 		protect_flags = dpagg_protect_check_start(qd);
 		/* A parallel worker runs a piece of a plan its leader checked whole (and charged for):
-		 * the piece alone (a per-unit rewrite's partial count, say) is not checked again. */
-		if (!IsParallelWorker())
+		 * the piece alone (a per-unit rewrite's partial count, say) is not checked again.  Only
+		 * that piece, the worker's outermost statement: what a function runs inside it (an
+		 * EXPLAIN ANALYZE through SPI, in an attack review) is checked like any statement. */
+		if (!IsParallelWorker() || dpagg_restrict_statement_depth() > 1)
 			restricted = dpagg_restrict_check_executor(qd->plannedstmt, qd->instrument_options != 0,
 													   (protect_flags & DPAGG_READS_PRIVATE) != 0);
 		dpagg_freeze_parameters(qd);

@@ -146,33 +146,48 @@ dpagg_require_preload(PG_FUNCTION_ARGS)
 
 /* ---- restricted roles load dpagg at every session start ------------------------------------ */
 
-/* The role's own session_preload_libraries, for every database (NULL if it has none). */
-static char *
-role_preload_setting(Oid role)
+/*
+ * The role's session_preload_libraries settings: for every database (setdatabase 0) and for each
+ * database of its own (ALTER ROLE ... IN DATABASE, which takes precedence there).  Returns the
+ * databases (0 first) with the setting's value, NULL where the role has settings but not this one.
+ */
+typedef struct PreloadSetting
+{
+	Oid			database;
+	char	   *value;
+} PreloadSetting;
+
+static List *
+role_preload_settings(Oid role)
 {
 	Relation	rel;
 	SysScanDesc scan;
-	ScanKeyData key[2];
 	HeapTuple	tup;
-	char	   *out = NULL;
+	List	   *out = NIL;
+	PreloadSetting *all = palloc0(sizeof(PreloadSetting));
 
+	all->database = InvalidOid;
+	out = lappend(out, all);
 	rel = table_open(DbRoleSettingRelationId, AccessShareLock);
-	ScanKeyInit(&key[0], Anum_pg_db_role_setting_setdatabase, BTEqualStrategyNumber, F_OIDEQ,
-				ObjectIdGetDatum(InvalidOid));
-	ScanKeyInit(&key[1], Anum_pg_db_role_setting_setrole, BTEqualStrategyNumber, F_OIDEQ,
-				ObjectIdGetDatum(role));
-	scan = systable_beginscan(rel, DbRoleSettingDatidRolidIndexId, true, NULL, 2, key);
-	if (HeapTupleIsValid(tup = systable_getnext(scan)))
+	scan = systable_beginscan(rel, InvalidOid, false, NULL, 0, NULL);
+	while (HeapTupleIsValid(tup = systable_getnext(scan)))
 	{
+		Form_pg_db_role_setting f = (Form_pg_db_role_setting) GETSTRUCT(tup);
 		bool		isnull;
-		Datum		d = heap_getattr(tup, Anum_pg_db_role_setting_setconfig, RelationGetDescr(rel), &isnull);
+		Datum		d;
+		PreloadSetting *ps;
 
-		if (!isnull)
+		if (f->setrole != role)
+			continue;
+		d = heap_getattr(tup, Anum_pg_db_role_setting_setconfig, RelationGetDescr(rel), &isnull);
+		if (isnull)
+			continue;
 		{
 			ArrayType  *a = DatumGetArrayTypeP(d);
 			Datum	   *items;
 			int			n,
 						i;
+			char	   *value = NULL;
 
 			deconstruct_array(a, TEXTOID, -1, false, TYPALIGN_INT, &items, NULL, &n);
 			for (i = 0; i < n; i++)
@@ -180,7 +195,16 @@ role_preload_setting(Oid role)
 				char	   *s = TextDatumGetCString(items[i]);
 
 				if (strncmp(s, "session_preload_libraries=", 26) == 0)
-					out = pstrdup(s + 26);
+					value = pstrdup(s + 26);
+			}
+			if (!OidIsValid(f->setdatabase))
+				all->value = value;
+			else if (value != NULL)
+			{
+				ps = palloc0(sizeof(PreloadSetting));
+				ps->database = f->setdatabase;
+				ps->value = value;
+				out = lappend(out, ps);
 			}
 		}
 	}
@@ -189,7 +213,6 @@ role_preload_setting(Oid role)
 	return out;
 }
 
-/* Add dpagg to the role's session_preload_libraries (kept with what is there). */
 static Node *
 string_const(const char *str)
 {
@@ -202,10 +225,10 @@ string_const(const char *str)
 	return (Node *) c;
 }
 
+/* Add dpagg to one session_preload_libraries setting of the role (kept with what is there). */
 static void
-ensure_role_loads_dpagg(Oid role)
+ensure_setting_loads_dpagg(Oid role, Oid database, const char *current)
 {
-	char	   *current = role_preload_setting(role);
 	List	   *libs = NIL;
 	List	   *args = NIL;
 	ListCell   *lc;
@@ -221,13 +244,29 @@ ensure_role_loads_dpagg(Oid role)
 				return;
 	}
 	foreach(lc, libs)
-		args = lappend(args, string_const((char *) lfirst(lc)));
+		if (((char *) lfirst(lc))[0] != '\0')
+			args = lappend(args, string_const((char *) lfirst(lc)));
 	args = lappend(args, string_const("dpagg"));
 	set = makeNode(VariableSetStmt);
 	set->kind = VAR_SET_VALUE;
 	set->name = "session_preload_libraries";
 	set->args = args;
-	AlterSetting(InvalidOid, role, set);
+	AlterSetting(database, role, set);
+}
+
+/* Every session of the role loads dpagg, in every database: its own setting for all databases,
+ * and any it has for one database (which would take precedence there). */
+static void
+ensure_role_loads_dpagg(Oid role)
+{
+	ListCell   *lc;
+
+	foreach(lc, role_preload_settings(role))
+	{
+		PreloadSetting *ps = (PreloadSetting *) lfirst(lc);
+
+		ensure_setting_loads_dpagg(role, ps->database, ps->value);
+	}
 }
 
 /* The role and every role that is a member of it, directly or not. */

@@ -913,9 +913,10 @@ unit_column_rename_guard(PlannedStmt *pstmt, const char *queryString, bool readO
 	}
 	PG_END_TRY();
 	/* A new member of a restricted role loads dpagg at session start, as the role does (GRANT,
-	 * CREATE ROLE ... IN ROLE, ALTER GROUP ... ADD USER). */
+	 * CREATE ROLE ... IN ROLE, ALTER GROUP ... ADD USER); and a setting of session_preload_libraries
+	 * for a restricted role (ALTER ROLE ... [IN DATABASE ...] SET) keeps dpagg in it. */
 	if ((IsA(node, GrantRoleStmt) && ((GrantRoleStmt *) node)->is_grant) ||
-		IsA(node, CreateRoleStmt) || IsA(node, AlterRoleStmt))
+		IsA(node, CreateRoleStmt) || IsA(node, AlterRoleStmt) || IsA(node, AlterRoleSetStmt))
 		dpagg_preload_after_membership_change();
 }
 

@@ -112,6 +112,13 @@ check_relation(RangeTblEntry *rte, bool *walk_body)
 	if (nsp == PG_CATALOG_NAMESPACE || relid < FirstNormalObjectId ||
 		nsp == get_namespace_oid("information_schema", true))
 	{
+		/* a catalog view's body is walked too: pg_sequences calls pg_sequence_last_value */
+		*walk_body = true;
+		/* the plan cache's choices between generic and custom plans follow the statistics */
+		if (relid == get_relname_relid("pg_prepared_statements", PG_CATALOG_NAMESPACE))
+			dpagg_restrict_refuse("restricted roles cannot read pg_prepared_statements",
+								  "Its counts of generic and custom plans follow the planner's estimates, made from the private columns' statistics.",
+								  "Keep track of your prepared statements on the client.");
 		if (relid == RelationRelationId)
 		{
 			/* the planner's size estimates of every relation: rows and pages */
@@ -188,6 +195,10 @@ check_data_function(Oid fn, List *args)
 									  "A sequence's value counts the rows inserted with it, private ones included.",
 									  "Create a temporary sequence, and name it as a literal.");
 			}
+		case F_PG_PREPARED_STATEMENT:
+			dpagg_restrict_refuse("restricted roles cannot read pg_prepared_statements",
+								  "Its counts of generic and custom plans follow the planner's estimates, made from the private columns' statistics.",
+								  "Keep track of your prepared statements on the client.");
 		case F_LO_GET_OID:
 		case F_LO_GET_OID_INT8_INT4:
 		case F_LO_OPEN:
@@ -388,6 +399,12 @@ void
 dpagg_restrict_statement_enter(void)
 {
 	statement_depth++;
+}
+
+int
+dpagg_restrict_statement_depth(void)
+{
+	return statement_depth;
 }
 
 void

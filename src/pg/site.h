@@ -214,6 +214,7 @@ extern void dpagg_restrict_check_copy(Oid relid, bool is_from);
 extern void dpagg_restrict_objects_init(void);
 extern void dpagg_restrict_statement_enter(void);
 extern void dpagg_restrict_statement_leave(void);
+extern int	dpagg_restrict_statement_depth(void);
 extern void dpagg_restrict_check_plan_expr(Node *node, const char *where, Bitmapset *nest_params);
 extern void dpagg_restrict_refuse(const char *msg, const char *detail, const char *hint) pg_attribute_noreturn();
 extern List *dpagg_restricted_role_labels(void);

@@ -229,6 +229,14 @@ for fn in "pg_stat_get_live_tuples(oid)" "pg_stat_get_blocks_hit(oid)" "pg_relat
   b=$(python3 tests/restricted/fastpath.py "${PGHOST:-localhost}" "${PGPORT:-5432}" curious curious without_42 "$fn" patients 2>&1)
   check "a fast-path call of $fn is refused alike" "error: ERROR 42501: restricted roles cannot call functions through the fast-path protocol|same" "$(cut -c1-90 <<< "$a")|$([ "$a" = "$b" ] && echo same)"
 done
+# A second attack review: statements a function runs inside a parallel worker are checked (only
+# the worker's piece of the leader's plan is not); the order of released groups does not depend
+# on groups the selection dropped (a hash table's layout would: keys chosen so that the dropped
+# patient's group moves the others); the plan cache's generic/custom counts and pg_sequences.
+attack "EXPLAIN ANALYZE through a parallel-safe function run in a worker" "CREATE FUNCTION pg_temp.peek() RETURNS text LANGUAGE plpgsql PARALLEL SAFE AS \$\$ DECLARE r text; out text := ''; BEGIN FOR r IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT dp_count(1e-9, 1e-12, ''laplace'') FROM patients WHERE cost = 123456' LOOP out := out || r; END LOOP; RETURN out; END \$\$; SET force_parallel_mode = on; SELECT pg_temp.peek()"
+alike "the order of the released groups, with keys crafted to move if the patient's group exists" "SELECT string_agg(k::text, ',') FROM (SELECT CASE WHEN cost = 123456 THEN 1155 WHEN age = 20 THEN 1474 ELSE age END AS k, dp_count(1, 1e-6) AS c FROM patients GROUP BY 1) s"
+attack "the plan cache's generic and custom plan counts" "SELECT generic_plans, custom_plans FROM pg_prepared_statements"
+attack "a sequence's last value through pg_sequences" "SELECT last_value FROM pg_sequences"
 attack "a data-modifying WITH beside the DP query" "CREATE TEMP TABLE store(c double precision); WITH d AS (SELECT dp_count(1.0, 1e-6) c FROM patients), ins AS (INSERT INTO store SELECT c FROM d RETURNING c) SELECT count(*) FROM ins"
 }
 
@@ -300,7 +308,8 @@ check "the restricted analyst cannot read the restored table" "ERROR:  restricte
 # (and members of one) load dpagg at session start (dp_restrict set session_preload_libraries for
 # them), which then refuses everything they run; every use of dpagg is an ERROR with a hint, never
 # FATAL; CREATE EXTENSION is refused.  A restricted role cannot switch the session setting off.
-psql -X -q -d with_42 -c "CREATE ROLE curious_member LOGIN PASSWORD 'm' IN ROLE curious" \
+psql -X -q -d with_42 -c "ALTER ROLE curious IN DATABASE with_42 SET session_preload_libraries = ''" \
+  -c "CREATE ROLE curious_member LOGIN PASSWORD 'm' IN ROLE curious" \
   -c "CREATE ROLE curious_altered LOGIN PASSWORD 'm'" -c "ALTER GROUP curious ADD USER curious_altered" >/dev/null
 # restart_with <libraries>: the cluster restarted with those preloaded (checked, not assumed)
 restart_with() {
@@ -316,7 +325,7 @@ restart_with() {
 }
 restart_with "'pg_stat_statements'" "pg_stat_statements"
 out=$(analyst -d with_42 -c "SELECT cost FROM patients WHERE uid = 42" 2>&1 | head -1)
-check "without the preload, a restricted role reads nothing" "ERROR:  dpagg is not in shared_preload_libraries" "$out"
+check "without the preload, a restricted role reads nothing (also with a setting of its own for the database)" "ERROR:  dpagg is not in shared_preload_libraries" "$out"
 out=$(env PGPASSWORD=m psql -X -q -At -U curious_member -d with_42 -c "SELECT count(*) FROM patients" 2>&1 | head -1)
 check "without the preload, a member of a restricted role reads nothing" "ERROR:  dpagg is not in shared_preload_libraries" "$out"
 out=$(env PGPASSWORD=m psql -X -q -At -U curious_altered -d with_42 -c "SELECT count(*) FROM patients" 2>&1 | head -1)
