@@ -787,9 +787,10 @@ check_group_keys(Query *q)
 /*
  * The released groups in the order of their keys.  A hash aggregation returns its groups in the
  * order of its hash table, whose layout depends on every group it holds, released or not: an
- * attack review chose keys whose order told whether a group that the selection dropped existed.
- * So a level with group selection sorts its output by its group keys, after any order the
- * analyst gave (as tie-breakers): the order then depends on the released groups alone.
+ * attack review chose keys whose order told whether a group that the selection dropped existed;
+ * with public groups, which keys matched private rows shapes the table too.  So a grouped level
+ * sorts its output by its group keys, after any order the analyst gave (as tie-breakers): the
+ * order then depends on the released groups alone.
  */
 static void
 order_by_group_keys(Query *q)
@@ -1409,8 +1410,8 @@ rewrite_level(Query *q, Source *src)
 		capture(&lc, sel, DP_SITE_SELECT);
 	}
 	q->havingQual = having;
-	if (grouped && keys == NULL)
-		order_by_group_keys(q);
+	if (grouped)
+		order_by_group_keys(q); /* public groups too: which keys matched rows shapes a hash table */
 	if (keys == NULL)
 	{
 		q->rtable = list_make1(rte);

@@ -57,6 +57,7 @@
 #include "utils/guc.h"
 #include "utils/array.h"
 #include "access/transam.h"
+#include "commands/extension.h"
 #include "funcapi.h"
 #include "utils/tuplestore.h"
 
@@ -909,11 +910,61 @@ check_source_query(Query *q)
 		check_rte(q, lfirst_node(RangeTblEntry, lc));
 }
 
+/*
+ * The DP level's own outputs and HAVING run per released group in the order the aggregation
+ * returns its groups, before the sort that puts them in key order (bound.c): a function there
+ * that prints, writes or numbers rows would show a hash table's order, which depends on groups
+ * the selection dropped (a third attack review: a NOTICE per group, row_number() OVER ()).
+ * Built-in functions that are not volatile are allowed (arithmetic on the releases, rounding,
+ * casts: at worst an error about a released value); window functions, volatile and user-defined
+ * functions belong in an outer query, which sees the sorted releases.
+ */
+static bool
+level_output_walker(Node *node, void *context)
+{
+	Oid			fn = InvalidOid;
+
+	if (node == NULL)
+		return false;
+	if (IsA(node, Aggref) && dpagg_aggregate_kind(((Aggref *) node)->aggfnoid) != 0)
+		return false;			/* a release: its own arguments are checked apart */
+	if (IsA(node, WindowFunc))
+		refuse("restricted roles cannot use window functions beside dpagg's aggregates",
+			   "They would number the groups in the order the aggregation returns them, before they are sorted.",
+			   "Apply the window function in an outer query: SELECT ..., row_number() OVER (...) FROM (<the DP query>) s.");
+	if (IsA(node, SubLink))
+		refuse("restricted roles cannot use sub-selects beside dpagg's aggregates",
+			   "They run per released group, in the order the aggregation returns the groups.",
+			   "Move the sub-select to an outer query.");
+	if (IsA(node, FuncExpr))
+		fn = ((FuncExpr *) node)->funcid;
+	else if (IsA(node, OpExpr) || IsA(node, DistinctExpr) || IsA(node, NullIfExpr))
+	{
+		set_opfuncid((OpExpr *) node);
+		fn = ((OpExpr *) node)->opfuncid;
+	}
+	if (OidIsValid(fn) && (fn >= FirstGenbkiObjectId || func_volatile(fn) == PROVOLATILE_VOLATILE) &&
+		!(func_volatile(fn) != PROVOLATILE_VOLATILE &&
+		  getExtensionOfObject(ProcedureRelationId, fn) == get_extension_oid("dpagg", true)))
+		refuse(psprintf("restricted roles cannot apply %s() beside dpagg's aggregates", get_func_name(fn)),
+			   "Functions of your own and volatile ones run per released group, in the order the aggregation returns the groups, before they are sorted.",
+			   "Apply it in an outer query: SELECT f(n) FROM (<the DP query>) s.");
+	return expression_tree_walker(node, level_output_walker, context);
+}
+
 void
 dpagg_restrict_check_level(Query *q)
 {
 	ListCell   *lc;
 
+	if (q->hasWindowFuncs)
+		(void) level_output_walker((Node *) q->windowClause, NULL);
+	(void) level_output_walker((Node *) q->targetList, NULL);
+	(void) level_output_walker(q->havingQual, NULL);
+	if (q->hasWindowFuncs)
+		refuse("restricted roles cannot use window functions beside dpagg's aggregates",
+			   "They would number the groups in the order the aggregation returns them, before they are sorted.",
+			   "Apply the window function in an outer query: SELECT ..., row_number() OVER (...) FROM (<the DP query>) s.");
 	check_jointree((Node *) q->jointree);
 	foreach(lc, q->groupClause)
 		check_expr((Node *) get_sortgroupclause_tle(lfirst_node(SortGroupClause, lc),
@@ -974,6 +1025,27 @@ dpagg_restrict_utility_enter(Node *stmt)
 	if (IsA(stmt, CopyStmt) && ((CopyStmt *) stmt)->relation != NULL)
 		dpagg_restrict_check_copy(RangeVarGetRelid(((CopyStmt *) stmt)->relation, NoLock, true),
 								  ((CopyStmt *) stmt)->is_from);
+	/* EXECUTE's parameters and CALL's arguments are evaluated without a plan: literals only,
+	 * and the objects a CALL names are checked like a query's (restrict_objects.c) */
+	if ((IsA(stmt, ExecuteStmt) || IsA(stmt, CallStmt)) && dpagg_session_restricted())
+	{
+		ListCell   *lc;
+
+		if (IsA(stmt, ExecuteStmt))
+			foreach(lc, ((ExecuteStmt *) stmt)->params)
+			{
+				Node	   *p = (Node *) lfirst(lc);
+
+				while (IsA(p, TypeCast))
+					p = ((TypeCast *) p)->arg;
+				if (!IsA(p, A_Const) && !IsA(p, ParamRef))
+					refuse("restricted roles must pass literals as EXECUTE's parameters",
+						   "EXECUTE evaluates its parameters without planning them, so dpagg could not check them.",
+						   "Write each parameter as a literal, or compute it in a SELECT first.");
+			}
+		else if (((CallStmt *) stmt)->funcexpr != NULL)
+			dpagg_restrict_check_expression((Node *) ((CallStmt *) stmt)->funcexpr);
+	}
 	if (IsA(stmt, CreateTableAsStmt) || IsA(stmt, RefreshMatViewStmt))
 		in_create_as++;
 }

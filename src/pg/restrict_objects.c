@@ -40,6 +40,7 @@
 #include "commands/seclabel.h"
 #include "miscadmin.h"
 #include "utils/backend_status.h"
+#include "fmgr.h"
 #include "nodes/nodeFuncs.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
@@ -285,6 +286,7 @@ check_function(Oid fn)
 }
 
 static void check_query(Query *q);
+static bool statement_releases = false;	/* the statement being checked has dpagg's aggregates */
 
 static bool
 objects_walker(Node *node, void *context)
@@ -366,6 +368,25 @@ check_query(Query *q)
 					break;
 				}
 			case RTE_FUNCTION:
+				/*
+				 * A function of the analyst's in FROM is not inlined (restrict_needs_fmgr): its
+				 * body runs as statements of its own, checked when they run, after a DP release
+				 * in the same statement was charged.  Refused up front beside dpagg's aggregates.
+				 */
+				if (statement_releases)
+				{
+					ListCell   *f;
+
+					foreach(f, rte->functions)
+					{
+						Node	   *fe = lfirst_node(RangeTblFunction, f)->funcexpr;
+
+						if (IsA(fe, FuncExpr) && ((FuncExpr *) fe)->funcid >= FirstNormalObjectId)
+							dpagg_restrict_refuse("restricted roles cannot read a function of their own in FROM in a statement with dpagg's aggregates",
+												  "Its body runs as statements of its own, checked only when they run: after the release was charged.",
+												  "Query tables and views, or call the function in a statement of its own.");
+					}
+				}
 				(void) objects_walker((Node *) rte->functions, NULL);
 				break;
 			case RTE_TABLEFUNC:
@@ -414,21 +435,79 @@ dpagg_restrict_statement_leave(void)
 		statement_depth--;
 }
 
+/*
+ * Functions evaluated where no query is planned: a prepared statement's parameters in EXECUTE, a
+ * CALL's arguments, a column's DEFAULT or a USING clause in ALTER TABLE, a partition bound, a
+ * domain's or a table's CHECK (a third attack review read pg_stat_get_live_tuples through each).
+ * PostgreSQL calls the object access hook before it runs any function: in a restricted session
+ * the counters and sizes are refused there too, wherever they are called from.
+ */
+static void
+check_function_at_run(Oid fn)
+{
+	char	   *name = get_func_name(fn);
+
+	if (name == NULL)
+		return;
+	if (stats_name(name))
+		refuse_stats();
+	if (fn < FirstGenbkiObjectId && get_func_namespace(fn) == PG_CATALOG_NAMESPACE &&
+		(size_function(name) || fn == F_PG_PREPARED_STATEMENT))
+		dpagg_restrict_refuse(psprintf("restricted roles cannot call %s()", name),
+							  "It tells how big a relation is or how the planner chose, private ones included.",
+							  "Query private relations with dpagg's aggregates.");
+}
+
 static void
 restrict_object_access(ObjectAccessType access, Oid classId, Oid objectId, int subId, void *arg)
 {
 	if (prev_object_access)
 		prev_object_access(access, classId, objectId, subId, arg);
+	if (access != OAT_FUNCTION_EXECUTE || !IsTransactionState() || !dpagg_session_restricted())
+		return;
 	/* outside every statement, with the session's state "fastpath function call" (or unknown:
 	 * track_activities off, which only a superuser can set) */
-	if (access != OAT_FUNCTION_EXECUTE || statement_depth > 0 || MyBEEntry == NULL ||
-		(MyBEEntry->st_state != STATE_FASTPATH && MyBEEntry->st_state != STATE_DISABLED) ||
-		!IsTransactionState())
-		return;
-	if (dpagg_session_restricted())
+	if (statement_depth == 0 && MyBEEntry != NULL &&
+		(MyBEEntry->st_state == STATE_FASTPATH || MyBEEntry->st_state == STATE_DISABLED))
 		dpagg_restrict_refuse("restricted roles cannot call functions through the fast-path protocol",
 							  "A fast-path call runs a function without the checks of a statement.",
 							  "Call the function in a SELECT.");
+	check_function_at_run(objectId);
+}
+
+/*
+ * SQL functions of a restricted session's own are not inlined: the planner inlines a SQL function
+ * after dpagg checked the query, so the relations its body reads (pg_stats, an undeclared table)
+ * would never be checked (a third attack review).  PostgreSQL inlines no function for which
+ * needs_fmgr_hook says yes; run as a function, its body's statements are planned, and checked,
+ * as statements of their own.  The fmgr hook itself does nothing.
+ */
+static needs_fmgr_hook_type prev_needs_fmgr = NULL;
+static fmgr_hook_type prev_fmgr = NULL;
+
+static bool
+restrict_needs_fmgr(Oid fn)
+{
+	HeapTuple	tup;
+	bool		sql;
+
+	if (prev_needs_fmgr && prev_needs_fmgr(fn))
+		return true;
+	if (fn < FirstNormalObjectId || !IsTransactionState() || !dpagg_session_restricted())
+		return false;
+	tup = SearchSysCache1(PROCOID, ObjectIdGetDatum(fn));
+	if (!HeapTupleIsValid(tup))
+		return false;
+	sql = ((Form_pg_proc) GETSTRUCT(tup))->prolang == SQLlanguageId;
+	ReleaseSysCache(tup);
+	return sql;
+}
+
+static void
+restrict_fmgr(FmgrHookEventType event, FmgrInfo *flinfo, Datum *private)
+{
+	if (prev_fmgr)
+		prev_fmgr(event, flinfo, private);
 }
 
 void
@@ -436,6 +515,29 @@ dpagg_restrict_objects_init(void)
 {
 	prev_object_access = object_access_hook;
 	object_access_hook = restrict_object_access;
+	prev_needs_fmgr = needs_fmgr_hook;
+	needs_fmgr_hook = restrict_needs_fmgr;
+	prev_fmgr = fmgr_hook;
+	fmgr_hook = restrict_fmgr;
+}
+
+/* An expression evaluated outside a query (a CALL's arguments): its objects, as a query's. */
+void
+dpagg_restrict_check_expression(Node *expr)
+{
+	(void) objects_walker(expr, NULL);
+}
+
+static bool
+releases_walker(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Query))
+		return query_tree_walker((Query *) node, releases_walker, context, 0);
+	if (IsA(node, Aggref) && dpagg_aggregate_kind(((Aggref *) node)->aggfnoid) != 0)
+		return true;
+	return expression_tree_walker(node, releases_walker, context);
 }
 
 void
@@ -443,6 +545,7 @@ dpagg_restrict_check_objects(Query *parse)
 {
 	if (!dpagg_session_restricted())
 		return;
+	statement_releases = releases_walker((Node *) parse, NULL);
 	check_query(parse);
 }
 

@@ -211,6 +211,7 @@ extern void dpagg_restrict_init(void);
 /* What a restricted role may read at all (restrict_objects.c). */
 extern void dpagg_restrict_check_objects(Query *parse);
 extern void dpagg_restrict_check_copy(Oid relid, bool is_from);
+extern void dpagg_restrict_check_expression(Node *expr);
 extern void dpagg_restrict_objects_init(void);
 extern void dpagg_restrict_statement_enter(void);
 extern void dpagg_restrict_statement_leave(void);

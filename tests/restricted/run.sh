@@ -237,6 +237,20 @@ attack "EXPLAIN ANALYZE through a parallel-safe function run in a worker" "CREAT
 alike "the order of the released groups, with keys crafted to move if the patient's group exists" "SELECT string_agg(k::text, ',') FROM (SELECT CASE WHEN cost = 123456 THEN 1155 WHEN age = 20 THEN 1474 ELSE age END AS k, dp_count(1, 1e-6) AS c FROM patients GROUP BY 1) s"
 attack "the plan cache's generic and custom plan counts" "SELECT generic_plans, custom_plans FROM pg_prepared_statements"
 attack "a sequence's last value through pg_sequences" "SELECT last_value FROM pg_sequences"
+# A third attack review: counters evaluated where no query is planned (EXECUTE's parameters, a
+# domain's CHECK, a column's DEFAULT), SQL functions of the analyst's inlined after the check,
+# outputs and HAVING of the DP level that run in the aggregation's order, and public groups'
+# order (keys from the analyst's table, one of which matches the patient).
+attack "a counter as EXECUTE's parameter" "PREPARE q(bigint) AS SELECT \$1; EXECUTE q(pg_stat_get_live_tuples('public.patients'::regclass))"
+attack "a counter in a domain's CHECK" "CREATE DOMAIN pg_temp.d AS int CHECK (pg_stat_get_live_tuples('public.patients'::regclass) > 1999); SELECT 1::pg_temp.d"
+attack "a counter as a column's DEFAULT" "CREATE TEMP TABLE dflt (x int); INSERT INTO dflt VALUES (1); ALTER TABLE dflt ADD COLUMN y bigint DEFAULT pg_stat_get_tuples_inserted('public.patients'::regclass); SELECT y FROM dflt"
+attack "a SQL function of mine, inlined, over pg_stats" "CREATE FUNCTION pg_temp.s() RETURNS SETOF text LANGUAGE sql STABLE AS \$\$ SELECT histogram_bounds::text FROM pg_catalog.pg_stats WHERE tablename = 'patients' AND attname = 'cost' \$\$; SELECT right(s, 30) FROM pg_temp.s() s"
+attack "a SQL function of mine, inlined, over pg_class sizes" "CREATE FUNCTION pg_temp.t() RETURNS SETOF real LANGUAGE sql STABLE AS \$\$ SELECT reltuples FROM pg_catalog.pg_class WHERE relname = 'patients' \$\$; SELECT * FROM pg_temp.t()"
+attack "a SQL function of mine, inlined, over a table nobody declared" "CREATE FUNCTION pg_temp.u() RETURNS SETOF double precision LANGUAGE sql STABLE AS \$\$ SELECT cost FROM public.unlabelled WHERE uid = 42 \$\$; SELECT * FROM pg_temp.u()"
+alike "row_number() in an outer query numbers the sorted releases" "SELECT string_agg(k || '#' || n, ',') FROM (SELECT k, row_number() OVER () AS n FROM (SELECT CASE WHEN cost = 123456 THEN 1155 WHEN age = 20 THEN 1474 ELSE age END AS k, dp_count(1, 1e-6) AS c FROM patients GROUP BY 1) s) t"
+attack "a window function at the DP level itself" "SELECT CASE WHEN cost = 123456 THEN 1155 WHEN age = 20 THEN 1474 ELSE age END AS k, row_number() OVER () FROM patients GROUP BY 1 HAVING dp_count(1, 1e-6) > -1e9"
+attack "a notice per released group at the DP level" "CREATE FUNCTION pg_temp.say(x int) RETURNS int LANGUAGE plpgsql STABLE AS \$\$ BEGIN RAISE NOTICE '%', x; RETURN x; END \$\$; SELECT pg_temp.say(CASE WHEN cost = 123456 THEN 1155 WHEN age = 20 THEN 1474 ELSE age END), dp_count(1, 1e-6) FROM patients GROUP BY CASE WHEN cost = 123456 THEN 1155 WHEN age = 20 THEN 1474 ELSE age END"
+alike "the order of public groups, keys of mine, one matching the patient" "CREATE TEMP TABLE k (k text); INSERT INTO k VALUES ('z_rare'); INSERT INTO k SELECT 'z' || g FROM generate_series(0, 9) g; INSERT INTO k SELECT 'q' || g FROM generate_series(0, 100) g; ANALYZE k; SELECT string_agg(k, ',') FROM (SELECT k.k, dp_count(1e-3, 1e-6) c FROM k LEFT JOIN patients p ON p.zip = k.k GROUP BY k.k) d WHERE c IS NOT NULL OR c IS NULL"
 attack "a data-modifying WITH beside the DP query" "CREATE TEMP TABLE store(c double precision); WITH d AS (SELECT dp_count(1.0, 1e-6) c FROM patients), ins AS (INSERT INTO store SELECT c FROM d RETURNING c) SELECT count(*) FROM ins"
 }
 
