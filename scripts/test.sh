@@ -8,8 +8,9 @@
 # a curious analyst's attacks on a restricted role (tests/restricted/run.sh) in a sixth, and
 # the ledger's replication, failover and recovery (tests/wal/run.sh) on clusters of its own, and
 # dpagg on Citus (tests/citus/run.sh: it builds Citus from ../shared/vendor when it is not
-# installed, and says it skipped when it can do neither), and the statistical DP tester
-# (tests/dp_tester/run.sh, docs/dp_tester.md).
+# installed, and says it skipped when it can do neither), two-sided noise checks of every
+# release path (tests/noise/run.sh) and the statistical DP tester (tests/dp_tester/run.sh,
+# docs/dp_tester.md).
 # Ends with one line "N passed, N failed".
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -56,6 +57,7 @@ cluster_script "protection across pg_dump and restore" tests/dump/run.sh dump.lo
 cluster_script "a curious analyst against a restricted role" tests/restricted/run.sh restricted.log
 cluster_script "the ledger in the WAL: standby, synchronous standby, failover, PITR, pg_rewind, migration" tests/wal/run.sh wal.log
 cluster_script "dpagg on Citus: a coordinator and two workers (skipped without Citus or its source)" tests/citus/run.sh citus.log
+cluster_script "two-sided noise checks of every release path against its calibration" tests/noise/run.sh noise.log
 cluster_script "the statistical DP tester: neighbouring databases, many releases, the privacy loss bounded" tests/dp_tester/run.sh dp_tester.log
 
 echo "$passed passed, $failed failed"

@@ -1,0 +1,359 @@
+#!/usr/bin/env python3
+"""The statistics of tests/noise/run.sh (python3 standard library only).
+
+    stats.py MANIFEST WORKDIR [selftest]
+
+MANIFEST has one line per check: name <TAB> kind <TAB> label <TAB> params <TAB> faults.
+WORKDIR/<name> holds the check's samples, one row per released value, columns separated by '|'.
+Prints one line per check, "PASS<TAB>description" or "FAIL<TAB>description"; with "selftest",
+instead one line per (check, fault): the samples are first changed as the fault would change them
+(see FAULTS below) and the line is "PASS" when the check then FAILS, as it must.
+
+The kinds and their bands (run.sh's header gives the reasoning and the false-failure budget):
+
+  var    d = released - truth; V = the calibrated E[d^2] (dp_calibrate(...).l2 and friends);
+         R = mean(d^2) / V.  Below: R >= 1 - sqrt(2 K ln(2 / ALPHA) / n), Bernstein's inequality
+         for the mean of the nonnegative d^2/V, whose second moment is the kurtosis K (taken as
+         the larger of the family's bound, param K, default KURT_FLOOR = 7, and the sample's):
+         rigorous.  Above: the studentized z = (R - 1) / (sd(d^2 / V) / sqrt(n)) <= Z_BAND (7),
+         and R <= R_MAX = 2.  And (unless "mean=0") the studentized mean of d within +-Z_BAND.
+  quant  d as for var; the share of |d| <= w, w the noise's calibrated quantile of level p
+         (dp_noise_interval: exact for continuous noise), is Binomial(n, p): exact two-sided
+         binomial test at ALPHA.  Distribution-free, and blind to a few wild values.
+  cover  columns d | wl | wh (the release minus the truth, and the interval's reach below and
+         above the release): the number of intervals holding the truth is Binomial(n, p) with p
+         the interval's exact coverage; exact two-sided binomial test at ALPHA.
+  select group selection: k of M groups of n units kept; p = pi(n) of the strategy in closed form
+         (docs/partition_selection.md), computed here from (epsilon, delta, L); exact two-sided
+         binomial test at ALPHA; also checks dp_group_selection's keep_one_unit against pi(1).
+  tol    ratios that must all be 1 within a relative tolerance (interval widths against the
+         calibrated quantiles): deterministic, never fails by chance.
+  ks     x = |noise vector| / scale; its distribution (Gamma(T, 1) for the l2 mechanism,
+         sqrt(chi^2_T) for the Gaussian) by the Kolmogorov-Smirnov distance with the
+         Dvoretzky-Kiefer-Wolfowitz-Massart bound P(D_n > e) <= 2 exp(-2 n e^2): passes iff
+         D_n <= sqrt(ln(2 / ALPHA) / (2 n)).  Rigorous for any n.
+
+FAULTS (comma-separated in the manifest) say how a fault would change the samples:
+  scale:F[:WHAT]   every deviation multiplied by F (the noise's standard deviation times F;
+                   for tol, every ratio times F; for ks, every norm times F)
+  file:NAME:WHAT   the samples of WORKDIR/NAME instead: what the release would have been under
+                   the fault WHAT (e.g. dp_avg with its count half released exactly)
+  rate:P:WHAT      (select) the observed count of released groups times P
+  L1               (select) the rate of the same strategy with epsilon and delta not divided over
+                   the L groups of a unit (calibrated as for L = 1)
+"""
+import functools
+import math
+import statistics
+import sys
+
+Z_BAND = 7.0          # studentized moment checks: |z| <= 7
+Z_MISS = 6.1          # one-sided normal tail 5e-10: "fails with probability > 1 - 1e-9"
+ALPHA = 5e-9          # every random check's false-failure probability (two-sided)
+R_MAX = 2.0           # var: E[d^2]/V must also be below this (see var_test)
+KURT_FLOOR = 7.0      # var: kurtosis assumed at least (every family here: 6.3 or less; see run.sh)
+
+
+def fmt(x, digits=3):
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "nan"
+    if isinstance(x, float) and math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    return f"{x:.{digits}g}"
+
+
+def load(path):
+    rows = []
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if line:
+                rows.append([float(c) for c in line.split("|")])
+    return rows
+
+
+# ---------------------------------------------------------------------------------------------
+# var: the second moment of the deviations against the calibrated one
+
+def var_test(d, V, check_mean=True, kurt_floor=KURT_FLOOR):
+    """The second moment of d against V, two-sided (the module's header gives the bands)."""
+    n = len(d)
+    y = [x * x / V for x in d]
+    R = sum(y) / n
+    sy = statistics.stdev(y) if n > 1 else 0.0
+    se = sy / math.sqrt(n)
+    kurt = sum(v * v for v in y) / n / (R * R) if R > 0 else math.nan
+    # Below: Bernstein's inequality for the mean of the nonnegative Y = d^2/V (E[Y] = 1,
+    # E[Y^2] = the kurtosis K): P(mean(Y) <= 1 - t) <= exp(-n t^2 / (2 K)).  K is the larger of
+    # the family's bound (kurt_floor) and the sample's.  Rigorous: fails by chance w.p. <= ALPHA/2.
+    K = max(kurt_floor, kurt) if math.isfinite(kurt) else kurt_floor
+    r_lo = 1 - math.sqrt(2 * K * math.log(2 / ALPHA) / n)
+    # Above: the studentized z = (R - 1)/se <= Z_BAND (the upper tail of a studentized mean of a
+    # positively skewed variable is lighter than the normal's), and R <= R_MAX whatever the
+    # sample's spread (a few wild values inflate se and would let z hide a gross error).
+    if se > 0:
+        z = (R - 1) / se
+    else:
+        z = -math.inf if R < 1 else (math.inf if R > 1 else 0.0)
+    ok = r_lo <= R <= R_MAX and z <= Z_BAND
+    mean_txt = ""
+    if check_mean:
+        # Symmetric noise: the studentized mean is sub-Gaussian (Efron 1969: given the |d_i|,
+        # the signs are fair coins, and Hoeffding's inequality), P(|t| >= 7) <= 2 exp(-24.2).
+        sd = statistics.stdev(d) if n > 1 else 0.0
+        m = sum(d) / n
+        zm = m / (sd / math.sqrt(n)) if sd > 0 else (0.0 if m == 0 else math.inf)
+        ok = ok and abs(zm) <= Z_BAND
+        mean_txt = f"; mean z {zm:+.1f}"
+    # Power.  A true variance factor r gives R ~ r (1 +- rse N(0, 1)), rse = se/R the relative
+    # standard error (scale-free): the check fails w.p. > 1 - 1e-9 once r (1 + 6.1 rse) <= r_lo,
+    # or once (r - 1)/(r rse) >= 7 + 6.1 (or r (1 - 6.1 rse) >= R_MAX).
+    rse = se / R if R > 0 else math.inf
+    lo_det = r_lo / (1 + Z_MISS * rse) if rse < math.inf else 0.0
+    hi_det = min(1 / (1 - (Z_BAND + Z_MISS) * rse) if (Z_BAND + Z_MISS) * rse < 1 else math.inf,
+                 R_MAX / (1 - Z_MISS * rse) if Z_MISS * rse < 1 else math.inf)
+    hi_band = min(R_MAX, 1 + Z_BAND * se)
+    txt = (f"E[d^2]/calibrated = {R:.3f} (band [{r_lo:.3f}, ~{hi_band:.3f}]: below by Bernstein "
+           f"at kurtosis {K:.1f} (sample {kurt:.1f}), above z {z:+.1f} <= {Z_BAND:g}; a variance "
+           f"<= {lo_det:.2f}x or >= {fmt(hi_det)}x fails w.p. > 1-1e-9{mean_txt}; n {n})")
+    return ok, txt
+
+
+# ---------------------------------------------------------------------------------------------
+# Exact binomial tails
+
+def binom_band(M, p):
+    """The acceptance region [lo, hi] of the exact two-sided test at ALPHA (ALPHA/2 per tail)."""
+    if p <= 0:
+        return 0, 0
+    if p >= 1:
+        return M, M
+    lp, lq = math.log(p), math.log1p(-p)
+    lg = math.lgamma(M + 1)
+    logpmf = [lg - math.lgamma(i + 1) - math.lgamma(M - i + 1) + i * lp + (M - i) * lq
+              for i in range(M + 1)]
+    top = max(logpmf)
+    pmf = [math.exp(v - top) for v in logpmf]
+    scale = math.exp(top)
+    lo, acc = 0, 0.0
+    while lo <= M:
+        acc += pmf[lo] * scale
+        if acc > ALPHA / 2:
+            break
+        lo += 1
+    hi, acc = M, 0.0
+    while hi >= 0:
+        acc += pmf[hi] * scale
+        if acc > ALPHA / 2:
+            break
+        hi -= 1
+    return lo, hi       # P(X < lo) <= ALPHA/2, P(X > hi) <= ALPHA/2
+
+
+def binom_test(k, M, p):
+    lo, hi = binom_band(M, p)
+    ok = lo <= k <= hi
+    # the smallest and largest true rates that fail with probability > 1 - 1e-9 (normal approx.)
+    sd = math.sqrt(p * (1 - p) / M)
+    txt = (f"rate {k}/{M} = {k / M:.4f}, closed form {p:.4f} (ratio {k / M / p:.3f}; exact band "
+           f"[{lo / M:.4f}, {hi / M:.4f}] at two-sided {ALPHA:g}; a rate off by more than about "
+           f"{(Z_BAND + Z_MISS) * sd / p * 100:.0f}% fails w.p. > 1-1e-9)")
+    return ok, txt
+
+
+# ---------------------------------------------------------------------------------------------
+# Group selection in closed form (docs/partition_selection.md)
+
+def inv_norm_upper(q):
+    return statistics.NormalDist().inv_cdf(1 - q)
+
+
+def selection_pi(strategy, eps, delta, L, n, sigma=None):
+    if strategy == "optimal":
+        e = eps / L
+        d = 1 - (1 - delta) ** (1 / L)
+        pi = 0.0
+        for _ in range(n):
+            pi = min(math.exp(e) * pi + d, 1 - math.exp(-e) * (1 - d - pi), 1.0)
+        return pi
+    if strategy == "laplace":
+        b = L / eps
+        d = 1 - (1 - delta) ** (1 / L)
+        T = 1 + b * math.log(1 / (2 * d)) if d <= 0.5 else 1 - b * math.log(2 * (1 - d))
+        return math.exp(-(T - n) / b) / 2 if n <= T else 1 - math.exp(-(n - T) / b) / 2
+    if strategy == "gaussian":
+        dt = 1 - (1 - (delta - delta / 2)) ** (1 / L)
+        T = 1 + sigma * inv_norm_upper(dt)
+        return 1 - statistics.NormalDist().cdf((T - n) / sigma)
+    raise ValueError(strategy)
+
+
+# ---------------------------------------------------------------------------------------------
+# ks: the distribution of the noise vector's norm
+
+def cdf_gamma_int(x, T):
+    """P(Gamma(T, 1) <= x), T a whole number."""
+    if x <= 0:
+        return 0.0
+    term, s = 1.0, 1.0
+    for k in range(1, T):
+        term *= x / k
+        s += term
+    return 1 - math.exp(-x) * s
+
+
+def cdf_chi_norm(x, T):
+    """P(|N(0, I_T)| <= x), T even: P(chi^2_T <= x^2) = P(Gamma(T/2, 1) <= x^2 / 2)."""
+    return cdf_gamma_int(x * x / 2, T // 2)
+
+
+def ks_test(xs, family, T):
+    n = len(xs)
+    F = (lambda x: cdf_gamma_int(x, T)) if family == "gamma" else (lambda x: cdf_chi_norm(x, T))
+    xs = sorted(xs)
+    D = 0.0
+    for i, x in enumerate(xs):
+        f = F(x)
+        D = max(D, (i + 1) / n - f, f - i / n)
+    eps = math.sqrt(math.log(2 / ALPHA) / (2 * n))
+    ok = D <= eps
+
+    lo, hi = ks_power(family, T, eps)
+    what = f"Gamma({T}, 1)" if family == "gamma" else f"chi with {T} degrees of freedom"
+    return ok, (f"KS distance of |noise|/scale from {what}: {D:.4f} (DKW band {eps:.4f} at "
+                f"{ALPHA:g}; a norm scale <= {lo:.3f}x or >= {hi:.3f}x fails w.p. > "
+                f"1-{ALPHA:g}; n {n})")
+
+
+@functools.lru_cache(maxsize=None)
+def ks_power(family, T, eps):
+    """Noise whose norm is f times the calibrated one has CDF F(x / f), at distance
+    dist(f) = sup |F(x) - F(x / f)| from F; by DKW once more the check then fails with
+    probability > 1 - ALPHA when dist(f) >= 2 eps.  The factors f < 1 and f > 1 where that
+    starts."""
+    F = (lambda x: cdf_gamma_int(x, T)) if family == "gamma" else (lambda x: cdf_chi_norm(x, T))
+    grid = [i * 0.01 for i in range(1, 3000)]
+
+    def dist(f):
+        return max(abs(F(x) - F(x / f)) for x in grid)
+
+    def edge(a, b):     # dist(a) >= 2 eps > dist(b)
+        for _ in range(30):
+            mid = (a + b) / 2
+            a, b = (mid, b) if dist(mid) >= 2 * eps else (a, mid)
+        return a
+    return edge(0.5, 1.0), edge(2.0, 1.0)
+
+
+# ---------------------------------------------------------------------------------------------
+
+def parse_params(s):
+    out = {}
+    for kv in s.split(";"):
+        if kv:
+            k, v = kv.split("=", 1)
+            out[k] = v
+    return out
+
+
+def evaluate(kind, rows, P, fault=None, work=None):
+    """(ok, text) of one check; with fault, on the samples as the fault would make them."""
+    f = 1.0
+    if fault and fault.startswith("scale:"):
+        f = float(fault.split(":")[1])
+    if fault and fault.startswith("file:"):
+        rows = load(f"{work}/{fault.split(':')[1]}")
+    if kind == "var":
+        d = [r[0] * f for r in rows]
+        return var_test(d, float(P["V"]), P.get("mean", "1") == "1", float(P.get("K", KURT_FLOOR)))
+    if kind == "cover":
+        n = len(rows)
+        k = sum(1 for d, wl, wh in rows if -wh <= d * f <= wl)
+        return binom_test(k, n, float(P["p"]))
+    if kind == "quant":
+        n, w = len(rows), float(P["w"])
+        k = sum(1 for r in rows if abs(r[0] * f) <= w)
+        ok, txt = binom_test(k, n, float(P["p"]))
+        return ok, f"|noise| <= its calibrated quantile {fmt(w, 6)}: " + txt
+    if kind == "tol":
+        tol = float(P["tol"])
+        worst = max(abs(r[0] * f - 1) for r in rows)
+        return worst <= tol, (f"largest relative deviation {fmt(worst)} over {len(rows)} values "
+                              f"(tolerance {fmt(tol)}; exact arithmetic, never fails by chance)")
+    if kind == "ks":
+        return ks_test([r[0] * f for r in rows], P["family"], int(P["T"]))
+    if kind == "select":
+        k, M = int(P["k"]), int(P["M"])
+        extra = ""
+        ok_extra = True
+        eps, delta, L, n = float(P["eps"]), float(P["delta"]), int(P["L"]), int(P["n"])
+        sigma = float(P["sigma"]) if "sigma" in P else None
+        p = selection_pi(P["strategy"], eps, delta, L, n, sigma)
+        if "keep1" in P:
+            k1 = float(P["keep1"])
+            p1 = selection_pi(P["strategy"], eps, delta, L, 1, sigma)
+            # the core works at parameters lowered by 2^-12 (its rounding margin): a little below
+            ok_extra = abs(k1 / p1 - 1) <= 2e-3
+            extra = f"; dp_group_selection's keep_one_unit / closed form = {k1 / p1:.5f}"
+        if fault == "L1":       # the same strategy calibrated as for L = 1
+            p_f = selection_pi(P["strategy"], eps, delta, 1, n, sigma)
+            k = round(k * p_f / p)
+        if fault and fault.startswith("rate:"):
+            k = round(k * float(fault.split(":")[1]))
+        ok, txt = binom_test(min(k, M), M, p)
+        return ok and ok_extra, txt + extra
+    raise ValueError(kind)
+
+
+def safe_evaluate(*args):
+    try:
+        return evaluate(*args)
+    except Exception as e:      # a malformed sample or truth is a failure, not a crash
+        return False, f"cannot evaluate: {type(e).__name__}: {e}"
+
+
+FAULT_TEXT = {
+    "scale:0.5": "noise standard deviation halved",
+    "scale:2": "noise standard deviation doubled",
+    "scale:0": "noise not added at all (the value released exactly)",
+    "L1": "epsilon and delta not divided over the L groups of a unit",
+}
+
+
+def fault_text(fault):
+    if fault in FAULT_TEXT:
+        return FAULT_TEXT[fault]
+    parts = fault.split(":", 2)
+    if parts[0] == "scale":
+        return parts[2] if len(parts) > 2 else f"noise (or width) times {parts[1]}"
+    if parts[0] == "rate":
+        return parts[2] if len(parts) > 2 else f"keep rate times {parts[1]}"
+    return parts[2]
+
+
+def main():
+    manifest, work = sys.argv[1], sys.argv[2]
+    selftest = len(sys.argv) > 3 and sys.argv[3] == "selftest"
+    with open(manifest) as m:
+        for line in m:
+            line = line.rstrip("\n")
+            if not line:
+                continue
+            name, kind, label, params, faults = line.split("\t")
+            P = parse_params(params)
+            rows = load(f"{work}/{name}") if kind != "select" else []
+            if kind in ("var", "ks") and not rows:
+                print(f"FAIL\t{label}: no samples")
+                continue
+            if not selftest:
+                ok, txt = safe_evaluate(kind, rows, P)
+                print(f"{'PASS' if ok else 'FAIL'}\t{label}: {txt}")
+                continue
+            for fault in [x for x in faults.split(",") if x]:
+                ok, txt = safe_evaluate(kind, rows, P, fault, work)
+                print(f"{'FAIL' if ok else 'PASS'}\tselftest {label} | fault: {fault_text(fault)} "
+                      f"-> {'NOT DETECTED' if ok else 'fails as it must'}: {txt}")
+
+
+if __name__ == "__main__":
+    main()
