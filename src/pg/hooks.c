@@ -316,6 +316,8 @@ static PlannedStmt *
 planner(Query *parse, const char *query_string, int options, ParamListInfo params)
 {
 	PlannedStmt *stmt;
+	bool		has_params = params == NULL && dpagg_session_restricted() &&
+		dpagg_query_has_params(parse);
 
 	/* Per-unit bounding over private relations (bound.c): the analyst's query may not name the
 	 * per-unit aggregates; dpagg's aggregates over private relations are rewritten into them. */
@@ -326,6 +328,7 @@ planner(Query *parse, const char *query_string, int options, ParamListInfo param
 	stmt = plan_citus(parse, query_string, options, params, DPAGG_CITUS_WORKER);
 	/* Last, on the finished plan that every check above has seen. */
 	dpagg_inline_sums(stmt);
+	dpagg_restrict_plan_choices(stmt, params, has_params);
 	return stmt;
 }
 

@@ -38,6 +38,7 @@
 #include "catalog/pg_type.h"
 #include "commands/seclabel.h"
 #include "miscadmin.h"
+#include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "parser/parse_func.h"
 #include "parser/parsetree.h"
@@ -406,6 +407,28 @@ check_constant_arg(const char *signature, int i, Node *arg)
 	c = (Const *) arg;
 	if (c->constisnull)
 		return;
+	/* x LIKE ANY ('{...}'): every element of the array is a pattern (an attack review hid a
+	 * pattern ending in an escape in one) */
+	if (type_is_array(c->consttype))
+	{
+		ArrayType  *a = DatumGetArrayTypeP(c->constvalue);
+		Datum	   *items;
+		bool	   *nulls;
+		int			n,
+					k;
+		int16		len;
+		bool		byval;
+		char		align;
+
+		get_typlenbyvalalign(ARR_ELEMTYPE(a), &len, &byval, &align);
+		deconstruct_array(a, ARR_ELEMTYPE(a), len, byval, align, &items, &nulls, &n);
+		for (k = 0; k < n; k++)
+			if (!nulls[k])
+				check_constant_arg(signature, i,
+								   (Node *) makeConst(ARR_ELEMTYPE(a), -1, c->constcollid, len,
+													  items[k], false, byval));
+		return;
+	}
 	if (strstr(signature, "like(") != NULL)
 	{
 		char	   *pat = TextDatumGetCString(c->constvalue);

@@ -33,6 +33,7 @@
 #include "nodes/pathnodes.h"
 #include "nodes/plannodes.h"
 #include "parser/parsetree.h"
+#include "jit/jit.h"
 
 typedef struct PlanCheck
 {
@@ -406,4 +407,46 @@ dpagg_restrict_check_plan(PlannedStmt *stmt)
 		i++;
 		walk_plan((Plan *) lfirst(lc), &pc, false);
 	}
+}
+
+/*
+ * Choices the planner made from the private columns' statistics that a restricted session could
+ * observe without EXPLAIN (a fourth attack review):
+ *  - JIT: compiling takes a large, steady time above jit_above_cost, a setting any user may
+ *    change, so the time told the plan's estimated cost: never for such a statement;
+ *  - the plan cache's choice between a generic and a custom plan, which follows the estimated
+ *    costs and shows in how often a statement is planned (a function of the analyst's, folded
+ *    into a constant, runs at each planning): a generic plan of such a statement is given a cost
+ *    no custom plan reaches, so the cache always plans afresh (unless the analyst forces generic
+ *    plans, which then are always used).  Either way the choice no longer depends on the data.
+ */
+static bool
+extern_param_walker(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Param) && ((Param *) node)->paramkind == PARAM_EXTERN)
+		return true;
+	if (IsA(node, Query))
+		return query_tree_walker((Query *) node, extern_param_walker, context, 0);
+	return expression_tree_walker(node, extern_param_walker, context);
+}
+
+/* Does the query (before it is planned) have parameters ($1, ...)? */
+bool
+dpagg_query_has_params(Query *parse)
+{
+	return extern_param_walker((Node *) parse, NULL);
+}
+
+void
+dpagg_restrict_plan_choices(PlannedStmt *stmt, ParamListInfo params, bool has_params)
+{
+	if (stmt == NULL || stmt->commandType == CMD_UTILITY || !dpagg_session_restricted() ||
+		!dpagg_plan_reads_private(stmt))
+		return;
+	stmt->jitFlags = PGJIT_NONE;
+	/* a generic plan: planned without the parameters' values */
+	if (params == NULL && has_params && stmt->planTree != NULL)
+		stmt->planTree->total_cost = 1e30;
 }

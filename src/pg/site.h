@@ -226,6 +226,8 @@ extern void dpagg_preload_for_restricted(Oid role);
 extern void dpagg_preload_after_membership_change(void);
 /* A restricted statement's finished plan (restrict_plan.c). */
 extern void dpagg_restrict_check_plan(PlannedStmt *stmt);
+extern void dpagg_restrict_plan_choices(PlannedStmt *stmt, ParamListInfo params, bool has_params);
+extern bool dpagg_query_has_params(Query *parse);
 /* Is this a unit (extract: field) dp_date_trunc (dp_extract) knows? (safe_date.c) */
 extern bool dpagg_safe_date_arg_ok(bool extract, const char *s);
 /* Private reads of a query outside the levels bound.c bounded (bound.c). */

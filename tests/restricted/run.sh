@@ -251,6 +251,14 @@ alike "row_number() in an outer query numbers the sorted releases" "SELECT strin
 attack "a window function at the DP level itself" "SELECT CASE WHEN cost = 123456 THEN 1155 WHEN age = 20 THEN 1474 ELSE age END AS k, row_number() OVER () FROM patients GROUP BY 1 HAVING dp_count(1, 1e-6) > -1e9"
 attack "a notice per released group at the DP level" "CREATE FUNCTION pg_temp.say(x int) RETURNS int LANGUAGE plpgsql STABLE AS \$\$ BEGIN RAISE NOTICE '%', x; RETURN x; END \$\$; SELECT pg_temp.say(CASE WHEN cost = 123456 THEN 1155 WHEN age = 20 THEN 1474 ELSE age END), dp_count(1, 1e-6) FROM patients GROUP BY CASE WHEN cost = 123456 THEN 1155 WHEN age = 20 THEN 1474 ELSE age END"
 alike "the order of public groups, keys of mine, one matching the patient" "CREATE TEMP TABLE k (k text); INSERT INTO k VALUES ('z_rare'); INSERT INTO k SELECT 'z' || g FROM generate_series(0, 9) g; INSERT INTO k SELECT 'q' || g FROM generate_series(0, 100) g; ANALYZE k; SELECT string_agg(k, ',') FROM (SELECT k.k, dp_count(1e-3, 1e-6) c FROM k LEFT JOIN patients p ON p.zip = k.k GROUP BY k.k) d WHERE c IS NOT NULL OR c IS NULL"
+# A fourth attack review: LIKE ANY with a pattern array hiding an escape at the end; how often a
+# prepared statement is planned (generic or custom, from the statistics) seen through a function
+# folded at each planning.
+attack "LIKE ANY with an array whose pattern ends in an escape" "SELECT dp_count(1e-9, 1e-12) FROM patients WHERE zip LIKE ANY ('{\"z_rar\\\\\"}')"
+attack "ILIKE ALL with such an array, after a test on the patient" "SELECT dp_count(1e-9, 1e-12) FROM patients WHERE uid = 42 AND diagnosis ILIKE ALL ('{\"rare_\\\\\"}')"
+PLANS="CREATE FUNCTION pg_temp.tick(x int) RETURNS int LANGUAGE plpgsql IMMUTABLE AS \$\$ BEGIN RAISE NOTICE 'planned'; RETURN x; END \$\$; SET seq_page_cost = 0.01; SET cpu_tuple_cost = 0.002; PREPARE q(float8) AS SELECT ok AND pg_temp.tick(1) = 1 FROM (SELECT dp_count(1e-9, 1e-12, 'laplace') > -1e30 AS ok FROM patients WHERE cost > \$1) s; $(for _ in 1 2 3 4 5 6 7 8; do printf 'EXECUTE q(1499.5); '; done)"
+a=$(analyst -d with_42 -c "$PLANS" 2>&1 | grep -c planned); b=$(analyst -d without_42 -c "$PLANS" 2>&1 | grep -c planned)
+check "how often a prepared statement over private rows is planned (generic or custom: from the statistics) is the same with and without the patient ($a plannings)" "$a" "$b"
 attack "a data-modifying WITH beside the DP query" "CREATE TEMP TABLE store(c double precision); WITH d AS (SELECT dp_count(1.0, 1e-6) c FROM patients), ins AS (INSERT INTO store SELECT c FROM d RETURNING c) SELECT count(*) FROM ins"
 }
 
