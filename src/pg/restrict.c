@@ -1130,6 +1130,7 @@ dpagg_restrict_init(void)
 	CacheRegisterSyscacheCallback(AUTHMEMMEMROLE, membership_changed, (Datum) 0);
 	CacheRegisterRelcacheCallback(restrict_invalidated, (Datum) 0);
 	dpagg_restrict_objects_init();
+	dpagg_restrict_stats_init();
 	/* ... and a role that loses SUPERUSER (never restricted) may become restricted */
 	CacheRegisterSyscacheCallback(AUTHOID, membership_changed, (Datum) 0);
 }

@@ -213,6 +213,8 @@ extern void dpagg_restrict_check_objects(Query *parse);
 extern void dpagg_restrict_check_copy(Oid relid, bool is_from);
 extern void dpagg_restrict_check_expression(Node *expr);
 extern void dpagg_restrict_objects_init(void);
+/* The planner plans private relations blind in a restricted session (restrict_stats.c). */
+extern void dpagg_restrict_stats_init(void);
 extern void dpagg_restrict_statement_enter(void);
 extern void dpagg_restrict_statement_leave(void);
 extern int	dpagg_restrict_statement_depth(void);

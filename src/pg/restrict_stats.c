@@ -1,0 +1,95 @@
+/*
+ * restrict_stats.c — a restricted session's planner sees no statistics and no sizes of private
+ * relations (docs/restricted.md, "The plan's choices").
+ *
+ * The planner's estimates come from the private columns' statistics (most common values,
+ * histograms, distinct counts) and from the relations' sizes (pages, rows); the plan it picks
+ * follows them, and a plan's shape shows in ways no check of expressions can close: whether an
+ * expression over a public table that fails runs before or after a DP subquery that returns
+ * nothing (a fifth attack review read a private value through an error that way), how often a
+ * prepared statement is planned, how long JIT takes.  So for a restricted session the planner
+ * plans private relations blind: no statistics tuple for any of their columns or index
+ * expressions, no extended statistics, and fixed sizes.  The plan then depends on the query and
+ * on public data only.  Plans may be worse; answers are the same.
+ */
+#include "site.h"
+#include "protect.h"
+
+#include "nodes/pathnodes.h"
+#include "optimizer/plancat.h"
+#include "utils/lsyscache.h"
+#include "utils/selfuncs.h"
+#include "catalog/index.h"
+
+/* The sizes every private relation (and each of its indexes) is planned with. */
+#define BLIND_PAGES 100
+#define BLIND_TUPLES 10000
+
+static get_relation_info_hook_type prev_relation_info = NULL;
+static get_relation_stats_hook_type prev_relation_stats = NULL;
+static get_index_stats_hook_type prev_index_stats = NULL;
+
+static bool
+blind(Oid relid)
+{
+	return OidIsValid(relid) && dpagg_session_restricted() &&
+		dpagg_relation_protection(relid, NULL, NULL);
+}
+
+static void
+blind_relation_info(PlannerInfo *root, Oid relid, bool inhparent, RelOptInfo *rel)
+{
+	ListCell   *lc;
+
+	if (prev_relation_info)
+		prev_relation_info(root, relid, inhparent, rel);
+	if (!blind(relid))
+		return;
+	rel->pages = BLIND_PAGES;
+	rel->tuples = BLIND_TUPLES;
+	rel->allvisfrac = 0;
+	rel->statlist = NIL;		/* no extended statistics */
+	foreach(lc, rel->indexlist)
+	{
+		IndexOptInfo *index = (IndexOptInfo *) lfirst(lc);
+
+		index->pages = 1;
+		index->tuples = BLIND_TUPLES;
+		index->tree_height = 1;
+	}
+}
+
+static bool
+blind_relation_stats(PlannerInfo *root, RangeTblEntry *rte, AttrNumber attnum,
+					 VariableStatData *vardata)
+{
+	if (rte->rtekind == RTE_RELATION && blind(rte->relid))
+	{
+		vardata->statsTuple = NULL;		/* "no statistics": the planner's defaults */
+		return true;
+	}
+	return prev_relation_stats ? prev_relation_stats(root, rte, attnum, vardata) : false;
+}
+
+static bool
+blind_index_stats(PlannerInfo *root, Oid indexOid, AttrNumber indexattnum,
+				  VariableStatData *vardata)
+{
+	if (blind(IndexGetRelation(indexOid, true)))
+	{
+		vardata->statsTuple = NULL;
+		return true;
+	}
+	return prev_index_stats ? prev_index_stats(root, indexOid, indexattnum, vardata) : false;
+}
+
+void
+dpagg_restrict_stats_init(void)
+{
+	prev_relation_info = get_relation_info_hook;
+	get_relation_info_hook = blind_relation_info;
+	prev_relation_stats = get_relation_stats_hook;
+	get_relation_stats_hook = blind_relation_stats;
+	prev_index_stats = get_index_stats_hook;
+	get_index_stats_hook = blind_index_stats;
+}
