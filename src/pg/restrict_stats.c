@@ -8,8 +8,9 @@
  * expression over a public table that fails runs before or after a DP subquery that returns
  * nothing (a fifth attack review read a private value through an error that way), how often a
  * prepared statement is planned, how long JIT takes.  So for a restricted session the planner
- * plans private relations blind: no statistics tuple for any of their columns or index
- * expressions, no extended statistics, and fixed sizes.  The plan then depends on the query and
+ * plans blind every relation that is not public, temporary or the catalog's (private relations,
+ * and the tables under private views): no statistics tuple for any of their columns or index
+ * expressions, no extended statistics, no average widths (the types' instead), fixed sizes.  The plan then depends on the query and
  * on public data only.  Plans may be worse; answers are the same.
  */
 #include "site.h"
@@ -20,6 +21,9 @@
 #include "utils/lsyscache.h"
 #include "utils/selfuncs.h"
 #include "catalog/index.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_namespace.h"
+#include "access/transam.h"
 
 /* The sizes every private relation (and each of its indexes) is planned with. */
 #define BLIND_PAGES 100
@@ -29,11 +33,23 @@ static get_relation_info_hook_type prev_relation_info = NULL;
 static get_relation_stats_hook_type prev_relation_stats = NULL;
 static get_index_stats_hook_type prev_index_stats = NULL;
 
+/*
+ * Every relation but a public one, one of the session's temporary ones and the catalog: private
+ * relations, and the tables under a private view, which need no label of their own (a sixth
+ * attack review planned a private view's base table with its real statistics).
+ */
 static bool
 blind(Oid relid)
 {
-	return OidIsValid(relid) && dpagg_session_restricted() &&
-		dpagg_relation_protection(relid, NULL, NULL);
+	Oid			nsp;
+
+	if (!OidIsValid(relid) || !dpagg_session_restricted())
+		return false;
+	if (dpagg_relation_protection(relid, NULL, NULL))
+		return true;
+	nsp = get_rel_namespace(relid);
+	return !(dpagg_relation_public(relid) || isTempNamespace(nsp) || relid < FirstNormalObjectId ||
+			 nsp == PG_CATALOG_NAMESPACE);
 }
 
 static void
@@ -83,9 +99,30 @@ blind_index_stats(PlannerInfo *root, Oid indexOid, AttrNumber indexattnum,
 	return prev_index_stats ? prev_index_stats(root, indexOid, indexattnum, vardata) : false;
 }
 
+/* Column widths: the type's, not the average the statistics keep (one long value moves it;
+ * a sixth attack review padded a DP query's output until the width tipped the join order). */
+static get_attavgwidth_hook_type prev_attavgwidth = NULL;
+
+static int32
+blind_attavgwidth(Oid relid, AttrNumber attnum)
+{
+	Oid			type,
+				collation;
+	int32		typmod;
+
+	if (blind(relid))
+	{
+		get_atttypetypmodcoll(relid, attnum, &type, &typmod, &collation);
+		return OidIsValid(type) ? Max(get_typavgwidth(type, typmod), 1) : 32;
+	}
+	return prev_attavgwidth ? prev_attavgwidth(relid, attnum) : 0;
+}
+
 void
 dpagg_restrict_stats_init(void)
 {
+	prev_attavgwidth = get_attavgwidth_hook;
+	get_attavgwidth_hook = blind_attavgwidth;
 	prev_relation_info = get_relation_info_hook;
 	get_relation_info_hook = blind_relation_info;
 	prev_relation_stats = get_relation_stats_hook;
