@@ -444,8 +444,8 @@ FAULTS = [
     {
         "id": "restricted-fastpath-allowed",
         "file": "src/pg/restrict_objects.c",
-        "find": "\tif (dpagg_session_restricted())\n\t\tdpagg_restrict_refuse(\"restricted roles cannot call functions through the fast-path protocol\",",
-        "replace": "\tif (false && dpagg_session_restricted())\n\t\tdpagg_restrict_refuse(\"restricted roles cannot call functions through the fast-path protocol\",",
+        "find": "\tif (statement_depth == 0 && MyBEEntry != NULL &&",
+        "replace": "\tif (false && statement_depth == 0 && MyBEEntry != NULL &&",
         "what": "A restricted role may call any function by OID through the fast-path protocol, "
                 "e.g. pg_stat_get_live_tuples of a private table, with no statement to check.",
         "killers": ["restricted"],

@@ -76,6 +76,8 @@ baseline() {
   done
 }
 
+python3 tests/mutation/faults.py >build/mutation/catalog.log 2>&1 || {
+  echo "not ok - the fault catalog is stale: $(grep -A3 PROBLEMS build/mutation/catalog.log | tail -3)"; exit 1; }
 ids=("$@")
 if [ ${#ids[@]} -eq 0 ]; then
   mapfile -t ids < <(python3 tests/mutation/plant.py --ids)
