@@ -1165,8 +1165,8 @@ dpagg_restrict_check_executor(PlannedStmt *stmt, bool explained, bool reads_priv
 	if ((dpagg_statement_aggregates(stmt) & DPAGG_RUNS_UNIT) == 0 || stmt->commandType != CMD_SELECT ||
 		stmt->hasModifyingCTE)
 		refuse("restricted roles may read private relations only through dpagg's aggregates",
-			   "This statement was planned before the session was restricted, and reads private rows other than through them.",
-			   "Prepare the statement again.");
+			   "This plan reads private rows other than through them: it was planned before the session was restricted, or the planner dropped dpagg aggregates whose results the query does not use (SELECT count(*) FROM (<a DP query>) s).",
+			   "Use the DP results in the outer query (count(s.c) rather than count(*)), or prepare the statement again.");
 	/* Every expression that runs while private rows are read (restrict_plan.c). */
 	dpagg_restrict_check_plan(stmt);
 	return true;

@@ -30,6 +30,7 @@
 #include "catalog/namespace.h"
 #include "catalog/pg_aggregate.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_database.h"
 #include "catalog/pg_language.h"
 #include "catalog/pg_namespace.h"
 #include "catalog/pg_proc.h"
@@ -120,18 +121,25 @@ check_relation(RangeTblEntry *rte, bool *walk_body)
 			dpagg_restrict_refuse("restricted roles cannot read pg_prepared_statements",
 								  "Its counts of generic and custom plans follow the planner's estimates, made from the private columns' statistics.",
 								  "Keep track of your prepared statements on the client.");
-		if (relid == RelationRelationId)
+		if (relid == RelationRelationId || relid == DatabaseRelationId)
 		{
-			/* the planner's size estimates of every relation: rows and pages */
-			static const AttrNumber sizes[] = {Anum_pg_class_reltuples, Anum_pg_class_relpages,
-			Anum_pg_class_relallvisible, InvalidAttrNumber};
+			/* the planner's size estimates of every relation (rows and pages), and the oldest
+			 * unfrozen transaction, which a plain VACUUM moves when a row was written since the
+			 * last freeze (a seventh attack review) */
+			static const AttrNumber class_cols[] = {Anum_pg_class_reltuples, Anum_pg_class_relpages,
+				Anum_pg_class_relallvisible, Anum_pg_class_relfrozenxid, Anum_pg_class_relminmxid,
+			InvalidAttrNumber};
+			static const AttrNumber database_cols[] = {Anum_pg_database_datfrozenxid,
+			Anum_pg_database_datminmxid, InvalidAttrNumber};
+			const AttrNumber *cols = relid == RelationRelationId ? class_cols : database_cols;
+			int			n = relid == RelationRelationId ? lengthof(class_cols) : lengthof(database_cols);
 			int			i;
 
-			for (i = 0; i < lengthof(sizes); i++)
-				if (bms_is_member(sizes[i] - FirstLowInvalidHeapAttributeNumber, rte->selectedCols))
-					dpagg_restrict_refuse("restricted roles cannot read the sizes in pg_class (reltuples, relpages, relallvisible)",
-										  "They estimate how many rows each relation has, private ones included.",
-										  "Name the columns of pg_class you need; query private relations with dpagg's aggregates.");
+			for (i = 0; i < n; i++)
+				if (bms_is_member(cols[i] - FirstLowInvalidHeapAttributeNumber, rte->selectedCols))
+					dpagg_restrict_refuse("restricted roles cannot read the sizes and freeze horizons in pg_class and pg_database (reltuples, relpages, relallvisible, relfrozenxid, relminmxid, datfrozenxid, datminmxid)",
+										  "They tell how many rows each relation has, and whether a row was written since the last freeze, private ones included.",
+										  "Name the columns you need; query private relations with dpagg's aggregates.");
 		}
 		return;
 	}

@@ -292,6 +292,10 @@ for w in 704 736 776; do
   WS="CREATE FUNCTION pg_temp.tick(x int) RETURNS bool LANGUAGE plpgsql AS \$\$ BEGIN PERFORM set_config('my.n', (coalesce(nullif(current_setting('my.n', true), ''), '0')::int + 1)::text, false); RETURN true; END \$\$; SET work_mem = '64kB'; CREATE TEMP TABLE t AS SELECT g a, repeat('y', $w) s FROM generate_series(1, 3000) g; ANALYZE t; SET my.n = 0; SELECT count(*) FROM (SELECT d.note, d.pad, d.b1, d.b2, d.b3, d.b4, d.b5, d.b6, d.b7, t.s FROM (SELECT note, 'x'::char(166) pad, true b1, true b2, true b3, true b4, true b5, true b6, true b7, dp_count(1e-9, 1e-12) c FROM notes GROUP BY note) d CROSS JOIN t WHERE pg_temp.tick(t.a)) x; SELECT current_setting('my.n')"
   alike "how often my function runs, with the DP output padded to a width boundary ($w-byte rows of mine)" "$WS"
 done
+# A seventh: the freeze horizons, which a plain VACUUM moves when a row was written since the
+# last freeze.
+attack "pg_class.relfrozenxid of the private table" "SELECT age(relfrozenxid) FROM pg_class WHERE relname = 'patients'"
+attack "pg_database.datfrozenxid" "SELECT age(datfrozenxid) FROM pg_database WHERE datname = current_database()"
 attack "a data-modifying WITH beside the DP query" "CREATE TEMP TABLE store(c double precision); WITH d AS (SELECT dp_count(1.0, 1e-6) c FROM patients), ins AS (INSERT INTO store SELECT c FROM d RETURNING c) SELECT count(*) FROM ins"
 }
 
