@@ -62,5 +62,14 @@ cluster_script "dpagg on Citus: a coordinator and two workers (skipped without C
 cluster_script "two-sided noise checks of every release path against its calibration" tests/noise/run.sh noise.log
 cluster_script "the statistical DP tester: neighbouring databases, many releases, the privacy loss bounded" tests/dp_tester/run.sh dp_tester.log
 
+# The mutation catalog (tests/mutation/faults.py, docs/mutation.md) still fits the code: every
+# fault's text occurs exactly once, so a change that moves it must update its fault.
+echo "== the mutation catalog fits the code =="
+if python3 tests/mutation/faults.py > build/mutation_catalog.log 2>&1; then
+  passed=$((passed + 1)); tail -1 build/mutation_catalog.log
+else
+  failed=$((failed + 1)); status=1; cat build/mutation_catalog.log
+fi
+
 echo "$passed passed, $failed failed, $skipped skipped"
 exit $status
