@@ -248,6 +248,23 @@ SECURITY LABEL FOR dpagg ON TABLE parted IS NULL;
 SECURITY LABEL FOR dpagg ON TABLE sink IS NULL;
 DROP TABLE parted, own;
 
+-- Row-security policies are checked with the query, before it is planned: the planner would
+-- otherwise run the analyst's code while it plans (here folding an immutable function of theirs
+-- in a policy on their own table, joined to the private rows), before the check of the finished
+-- plan refuses it.  No notice may come out.
+SET ROLE dp_analyst;
+CREATE FUNCTION pg_temp.loud(x integer) RETURNS boolean LANGUAGE plpgsql IMMUTABLE
+  AS $$ BEGIN RAISE NOTICE 'the planner ran my function'; RETURN true; END $$;
+CREATE TEMP TABLE pol (k integer);
+INSERT INTO pol VALUES (1);
+ALTER TABLE pol ENABLE ROW LEVEL SECURITY;
+ALTER TABLE pol FORCE ROW LEVEL SECURITY;
+CREATE POLICY p ON pol USING (pg_temp.loud(1));
+SELECT expect_error($$SELECT dp_count(1, 1e-5) FROM staff s JOIN pol ON pol.k <= s.uid$$) AS error;
+DROP TABLE pol;
+DROP FUNCTION pg_temp.loud(integer);
+RESET ROLE;
+
 -- Membership counts: a member of a restricted role is restricted.
 SET ROLE dp_member;
 SELECT expect_error($$SELECT * FROM staff$$) AS error;

@@ -420,7 +420,7 @@ FAULTS = [
         "what": "Row-security policies of the relations beside private data are not checked "
                 "when the query is, though a nested loop runs them once per private row (only "
                 "the finished-plan check still stands in the way).",
-        "killers": ["restricted"],
+        "killers": ["regress:45_superuser_unlimited,50_statistics,77_restricted", "restricted"],
     },
     {
         "id": "restricted-plan-check-skipped",
