@@ -270,9 +270,9 @@ alike "the order of public groups, keys of mine, one matching the patient" "CREA
 # folded at each planning.
 attack "LIKE ANY with an array whose pattern ends in an escape" "SELECT dp_count(1e-9, 1e-12) FROM patients WHERE zip LIKE ANY ('{\"z_rar\\\\\"}')"
 attack "ILIKE ALL with such an array, after a test on the patient" "SELECT dp_count(1e-9, 1e-12) FROM patients WHERE uid = 42 AND diagnosis ILIKE ALL ('{\"rare_\\\\\"}')"
-PLANS="CREATE FUNCTION pg_temp.tick(x int) RETURNS int LANGUAGE plpgsql IMMUTABLE AS \$\$ BEGIN RAISE NOTICE 'planned'; RETURN x; END \$\$; SET seq_page_cost = 0.01; SET cpu_tuple_cost = 0.002; PREPARE q(float8) AS SELECT ok AND pg_temp.tick(1) = 1 FROM (SELECT dp_count(1e-9, 1e-12, 'laplace') > -1e30 AS ok FROM patients WHERE cost > \$1) s; $(for _ in 1 2 3 4 5 6 7 8; do printf 'EXECUTE q(1499.5); '; done)"
-a=$(analyst -d with_42 -c "$PLANS" 2>&1 | grep -c planned); b=$(analyst -d without_42 -c "$PLANS" 2>&1 | grep -c planned)
-check "how often a prepared statement over private rows is planned (generic or custom: from the statistics) is the same with and without the patient ($a plannings)" "$a" "$b"
+PLANS="CREATE FUNCTION pg_temp.tick(x int) RETURNS int LANGUAGE plpgsql IMMUTABLE AS \$\$ BEGIN PERFORM set_config('my.n', (coalesce(nullif(current_setting('my.n', true), ''), '0')::int + 1)::text, false); RETURN x; END \$\$; SET seq_page_cost = 1; SET cpu_tuple_cost = 0; SET my.n = 0; PREPARE q(float8) AS SELECT ok AND pg_temp.tick(1) = 1 FROM (SELECT dp_count(1e-9, 1e-12, 'laplace') > -1e30 AS ok FROM patients WHERE cost > \$1) s; $(for _ in 1 2 3 4 5 6 7 8; do printf 'EXECUTE q(1499.5); '; done) SELECT 'plannings ' || current_setting('my.n')"
+a=$(analyst -d with_42 -c "$PLANS" 2>&1 | grep plannings); b=$(analyst -d without_42 -c "$PLANS" 2>&1 | grep plannings)
+check "how often a prepared statement over private rows is planned (generic or custom: from the statistics) is the same with and without the patient ($a)" "$a" "$b"
 # A fifth attack review: the plan's shape followed the private statistics, and an expression over
 # public data that fails ran or not depending on the join order the estimates chose; the planner
 # now plans private relations blind in a restricted session (restrict_stats.c).
@@ -287,9 +287,10 @@ for n in 1 3 8 20 100; do
   alike "how often my function runs beside a DP subquery over a private view ($n rows of mine)" "$JS"
 done
 # ... and through a column's average width, which one long value moves: the DP query's output
-# padded to a boundary, the width of my table scanned until the join order tips.
+# padded to a boundary, the width of my table scanned until the join order tips (the rows are
+# discarded by PERFORM: wrapped in count(*), the output's width would no longer count).
 for w in 704 736 776; do
-  WS="CREATE FUNCTION pg_temp.tick(x int) RETURNS bool LANGUAGE plpgsql AS \$\$ BEGIN PERFORM set_config('my.n', (coalesce(nullif(current_setting('my.n', true), ''), '0')::int + 1)::text, false); RETURN true; END \$\$; SET work_mem = '64kB'; CREATE TEMP TABLE t AS SELECT g a, repeat('y', $w) s FROM generate_series(1, 3000) g; ANALYZE t; SET my.n = 0; SELECT count(*) FROM (SELECT d.note, d.pad, d.b1, d.b2, d.b3, d.b4, d.b5, d.b6, d.b7, t.s FROM (SELECT note, 'x'::char(166) pad, true b1, true b2, true b3, true b4, true b5, true b6, true b7, dp_count(1e-9, 1e-12) c FROM notes GROUP BY note) d CROSS JOIN t WHERE pg_temp.tick(t.a)) x; SELECT current_setting('my.n')"
+  WS="CREATE FUNCTION pg_temp.tick(x int) RETURNS bool LANGUAGE plpgsql AS \$\$ BEGIN PERFORM set_config('my.n', (coalesce(nullif(current_setting('my.n', true), ''), '0')::int + 1)::text, false); RETURN true; END \$\$; SET work_mem = '64kB'; CREATE TEMP TABLE t AS SELECT g a, repeat('y', $w) s FROM generate_series(1, 3000) g; ANALYZE t; SET my.n = 0; DO \$\$ BEGIN PERFORM d.note, d.pad, d.b1, d.b2, d.b3, d.b4, d.b5, d.b6, d.b7, t.s FROM (SELECT note, 'x'::char(166) pad, true b1, true b2, true b3, true b4, true b5, true b6, true b7, dp_count(1e-9, 1e-12) c FROM notes GROUP BY note) d CROSS JOIN t WHERE pg_temp.tick(t.a); END \$\$; SELECT current_setting('my.n')"
   alike "how often my function runs, with the DP output padded to a width boundary ($w-byte rows of mine)" "$WS"
 done
 # A seventh: the freeze horizons, which a plain VACUUM moves when a row was written since the
