@@ -56,7 +56,6 @@ static bool
 backward_reaches_release(Plan *plan)
 {
 	ListCell   *lc;
-	List	   *children = NIL;
 
 	if (plan == NULL)
 		return false;
@@ -76,22 +75,10 @@ backward_reaches_release(Plan *plan)
 					return true;
 				break;
 			}
-		case T_Append:
-			children = ((Append *) plan)->appendplans;
-			break;
-		case T_MergeAppend:
-			children = ((MergeAppend *) plan)->mergeplans;
-			break;
-		case T_SubqueryScan:
-			children = list_make1(((SubqueryScan *) plan)->subplan);
-			break;
-		case T_CustomScan:
-			children = ((CustomScan *) plan)->custom_plans;
-			break;
 		default:
 			break;
 	}
-	foreach(lc, children)
+	foreach(lc, dpagg_plan_children(plan))
 		if (backward_reaches_release((Plan *) lfirst(lc)))
 			return true;
 	return backward_reaches_release(plan->lefttree) || backward_reaches_release(plan->righttree);

@@ -188,7 +188,6 @@ walk_private(Plan *plan, PlanCheck *pc)
 			expr((Node *) ((TidRangeScan *) plan)->tidrangequals, "a ctid condition", pc);
 			break;
 		case T_SubqueryScan:
-			walk_plan(((SubqueryScan *) plan)->subplan, pc, true);
 			break;
 		case T_ValuesScan:
 			expr((Node *) ((ValuesScan *) plan)->values_lists, "VALUES", pc);
@@ -201,11 +200,9 @@ walk_private(Plan *plan, PlanCheck *pc)
 			break;
 		case T_Append:
 			prune_steps(((Append *) plan)->part_prune_info, pc);
-			walk_list(((Append *) plan)->appendplans, pc, true);
 			break;
 		case T_MergeAppend:
 			prune_steps(((MergeAppend *) plan)->part_prune_info, pc);
-			walk_list(((MergeAppend *) plan)->mergeplans, pc, true);
 			break;
 		case T_NestLoop:
 			expr((Node *) ((Join *) plan)->joinqual, "a join condition", pc);
@@ -270,6 +267,7 @@ walk_private(Plan *plan, PlanCheck *pc)
 	}
 	walk_plan(plan->lefttree, pc, true);
 	walk_plan(plan->righttree, pc, true);
+	walk_list(dpagg_plan_children(plan), pc, true);	/* a bitmap's index scans too */
 }
 
 /* Scans of a private relation (the backstop outside a private phase). */
@@ -326,31 +324,9 @@ walk_plan(Plan *plan, PlanCheck *pc, bool private_phase)
 		}
 	}
 	/* post-processing (or public data): only the private phases below it are checked */
-	switch (nodeTag(plan))
-	{
-		case T_SubqueryScan:
-			walk_plan(((SubqueryScan *) plan)->subplan, pc, false);
-			break;
-		case T_Append:
-			walk_list(((Append *) plan)->appendplans, pc, false);
-			break;
-		case T_MergeAppend:
-			walk_list(((MergeAppend *) plan)->mergeplans, pc, false);
-			break;
-		case T_BitmapAnd:
-			walk_list(((BitmapAnd *) plan)->bitmapplans, pc, false);
-			break;
-		case T_BitmapOr:
-			walk_list(((BitmapOr *) plan)->bitmapplans, pc, false);
-			break;
-		case T_CustomScan:
-			walk_list(((CustomScan *) plan)->custom_plans, pc, false);
-			break;
-		default:
-			break;
-	}
 	walk_plan(plan->lefttree, pc, false);
 	walk_plan(plan->righttree, pc, false);
+	walk_list(dpagg_plan_children(plan), pc, false);
 }
 
 static void
@@ -401,12 +377,7 @@ dpagg_restrict_check_plan(PlannedStmt *stmt)
 	}
 	dpagg_walk_statement(stmt, collect_nest_params, &pc);
 	walk_plan(stmt->planTree, &pc, false);
-	i = 0;
-	foreach(lc, stmt->subplans)
-	{
-		i++;
-		walk_plan((Plan *) lfirst(lc), &pc, false);
-	}
+	walk_list(stmt->subplans, &pc, false);
 }
 
 /*

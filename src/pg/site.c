@@ -470,6 +470,29 @@ walk_plans(List *plans, PlanVisitor visit, void *context)
 		walk_plan((Plan *) lfirst(lc), visit, context);
 }
 
+/* The plans below a node besides its left and right trees (an Append's, a subquery's, ...). */
+List *
+dpagg_plan_children(Plan *plan)
+{
+	switch (nodeTag(plan))
+	{
+		case T_Append:
+			return ((Append *) plan)->appendplans;
+		case T_MergeAppend:
+			return ((MergeAppend *) plan)->mergeplans;
+		case T_SubqueryScan:
+			return list_make1(((SubqueryScan *) plan)->subplan);
+		case T_CustomScan:
+			return ((CustomScan *) plan)->custom_plans;
+		case T_BitmapAnd:
+			return ((BitmapAnd *) plan)->bitmapplans;
+		case T_BitmapOr:
+			return ((BitmapOr *) plan)->bitmapplans;
+		default:
+			return NIL;
+	}
+}
+
 static void
 walk_plan(Plan *plan, PlanVisitor visit, void *context)
 {
@@ -479,29 +502,7 @@ walk_plan(Plan *plan, PlanVisitor visit, void *context)
 	visit(plan, context);
 	walk_plan(plan->lefttree, visit, context);
 	walk_plan(plan->righttree, visit, context);
-	switch (nodeTag(plan))
-	{
-		case T_Append:
-			walk_plans(((Append *) plan)->appendplans, visit, context);
-			break;
-		case T_MergeAppend:
-			walk_plans(((MergeAppend *) plan)->mergeplans, visit, context);
-			break;
-		case T_SubqueryScan:
-			walk_plan(((SubqueryScan *) plan)->subplan, visit, context);
-			break;
-		case T_CustomScan:
-			walk_plans(((CustomScan *) plan)->custom_plans, visit, context);
-			break;
-		case T_BitmapAnd:
-			walk_plans(((BitmapAnd *) plan)->bitmapplans, visit, context);
-			break;
-		case T_BitmapOr:
-			walk_plans(((BitmapOr *) plan)->bitmapplans, visit, context);
-			break;
-		default:
-			break;
-	}
+	walk_plans(dpagg_plan_children(plan), visit, context);
 }
 
 /* Every plan tree of a statement: the main one and the subplans. */

@@ -228,6 +228,8 @@ extern void dpagg_preload_for_restricted(Oid role);
 extern void dpagg_preload_after_membership_change(void);
 /* A restricted statement's finished plan (restrict_plan.c). */
 extern void dpagg_restrict_check_plan(PlannedStmt *stmt);
+/* The plans below a node besides its left and right trees (site.c). */
+extern List *dpagg_plan_children(Plan *plan);
 extern void dpagg_restrict_plan_choices(PlannedStmt *stmt, ParamListInfo params, bool has_params);
 extern bool dpagg_query_has_params(Query *parse);
 /* Is this a unit (extract: field) dp_date_trunc (dp_extract) knows? (safe_date.c) */
