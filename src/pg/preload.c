@@ -122,16 +122,11 @@ void
 dpagg_preload_late_init(void)
 {
 	loaded_late = true;
+	dpagg_restrict_cache_init();
 	prev_planner = planner_hook;
 	planner_hook = late_planner;
 	prev_utility = ProcessUtility_hook;
 	ProcessUtility_hook = late_utility;
-}
-
-bool
-dpagg_loaded_late(void)
-{
-	return loaded_late;
 }
 
 /* dpagg_require_preload(): the first statement of the extension's script. */

@@ -980,14 +980,9 @@ dpagg_restrict_check_level(Query *q)
 {
 	ListCell   *lc;
 
-	if (q->hasWindowFuncs)
-		(void) level_output_walker((Node *) q->windowClause, NULL);
+	/* window functions sit in the outputs (and ORDER BY, whose entries are outputs too) */
 	(void) level_output_walker((Node *) q->targetList, NULL);
 	(void) level_output_walker(q->havingQual, NULL);
-	if (q->hasWindowFuncs)
-		refuse("restricted roles cannot use window functions beside dpagg's aggregates",
-			   "They would number the groups in the order the aggregation returns them, before they are sorted.",
-			   "Apply the window function in an outer query: SELECT ..., row_number() OVER (...) FROM (<the DP query>) s.");
 	check_jointree((Node *) q->jointree);
 	foreach(lc, q->groupClause)
 		check_expr((Node *) get_sortgroupclause_tle(lfirst_node(SortGroupClause, lc),
@@ -1122,17 +1117,25 @@ membership_changed(Datum arg, int cacheid, uint32 hashvalue)
 	ResetPlanCache();
 }
 
+/* What makes the cached answer of dpagg_session_restricted stale; also when dpagg was loaded
+ * late (preload.c), whose refusals ask the same question. */
+void
+dpagg_restrict_cache_init(void)
+{
+	CacheRegisterSyscacheCallback(AUTHMEMMEMROLE, membership_changed, (Datum) 0);
+	/* ... and a role that loses SUPERUSER (never restricted) may become restricted */
+	CacheRegisterSyscacheCallback(AUTHOID, membership_changed, (Datum) 0);
+	CacheRegisterRelcacheCallback(restrict_invalidated, (Datum) 0);
+}
+
 void
 dpagg_restrict_init(void)
 {
 	prev_emit_log_hook = emit_log_hook;
 	emit_log_hook = restrict_emit_log;
-	CacheRegisterSyscacheCallback(AUTHMEMMEMROLE, membership_changed, (Datum) 0);
-	CacheRegisterRelcacheCallback(restrict_invalidated, (Datum) 0);
+	dpagg_restrict_cache_init();
 	dpagg_restrict_objects_init();
 	dpagg_restrict_stats_init();
-	/* ... and a role that loses SUPERUSER (never restricted) may become restricted */
-	CacheRegisterSyscacheCallback(AUTHOID, membership_changed, (Datum) 0);
 }
 
 bool

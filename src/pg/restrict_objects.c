@@ -85,6 +85,14 @@ refuse_stats(void)
 						  "Ask a DBA for what you need; query private relations with dpagg's aggregates.");
 }
 
+static void pg_attribute_noreturn()
+refuse_prepared(void)
+{
+	dpagg_restrict_refuse("restricted roles cannot read pg_prepared_statements",
+								  "Its counts of generic and custom plans follow the planner's estimates, made from the private columns' statistics.",
+								  "Keep track of your prepared statements on the client.");
+}
+
 static Oid
 dpagg_extension(void)
 {
@@ -118,9 +126,7 @@ check_relation(RangeTblEntry *rte, bool *walk_body)
 		*walk_body = true;
 		/* the plan cache's choices between generic and custom plans follow the statistics */
 		if (relid == get_relname_relid("pg_prepared_statements", PG_CATALOG_NAMESPACE))
-			dpagg_restrict_refuse("restricted roles cannot read pg_prepared_statements",
-								  "Its counts of generic and custom plans follow the planner's estimates, made from the private columns' statistics.",
-								  "Keep track of your prepared statements on the client.");
+			refuse_prepared();
 		if (relid == RelationRelationId || relid == DatabaseRelationId)
 		{
 			/* the planner's size estimates of every relation (rows and pages), and the oldest
@@ -164,6 +170,27 @@ size_function(const char *name)
 	return false;
 }
 
+
+/*
+ * Functions that count or measure: statistics and counters by name, in any schema; of the
+ * catalog's, the size functions and the plan cache's counts.  Checked when a query is planned and
+ * again when any function runs (check_function_at_run).
+ */
+static void
+check_catalog_function(Oid fn, Oid nsp, const char *name)
+{
+	if (stats_name(name))
+		refuse_stats();
+	if (fn >= FirstGenbkiObjectId || nsp != PG_CATALOG_NAMESPACE)
+		return;
+	if (fn == F_PG_PREPARED_STATEMENT)
+		refuse_prepared();
+	if (size_function(name))
+		dpagg_restrict_refuse(psprintf("restricted roles cannot call %s()", name),
+							  "The size of a relation tells how many rows it has, private ones included.",
+							  "Query private relations with dpagg's aggregates.");
+}
+
 static bool
 function_labelled_public(Oid fn)
 {
@@ -204,10 +231,6 @@ check_data_function(Oid fn, List *args)
 									  "A sequence's value counts the rows inserted with it, private ones included.",
 									  "Create a temporary sequence, and name it as a literal.");
 			}
-		case F_PG_PREPARED_STATEMENT:
-			dpagg_restrict_refuse("restricted roles cannot read pg_prepared_statements",
-								  "Its counts of generic and custom plans follow the planner's estimates, made from the private columns' statistics.",
-								  "Keep track of your prepared statements on the client.");
 		case F_LO_GET_OID:
 		case F_LO_GET_OID_INT8_INT4:
 		case F_LO_OPEN:
@@ -248,16 +271,9 @@ check_function(Oid fn)
 	name = pstrdup(NameStr(proc->proname));
 	ReleaseSysCache(tup);
 
-	if (stats_name(name))
-		refuse_stats();
+	check_catalog_function(fn, nsp, name);
 	if (fn < FirstGenbkiObjectId)
-	{
-		if (nsp == PG_CATALOG_NAMESPACE && size_function(name))
-			dpagg_restrict_refuse(psprintf("restricted roles cannot call %s()", name),
-								  "The size of a relation tells how many rows it has, private ones included.",
-								  "Query private relations with dpagg's aggregates.");
 		return;
-	}
 	if (kind == PROKIND_AGGREGATE)
 	{
 		/* an aggregate runs its support functions: each is checked */
@@ -457,13 +473,7 @@ check_function_at_run(Oid fn)
 
 	if (name == NULL)
 		return;
-	if (stats_name(name))
-		refuse_stats();
-	if (fn < FirstGenbkiObjectId && get_func_namespace(fn) == PG_CATALOG_NAMESPACE &&
-		(size_function(name) || fn == F_PG_PREPARED_STATEMENT))
-		dpagg_restrict_refuse(psprintf("restricted roles cannot call %s()", name),
-							  "It tells how big a relation is or how the planner chose, private ones included.",
-							  "Query private relations with dpagg's aggregates.");
+	check_catalog_function(fn, get_func_namespace(fn), name);
 }
 
 static void

@@ -208,6 +208,7 @@ extern void dpagg_restrict_utility_leave(Node *stmt);
 extern bool dpagg_restrict_check_executor(PlannedStmt *stmt, bool instrumented, bool reads_private);
 extern void dpagg_restrict_track(MemoryContext query_cxt);
 extern void dpagg_restrict_init(void);
+extern void dpagg_restrict_cache_init(void);
 /* What a restricted role may read at all (restrict_objects.c). */
 extern void dpagg_restrict_check_objects(Query *parse);
 extern void dpagg_restrict_check_copy(Oid relid, bool is_from);
@@ -223,7 +224,6 @@ extern void dpagg_restrict_refuse(const char *msg, const char *detail, const cha
 extern List *dpagg_restricted_role_labels(void);
 /* Without shared_preload_libraries (preload.c). */
 extern void dpagg_preload_late_init(void);
-extern bool dpagg_loaded_late(void);
 extern void dpagg_preload_for_restricted(Oid role);
 extern void dpagg_preload_after_membership_change(void);
 /* A restricted statement's finished plan (restrict_plan.c). */
