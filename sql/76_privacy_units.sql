@@ -25,6 +25,29 @@ SELECT round(dp_count(1e6, 0)) AS capped_rows FROM pay;
 -- The sensitivity form clamps each unit's sum to [-s, s].
 SELECT round(dp_sum(amount, 1e6, 0, 2)) AS bounded_sum FROM pay;
 
+-- Integer columns: a unit's sum of bigints and its average of integers are numerics (sum(bigint)
+-- and avg(integer) are), carried to the per-unit aggregate as numerics and clamped alike; a unit
+-- whose bigints add up far past the bigint range is clamped to upper, not an overflow error.
+CREATE TABLE ipay (uid integer, n integer, big bigint);
+INSERT INTO ipay SELECT g, 2, 1 FROM generate_series(1, 100) g;
+INSERT INTO ipay SELECT 0, 7, 9223372036854775807 FROM generate_series(1, 4);
+SELECT dp_protect('ipay', 'uid');
+SELECT round(dp_sum(big, 1e6, 0, 0, 5)) AS sum_of_bigints,   -- 100 + 5
+       round(dp_sum(n, 1e6, 0, 0, 5)) AS sum_of_integers,    -- 200 + 5
+       round(dp_avg(n, 1e6, 0, 0, 5)::numeric, 2) AS avg_of_unit_avgs  -- (200 + 5) / 101
+  FROM ipay;
+CREATE TEMP TABLE ipay_plan (line text);
+DO $$
+DECLARE r text;
+BEGIN
+  FOR r IN EXECUTE 'EXPLAIN (VERBOSE, COSTS OFF) SELECT dp_sum(big, 1, 1e-6, 0, 5), dp_avg(n, 1, 1e-6, 0, 5) FROM ipay' LOOP
+    INSERT INTO ipay_plan VALUES (r);
+  END LOOP;
+END $$;
+SELECT count(*) FILTER (WHERE line LIKE '%dpagg_unit_sum((sum(ipay.big))%') AS bigint_sum_as_numeric,
+       count(*) FILTER (WHERE line LIKE '%dpagg_unit_avg((avg(ipay.n))%') AS int_avg_as_numeric
+  FROM ipay_plan WHERE line LIKE '%Output:%';
+
 -- 2. A unit present in 50 groups appears in at most L = 3 of them, a fresh random three in each
 --    execution; every other unit is in one group.
 CREATE TABLE shop (uid integer, item integer);
