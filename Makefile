@@ -6,11 +6,11 @@ DATA_built = dpagg--0.1.0.sql
 PGFILEDESC = "dpagg - differentially private aggregates"
 
 CORE_SRCS := $(sort $(wildcard src/core/*.cpp src/core/*/*.cpp src/core/*/*/*.cpp))
-GLUE_SRCS := $(sort $(wildcard src/pg/*.c))
+GLUE_SRCS := $(sort $(wildcard src/pg/*.c src/pg/*/*.c))
 CORE_OBJS := $(CORE_SRCS:.cpp=.o)
 OBJS = $(CORE_OBJS) $(GLUE_SRCS:.c=.o)
 
-PG_CPPFLAGS = -I$(srcdir)/src/core
+PG_CPPFLAGS = -I$(srcdir)/src/core -I$(srcdir)/src/pg
 PG_CXXFLAGS = -std=c++17 -fPIC -O2 -Wextra -Wno-unused-parameter -fno-fast-math
 PG_CFLAGS = -fno-fast-math
 SHLIB_LINK = -lstdc++ -lm -lcrypto
@@ -31,10 +31,11 @@ include $(PGXS)
 # Header dependencies (PGXS tracks none without --enable-depend): rebuild on any header change.
 CORE_HDRS := $(wildcard src/core/*.h src/core/*/*.h src/core/*/*/*.h)
 $(CORE_OBJS): $(CORE_HDRS)
-$(GLUE_SRCS:.c=.o): $(CORE_HDRS) $(wildcard src/pg/*.h)
+$(GLUE_SRCS:.c=.o): $(CORE_HDRS) $(wildcard src/pg/*.h src/pg/*/*.h)
 
 # ---- The SQL surface: one source, scripts/generate_sql.py ----
-# From its table of aggregates (and the hand-written src/pg/vector.sql, protect.sql and budgets.sql) the
+# From its table of aggregates (and the hand-written src/pg/aggregates/vector.sql, src/pg/labels/protect.sql and
+# src/pg/ledger/budgets.sql) the
 # generator writes the extension script and the C table by which site.c recognises dpagg's own
 # aggregates, so the two cannot disagree.  Neither output is committed (.gitignore): a committed
 # copy would be a second source that could go stale, so there is nothing to check for staleness.
@@ -44,7 +45,7 @@ $(GLUE_SRCS:.c=.o): $(CORE_HDRS) $(wildcard src/pg/*.h)
 SQL_GENERATOR := scripts/generate_sql.py
 GENERATED_HDR := build/generated/dpagg_functions.h
 
-dpagg--0.1.0.sql: $(SQL_GENERATOR) src/pg/vector.sql src/pg/protect.sql src/pg/budgets.sql
+dpagg--0.1.0.sql: $(SQL_GENERATOR) src/pg/aggregates/vector.sql src/pg/labels/protect.sql src/pg/ledger/budgets.sql
 	python3 $(SQL_GENERATOR) --sql $@
 
 $(GENERATED_HDR): $(SQL_GENERATOR)

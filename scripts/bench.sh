@@ -21,7 +21,7 @@
 # column then gives the workers planned.  With BENCH_TIMING=explain each query is instead timed
 # with EXPLAIN (ANALYZE, TIMING OFF, SUMMARY ON), its "Execution Time" and the workers launched:
 # the way earlier sessions measured, but instrumented plans run dpagg's aggregates with their
-# constant parameters evaluated for every row (src/pg/site.c), which a plain query does not.
+# constant parameters evaluated for every row (src/pg/aggregates/site.c), which a plain query does not.
 # Every native/dp pair gets one untimed warm-up run of
 # each, then BENCH_REPS timed runs of each, alternating native-dp, dp-native, ... to cancel
 # drift; the table shows the medians (and, as a check on a busy machine, the ratio of the

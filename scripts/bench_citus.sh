@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# dpagg on Citus (issue 13): native sum/avg/count against dp_sum/dp_avg/dp_count on a table of
+# dpagg on Citus (docs/citus.md): native sum/avg/count against dp_sum/dp_avg/dp_count on a table of
 # ROWS rows distributed by uid over two workers (a coordinator and two workers on this machine),
 # and the same queries on a local copy on the coordinator: whole table, 1 000 groups (dept), and
 # GROUP BY the distribution column (uid, NGROUPS groups).  Each query is timed by the client (psql's

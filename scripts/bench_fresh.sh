@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The first release in a fresh backend, against native sum in a fresh backend (issue 9):
+# The first release in a fresh backend, against native sum in a fresh backend (docs/benchmarks.md):
 # every sample opens a new connection and times its first query (psql \timing), alternating
 # sum / dp_sum with parameters another backend calibrated before (shared cache) / dp_sum with
 # parameters nobody calibrated (a full calibration), RUNS times each; prints the medians and the

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# A million groups (issue 9): dp_sum, dp_avg and dp_count against sum, avg and count on the same
+# A million groups (docs/benchmarks.md): dp_sum, dp_avg and dp_count against sum, avg and count on the same
 # table in the same run, serial plans, EXPLAIN ANALYZE (TIMING OFF): medians of RUNS alternating
 # runs of the execution time and of the backend's CPU time, and the hash aggregate's memory and batches; with work_mem large
 # enough for one batch (2GB) and with the default (4MB).  Prints one table and the ratios.
 # EXPLAIN ANALYZE gives the hash table's memory and batches; its instrumentation also makes dpagg
-# evaluate its constant parameters for every row (src/pg/site.c), which a plain query does not,
+# evaluate its constant parameters for every row (src/pg/aggregates/site.c), which a plain query does not,
 # so the dp times here are of that path (about 3 rows per group: a small share of the time).
 # Usage: scripts/bench_groups.sh [RUNS] [ROWS] [NGROUPS]   (after scripts/build.sh; default 7 3e6 1e6)
 set -euo pipefail

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The latency a release adds (issue 12): dp_count of one row against count(*) of the same row,
+# The latency a release adds (docs/benchmarks.md): dp_count of one row against count(*) of the same row,
 # through pgbench over a Unix socket, one client and 16, with synchronous_commit = on and
 # fsync = on; first on a lone primary, then with a synchronous standby (streaming, on this
 # machine).  Medians of the per-transaction latencies of ROUNDS alternating runs of SECONDS each.

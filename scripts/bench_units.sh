@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Per-unit bounding (issue 10): one run on ROWS rows of UNITS privacy units in NGROUP groups, with
+# Per-unit bounding (docs/privacy_units.md): one run on ROWS rows of UNITS privacy units in NGROUP groups, with
 # max_groups_contributed = 3.  Times, in medians of RUNS alternating runs (EXPLAIN ANALYZE, TIMING
 # OFF, serial plans):
 #   dp      SELECT g, dp_sum(x, ...) FROM private_t GROUP BY g        (dpagg's rewrite)

@@ -10,10 +10,10 @@ made of, and three things are written from it, so that they cannot disagree:
   - their CREATE FUNCTION / CREATE AGGREGATE statements in the extension script;
   - the REVOKE at the end of the script: PUBLIC may execute none of their support functions;
   - the C header (`--header`) with the table of each kind's transition, combine, final and
-    (de)serialisation functions, by which src/pg/site.c decides whether an aggregate is dpagg's
+    (de)serialisation functions, by which src/pg/aggregates/site.c decides whether an aggregate is dpagg's
     own and whether a plan's transition function is one of dpagg's.
 The SQL functions that are not part of an aggregate are hand-written: dp_calibrate and
-dp_mechanisms below, src/pg/vector.sql, src/pg/protect.sql and src/pg/budgets.sql (appended; they may not define
+dp_mechanisms below, src/pg/aggregates/vector.sql, src/pg/labels/protect.sql and src/pg/ledger/budgets.sql (appended; they may not define
 aggregates, whose support functions would then be missing from the C table and the REVOKE).
 
 Both outputs are build products, not committed: the Makefile writes the script as DATA_built
@@ -137,7 +137,7 @@ AVG = Kind("DP_SITE_AVG", "dp_avg: values clamped to [lower, upper]; a noisy sum
                            strict=False))
 # dp_count's state is the count itself, a bigint passed by value like count(*)'s: a hash table of
 # a million groups then holds the number in the entry, with no pointer to a separate state to
-# follow (src/pg/aggregates.c).  Its own combine function (not int8pl), so that site.c recognises
+# follow (src/pg/aggregates/aggregates.c).  Its own combine function (not int8pl), so that site.c recognises
 # the aggregate by its support functions alone.
 COUNT = Kind("DP_SITE_COUNT", "dp_count: of non-NULL values, or of rows; the state is the count.", "bigint",
              Function("dpagg_count_combine", [("", "bigint"), ("", "bigint")], "bigint"),
@@ -145,7 +145,7 @@ COUNT = Kind("DP_SITE_COUNT", "dp_count: of non-NULL values, or of rows; the sta
              report=Function("dpagg_count_report_final", [("", "bigint")], "dp_report", "VOLATILE",
                              strict=False))
 VECTOR = Kind("DP_SITE_VECTOR",
-              "dp_sum_vector (src/pg/vector.c, src/core/mechanisms/l2/l2.h): several sums over the same rows\n"
+              "dp_sum_vector (src/pg/aggregates/vector.c, src/core/mechanisms/l2/l2.h): several sums over the same rows\n"
               "-- released together, each row's vector clipped to an l2 norm bound.", "internal",
               Function("dpagg_vsum_combine", [("", "internal"), ("", "internal")], "internal",
                        strict=False),
@@ -165,13 +165,13 @@ for sqlt, short in TYPES:
 for sqlt, short, form, args in SUM_SIGNATURES:
     SUM.add("dp_sum", args, f"dpagg_sum_trans_{short}_{form}", f"dpagg_sum_trans_{short}",
             "differentially private sum of clamped values")
-# dp_sum with its state in the group's hash entry (src/pg/inline_sum.c): a bigint holding the exact
+# dp_sum with its state in the group's hash entry (src/pg/aggregates/inline_sum.c): a bigint holding the exact
 # sum inline while it fits, and a pointer to a full state past that.  Never named in a query (bound.c
 # refuses it): the planner hook puts it in place of dp_sum in a finished plan, only in an Agg node
 # that both accumulates and finalizes (a pointer must never leave the process that made it), which
 # the lack of a combine function also guarantees.  The same kind as dp_sum: the same site,
 # parameters, charge and release.
-SUM_INLINE = Kind("DP_SITE_SUM", "dp_sum, planned with its state in the hash entry (src/pg/inline_sum.c).",
+SUM_INLINE = Kind("DP_SITE_SUM", "dp_sum, planned with its state in the hash entry (src/pg/aggregates/inline_sum.c).",
                   "bigint", None,
                   Function("dpagg_sum_inline_final", [("", "bigint")], F8, "VOLATILE", strict=False))
 for sqlt, short, form, args in SUM_SIGNATURES:
@@ -198,12 +198,12 @@ VECTOR.add("dp_sum_vector", VARGS + MECH, "dpagg_vsum_trans_m", "dpagg_vsum_tran
            "differentially private sums of vectors clipped to an l2 norm bound; "
            "mechanism gaussian, l2 or auto", named_sfunc_args=False)
 
-# The per-unit aggregates over private relations (src/pg/bound.c).  Nobody writes them: the planner
+# The per-unit aggregates over private relations (src/pg/query/bound.c).  Nobody writes them: the planner
 # hook rewrites dp_sum, dp_avg and dp_count over a private relation into them, over one row per
 # privacy unit and group (at most L groups per unit), and refuses them anywhere else.  Their value
 # is the unit's contribution to the group; the parameters are the call's, plus L (and the row cap
 # of counts).  Each group is calibrated at (epsilon / L, delta / L).  No combine function: on Citus
-# the per-unit rows are gathered on the coordinator, where these run (src/pg/citus.c), and Citus
+# the per-unit rows are gathered on the coordinator, where these run (src/pg/citus/citus.c), and Citus
 # would otherwise split them into steps on the workers (the window that samples L groups per
 # unit keeps them out of parallel plans anyway).
 UNIT_SUM = Kind("DP_SITE_UNIT_SUM", "dpagg_unit_sum: a unit's sum in a group, clamped to [lower, upper] (per unit).",
@@ -248,7 +248,7 @@ SELECT.add("dpagg_unit_select", EPS_DELTA + [("max_groups", "integer"), ("strate
            "dpagg_unit_select_trans", "dpagg_unit_select_trans",
            "internal: private group selection over a private relation")
 
-# The merge of partial states (src/pg/partial.c, for Citus: src/pg/citus.c): dp_sum, dp_avg and
+# The merge of partial states (src/pg/aggregates/partial.c, for Citus: src/pg/citus/citus.c): dp_sum, dp_avg and
 # dp_count whose rows are partial states made where the data is; the same call sites, charges and
 # releases as theirs.  Positions fixed: partial, epsilon, delta, (lower, upper,) mechanism (NULL:
 # dpagg.default_mechanism) (, integer_values).
@@ -273,7 +273,7 @@ MERGE_AVG.add("dpagg_merge_avg", QN + EPS_DELTA + [("lower", F8), ("upper", F8)]
               "dpagg_merge_avg_trans", "dpagg_merge_avg_trans",
               "differentially private average from partial sums of quanta (dp_avg split for Citus)")
 # The same over the 16-byte partial sums of dpagg_partial_sum and dpagg_partial_avg (the direct form
-# on Citus, src/pg/citus.c): the partial in the numeric's place, the positions unchanged.
+# on Citus, src/pg/citus/citus.c): the partial in the numeric's place, the positions unchanged.
 PN = [("partial", "bytea"), ("n", "bigint")]
 MERGE_SUM.add("dpagg_merge_sum", PN + EPS_DELTA + [("lower", F8), ("upper", F8)] + MECH +
               [("integer_values", "boolean")], "dpagg_merge_sum_trans", "dpagg_merge_sum_trans_partial",
@@ -284,7 +284,7 @@ MERGE_AVG.add("dpagg_merge_avg", PN + EPS_DELTA + [("lower", F8), ("upper", F8)]
 MERGE_COUNT.add("dpagg_merge_count", [("n", "bigint")] + EPS_DELTA + MECH, "dpagg_merge_count_trans",
                 "dpagg_merge_count_trans", "differentially private count from partial counts (dp_count split for Citus)")
 
-# dp_sum_vector over partial sums (src/pg/vector.c): the same positions as dp_sum_vector, the value
+# dp_sum_vector over partial sums (src/pg/aggregates/vector.c): the same positions as dp_sum_vector, the value
 # being a partial sum made by dpagg_vquanta_sum.
 MERGE_VECTOR = Kind("DP_SITE_MERGE_VECTOR", "dpagg_merge_vector: dp_sum_vector over partial sums.", "internal",
                     None, Function("dpagg_merge_vsum_final", [("", "internal")], f"{F8}[]", "VOLATILE",
@@ -300,19 +300,19 @@ MERGE_VECTOR.add("dpagg_merge_vector", MVARGS + MECH, "dpagg_merge_vsum_trans_m"
 KINDS = [SUM, SUM_INLINE, AVG, COUNT, VECTOR, UNIT_SUM, UNIT_AVG, UNIT_COUNT, SELECT, UNIT_VECTOR,
          MERGE_SUM, MERGE_AVG, MERGE_COUNT, MERGE_VECTOR]
 
-# One row's quanta (src/pg/partial.c): plain functions, summed with sum(bigint) on Citus workers.
+# One row's quanta (src/pg/aggregates/partial.c): plain functions, summed with sum(bigint) on Citus workers.
 QUANTA = [(f"dpagg_quanta_{what}", sqlt, f"dpagg_quanta_{what}_{short}")
           for what in ("sum", "avg") for sqlt, short in TYPES]
 
 
 def quanta_sql():
-    out = ["""-- One row's contribution to dp_sum's (dp_avg's) exact sum, in its quanta (src/pg/partial.c):
+    out = ["""-- One row's contribution to dp_sum's (dp_avg's) exact sum, in its quanta (src/pg/aggregates/partial.c):
 -- Citus sums them with sum(bigint) on the workers for dpagg_merge_sum and dpagg_merge_avg."""]
     for name, sqlt, sym in QUANTA:
         out.append(f"CREATE FUNCTION {name}(value {sqlt}, lower double precision, upper double precision)"
                    f" RETURNS bigint\n  AS 'MODULE_PATHNAME', '{sym}' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;")
     out.append("""-- The same exact sum as sum(dpagg_quanta_sum(...)) (_avg), a numeric, in one call per row: what a
--- node plans that sum as over its own tables (a Citus worker's shard query, src/pg/partial.c).
+-- node plans that sum as over its own tables (a Citus worker's shard query, src/pg/aggregates/partial.c).
 CREATE FUNCTION dpagg_quanta_total_final(internal) RETURNS numeric
   AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE FUNCTION dpagg_quanta_total_count(internal) RETURNS bigint
@@ -342,7 +342,7 @@ CREATE FUNCTION dpagg_quanta_total_deserialize(bytea, internal) RETURNS internal
         out.append(f"COMMENT ON AGGREGATE dpagg_quanta_{what}_total_count(double precision, double precision, double precision) IS\n"
                    f"  'values dpagg_quanta_{what}_total counts (count(value) with non-NULL bounds), sharing its transition';")
     out.append("""-- The exact sum of the rows' quanta above as one aggregate, a 16-byte bytea (a 128-bit integer,
--- most significant byte first): the partial sums of the direct form on Citus (src/pg/citus.c),
+-- most significant byte first): the partial sums of the direct form on Citus (src/pg/citus/citus.c),
 -- cheaper to make, send and read than sum(bigint)'s numeric; the transition is the one above.
 CREATE FUNCTION dpagg_partial_final(internal) RETURNS bytea
   AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;""")
@@ -355,10 +355,10 @@ CREATE FUNCTION dpagg_partial_final(internal) RETURNS bytea
         out.append(f"COMMENT ON AGGREGATE dpagg_partial_{what}(double precision, double precision, double precision) IS\n"
                    f"  'exact sum of dpagg_quanta_{what}(value, lower, upper) as a 16-byte integer (partial sums for dpagg_merge_{what})';")
     out.append("""-- Its argument, unchanged: a group key of the partial sums that Citus does not trace back to the
--- distribution column, so that it leaves the merge on the coordinator (src/pg/citus.c).
+-- distribution column, so that it leaves the merge on the coordinator (src/pg/citus/citus.c).
 CREATE FUNCTION dpagg_group_key(key anyelement) RETURNS anyelement
   AS 'MODULE_PATHNAME', 'dpagg_group_key' LANGUAGE C IMMUTABLE PARALLEL SAFE;
--- Worker-side releases on Citus (src/pg/citus_grant.c, docs/citus.md): the qual that carries the
+-- Worker-side releases on Citus (src/pg/citus/citus_grant.c, docs/citus.md): the qual that carries the
 -- coordinator's grant to the shard queries (true; the grant is checked when a query starts), and
 -- the coordinator's one-time filter above a query released on the workers.
 CREATE FUNCTION dpagg_citus_grant(grant_text text) RETURNS boolean
@@ -371,7 +371,7 @@ CREATE FUNCTION dpagg_citus_grants_resume() RETURNS void
   AS 'MODULE_PATHNAME', 'dpagg_citus_grants_resume' LANGUAGE C VOLATILE;
 REVOKE ALL ON FUNCTION dpagg_citus_grants_resume() FROM PUBLIC;
 -- The rows' vectors clipped to the l2 bound and summed exactly in the quanta dp_sum_vector's own
--- state adds, with their number (src/pg/vector.c): the partial sums of dpagg_merge_vector.
+-- state adds, with their number (src/pg/aggregates/vector.c): the partial sums of dpagg_merge_vector.
 CREATE FUNCTION dpagg_vquanta_trans(bytea, double precision[], integer, double precision) RETURNS bytea
   AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE FUNCTION dpagg_vquanta_combine(bytea, bytea) RETURNS bytea
@@ -387,21 +387,21 @@ COMMENT ON AGGREGATE dpagg_vquanta_sum(double precision[], integer, double preci
 # ---- The extension script -------------------------------------------------------------------
 
 HEADER = r"""-- dpagg 0.1.0: differentially private aggregates.  Generated by scripts/generate_sql.py (make);
--- edit that, or src/pg/vector.sql, src/pg/protect.sql and src/pg/budgets.sql, not this file.
+-- edit that, or src/pg/aggregates/vector.sql, src/pg/labels/protect.sql and src/pg/ledger/budgets.sql, not this file.
 \echo Use "CREATE EXTENSION dpagg" to load this file. \quit
 
 -- dpagg needs to be loaded when the server starts (its ledger lives in shared memory, and it
 -- checks restricted roles in every backend): without it, creating the extension fails here with
--- 55000 and a hint (src/pg/preload.c).
+-- 55000 and a hint (src/pg/labels/preload.c).
 CREATE FUNCTION dpagg_require_preload() RETURNS void
   AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
 SELECT dpagg_require_preload();
 
 -- The state of dp_sum and dp_avg (and of the per-unit and merge forms; dp_count's state is its
 -- count, a bigint): a 32-byte varlena holding data only, the count, an
--- exact 128-bit fixed-point sum and whether (and what) was released (src/pg/aggregates.c).  The
+-- exact 128-bit fixed-point sum and whether (and what) was released (src/pg/aggregates/aggregates.c).  The
 -- privacy parameters are not in it: they belong to the call site and are read once per query
--- (src/pg/site.c).  It holds no pointers or OIDs, so PostgreSQL copies it between parallel
+-- (src/pg/aggregates/site.c).  It holds no pointers or OIDs, so PostgreSQL copies it between parallel
 -- workers as it is.  Its text and binary forms (INPUT/OUTPUT, SEND/RECEIVE) carry the data; a
 -- state read in is marked as not released.
 CREATE TYPE dpagg_state;
@@ -434,7 +434,7 @@ COMMENT ON TYPE dp_report IS 'a differentially private release with its noise in
 
 -- The aggregates.  The final functions add the noise and are VOLATILE.  The support functions
 -- run only inside an aggregate, the transition, combine and final functions only inside dpagg's
--- own aggregates (src/pg/site.c), and PUBLIC may execute none of them (the end of this script).
+-- own aggregates (src/pg/aggregates/site.c), and PUBLIC may execute none of them (the end of this script).
 """
 
 FOOTER = """-- Calibration without release.
@@ -459,7 +459,7 @@ CREATE FUNCTION dp_noise_interval(
 COMMENT ON FUNCTION dp_noise_interval(text, double precision, double precision, double precision, double precision, boolean) IS
   'half-width of the noise interval of a release with these parameters at this confidence; releases nothing';
 
--- A unit's sum of floating-point values (src/pg/bound.c): like sum(double precision) but never an
+-- A unit's sum of floating-point values (src/pg/query/bound.c): like sum(double precision) but never an
 -- overflow error (the sum saturates to +-Infinity, which the per-unit aggregate then clamps like
 -- any value), so no error can tell whether one unit's values add up to more than 1.8e308.  It is
 -- an ordinary sum of the values it is given, safe for anyone to call.
@@ -476,7 +476,7 @@ COMMENT ON AGGREGATE dpagg_fsum(double precision) IS
 -- overflow error past 1e131072 that would tell whether one unit's values add up to that.
 CREATE FUNCTION dpagg_numeric_float8(numeric) RETURNS double precision
   AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
--- A unit's vector sum (src/pg/bound.c, for dp_sum_vector): the first `dimension` elements of each
+-- A unit's vector sum (src/pg/query/bound.c, for dp_sum_vector): the first `dimension` elements of each
 -- vector added coordinate by coordinate (missing and NULL elements count as 0), saturating like
 -- dpagg_fsum; the per-unit aggregate then clips the sum to the l2 bound.
 CREATE FUNCTION dpagg_vadd_trans(double precision[], double precision[], integer)
@@ -509,7 +509,7 @@ REVOKE = """-- Support functions are for dpagg's own aggregates only: nobody els
 -- run them with their owner's rights).  Every support function of every aggregate above; the
 -- type's I/O functions and the views' functions stay public."""
 
-HAND_WRITTEN = ["vector.sql", "protect.sql", "budgets.sql"]
+HAND_WRITTEN = ["aggregates/vector.sql", "labels/protect.sql", "ledger/budgets.sql"]
 
 
 def script():
@@ -545,7 +545,7 @@ def script():
     return "\n".join(out)
 
 
-# ---- The C header (src/pg/site.c) -----------------------------------------------------------
+# ---- The C header (src/pg/aggregates/site.c) -----------------------------------------------------------
 
 def header():
     symbols = []
@@ -558,7 +558,7 @@ def header():
            " * dpagg_functions.h — generated by scripts/generate_sql.py (make); do not edit.",
            " *",
            " * The C functions that make up each kind of dpagg's aggregates, from the same table that",
-           " * writes their CREATE AGGREGATE statements in dpagg--0.1.0.sql.  src/pg/site.c includes it",
+           " * writes their CREATE AGGREGATE statements in dpagg--0.1.0.sql.  src/pg/aggregates/site.c includes it",
            " * (after site.h, which defines the DP_SITE_* kinds) and recognises dpagg's own aggregates,",
            " * and their transition functions in a plan, by these addresses.",
            " */",

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs Citus into the local PostgreSQL 15 from a source tarball (Debian does not package it),
-# for the multi-node tests and benchmarks of dpagg on Citus (issue 13).
+# for the multi-node tests and benchmarks of dpagg on Citus (docs/citus.md).
 #
 #   scripts/install-citus.sh /path/to/citus-13.2.2-pg15.tar.gz
 #

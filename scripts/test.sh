@@ -71,5 +71,16 @@ else
   failed=$((failed + 1)); status=1; cat build/mutation_catalog.log
 fi
 
+# The glue's folders keep their one-way order and its files their size (docs/architecture.md),
+# and the documentation holds together: links resolve, cited documents exist, no issue numbers.
+for check in check_layers check_docs; do
+  echo "== scripts/$check.py =="
+  if python3 "scripts/$check.py" > "build/$check.log" 2>&1; then
+    passed=$((passed + 1)); tail -1 "build/$check.log"
+  else
+    failed=$((failed + 1)); status=1; cat "build/$check.log"
+  fi
+done
+
 echo "$passed passed, $failed failed, $skipped skipped"
 exit $status

@@ -87,7 +87,7 @@ FROM (SELECT q, expect_error(q) AS e FROM (VALUES
   ($$SELECT * FROM dp_calibrate('laplace(' || repeat('k', 1000) || '=1)', 1, 1e-5)$$),
   ($$SELECT * FROM dp_calibrate_vector(repeat('y', 100000), 2, 1, 1e-5)$$)) v(q)) s;
 
--- Tiny epsilons (issue 9's sweep): refused with 22023 and the range, or released; never XX000.
+-- Tiny epsilons (a sweep once found internal errors there): refused with 22023 and the range, or released; never XX000.
 SELECT q, expect_error(q) AS e
 FROM (VALUES
   ($$SELECT dp_count(1e-16, 0, 'laplace') FROM dp_test$$),

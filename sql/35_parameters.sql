@@ -1,6 +1,6 @@
 -- The privacy parameters are read once per query, before any row, and every group and the
--- charge use those values (README, "The privacy parameters").  Reproductions of the attacks of
--- issue 15 (points 1, 2, 4 and the plan-shape and table-reading variants) and what still works.
+-- charge use those values (docs/guides/privacy-semantics.md, "The privacy parameters").  Reproductions of the attacks
+-- on them (parameters that change while a query runs, plan shapes, parameters read from tables) and what still works.
 CREATE TABLE p_t AS SELECT g % 10 AS g, g::float8 AS x FROM generate_series(0, 999) g;
 ANALYZE p_t;
 -- releases(): how many releases the current role has in the ledger; eps(): the epsilon of its

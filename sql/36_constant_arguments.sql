@@ -78,7 +78,7 @@ RESET jit_above_cost;
 RESET jit_inline_above_cost;
 RESET jit_optimize_above_cost;
 -- EXPLAIN shows the call with its arguments as written (dp_sum planned with its state inline:
--- dpagg_sum_inline, src/pg/inline_sum.c)
+-- dpagg_sum_inline, src/pg/aggregates/inline_sum.c)
 EXPLAIN (VERBOSE, COSTS OFF) SELECT dp_sum(v, 1e9, 0, 0, 100, 'laplace') FROM c_t;
 RESET max_parallel_workers_per_gather;
 DROP TABLE c_t;

@@ -1,5 +1,5 @@
 -- The non-Gaussian mechanisms with the least noise in parts of the (epsilon, delta) plane
--- (issue 14): truncated_laplace (Geng, Ding, Guo & Kumar), staircase (Geng & Viswanath), tulap
+-- (docs/guides/mechanisms.md): truncated_laplace (Geng, Ding, Guo & Kumar), staircase (Geng & Viswanath), tulap
 -- (Awan & Slavkovic), and for integer-valued queries discrete_laplace (Ghosh, Roughgarden &
 -- Sundararajan).  Each works through dp_calibrate, dp_sum, dp_avg, dp_count, the report forms
 -- and budgets; noisy values are checked statistically (mean within 5 standard errors, spread

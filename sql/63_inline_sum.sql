@@ -1,4 +1,4 @@
--- dp_sum planned with its state inline (src/pg/inline_sum.c): an Agg node that accumulates and
+-- dp_sum planned with its state inline (src/pg/aggregates/inline_sum.c): an Agg node that accumulates and
 -- finalizes runs dpagg_sum_inline, whose state is the exact sum in the group's hash entry while it
 -- fits in 62 bits, and a pointer to a full state past that.  A split aggregation keeps dp_sum.
 SET max_parallel_workers_per_gather = 0;

@@ -251,7 +251,7 @@ DROP MATERIALIZED VIEW dp_analyst_s.mv;
 DROP TABLE dp_analyst_s.mine, dp_analyst_s.mine2;
 DROP FUNCTION dp_analyst_s.leak(float8), dp_analyst_s.leak2(float8);
 
--- The SECURITY DEFINER recipe (README).  The old shape -- unqualified dp_count(0.1, ...) under
+-- The SECURITY DEFINER recipe (docs/guides/budgets.md).  The old shape -- unqualified dp_count(0.1, ...) under
 -- search_path = pg_catalog, public -- is hijacked by an analyst who may create functions in
 -- public: public.dp_count(numeric, numeric, text) matches the numeric literals better than the
 -- aggregate and runs with the definer's rights (here it returns a secret salary, negated).

@@ -1,4 +1,4 @@
--- Private relations (issue 10): declaring, listing and clearing protection, the label's checks,
+-- Private relations (docs/privacy_units.md): declaring, listing and clearing protection, the label's checks,
 -- which query shapes over a private relation dpagg bounds per unit and which it refuses
 -- (76_privacy_units tests what the bounded answers are).
 CREATE TABLE visits (visit_id serial, user_id integer, "Account" text, amount numeric,

@@ -1,4 +1,4 @@
--- People, not rows (issue 10): what dpagg's aggregates answer over a private relation.  Noisy
+-- People, not rows (docs/privacy_units.md): what dpagg's aggregates answer over a private relation.  Noisy
 -- answers are checked against known answers: with an epsilon so large that the noise is far below
 -- the rounding, in multiples of the noise scale, or as frequencies over many executions within
 -- sampling error.  No random number is printed.

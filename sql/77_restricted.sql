@@ -1,4 +1,4 @@
--- Restricted analysts (issue 11): a role marked restricted gets nothing but DP answers from
+-- Restricted analysts (docs/restricted.md): a role marked restricted gets nothing but DP answers from
 -- private relations; every other use of private data is refused (42501) before anything runs or
 -- is charged.  Roles and their labels are cluster-wide.
 CREATE TABLE staff (uid integer, dept text, salary double precision, hired timestamp);

@@ -1,5 +1,5 @@
--- The functions restricted roles may apply to private rows (dp_restricted_functions; README,
--- "Restricted analysts"; docs/restricted.md) must not raise an error for any value of their data
+-- The functions restricted roles may apply to private rows (dp_restricted_functions;
+-- docs/guides/restricted-analysts.md; docs/restricted.md) must not raise an error for any value of their data
 -- arguments: an error that depends on one row would tell about it.  LEAKPROOF is not that promise
 -- (circle_lt is LEAKPROOF and raises 22003 on a huge circle), so dpagg trusts LEAKPROOF built-ins
 -- only over the types it names, and every one is run here on the edge values of its argument

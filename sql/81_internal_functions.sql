@@ -1,6 +1,6 @@
 -- Internal functions: no role reaches an internal error (SQLSTATE XX000) through dpagg_vadd (the
 -- per-unit vector sum that the rewrite of dp_sum_vector over a private relation puts in analysts'
--- plans, src/pg/bound.c), its transition and combine functions, or dpagg_vquanta_sum's.  The
+-- plans, src/pg/query/bound.c), its transition and combine functions, or dpagg_vquanta_sum's.  The
 -- aggregate dpagg_vadd stays public; dpagg_vadd_trans and dpagg_vadd_combine are not (aggregate
 -- execution checks EXECUTE on the aggregate, and on its support functions for the aggregate's
 -- owner only), and whoever may still call them gets a real SQLSTATE.

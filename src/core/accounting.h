@@ -1,6 +1,6 @@
 /*
  * accounting.h — composition of privacy losses: what a role's releases have spent, and whether
- * the next one fits its budget (README, "Privacy budgets").  Pure functions of plain data; the
+ * the next one fits its budget (docs/guides/budgets.md).  Pure functions of plain data; the
  * durable ledger, shared memory and locking stay in the glue (src/pg/ledger_*.c, charge.c).
  *
  * Like dpagg_core.h, the C part of this header is all the glue sees: every function is

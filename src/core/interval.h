@@ -1,5 +1,5 @@
-// interval.h — how far a release may be from the true answer (issue 14: dp_noise_interval and
-// the *_report aggregates).  docs/intervals.md has the argument.
+// interval.h — how far a release may be from the true answer (dp_noise_interval and the
+// *_report aggregates).  docs/intervals.md has the argument.
 //
 // A scalar release v of a true answer a is v = (k + j) g rounded to a double (release.cpp), with
 // k g the answer rounded to the release grid g (|k g - a| <= g/2) and j g the noise X rounded to it

@@ -21,8 +21,7 @@
  * ExplainOneQuery (set over Citus's only): a plain EXPLAIN, which runs nothing, may plan a dp
  * query on Citus although Citus turned local execution off for it.
  */
-#include "site.h"
-#include "protect.h"
+#include "hooks.h"
 
 #include "access/parallel.h"
 #include "commands/explain.h"
@@ -32,15 +31,14 @@
 #include "nodes/plannodes.h"
 #include "optimizer/cost.h"
 #include "optimizer/planner.h"
+#include "tcop/utility.h"
 
 static ExecutorStart_hook_type prev_executor_start = NULL;
 static ExecutorRun_hook_type prev_executor_run = NULL;
 static ExecutorFinish_hook_type prev_executor_finish = NULL;
 static planner_hook_type prev_planner = NULL;
 static ExplainOneQuery_hook_type prev_explain_one_query = NULL;
-static int	plain_explain_depth = 0;
-
-static bool own_aggref_walker(Node *node, void *context);
+static ProcessUtility_hook_type prev_utility = NULL;
 
 /*
  * Can a backward fetch reach an Agg that releases?  A backward scan goes down the plan until it
@@ -67,11 +65,8 @@ backward_reaches_release(Plan *plan)
 			return false;
 		case T_Agg:
 			{
-				int			found = 0;
-
-				(void) own_aggref_walker((Node *) plan->targetlist, &found);
-				(void) own_aggref_walker((Node *) plan->qual, &found);
-				if (found != 0)
+				if (dpagg_node_aggregates((Node *) plan->targetlist) != 0 ||
+					dpagg_node_aggregates((Node *) plan->qual) != 0)
 					return true;
 				break;
 			}
@@ -105,7 +100,7 @@ executor_start(QueryDesc *qd, int eflags)
 		 * the piece alone (a per-unit rewrite's partial count, say) is not checked again.  Only
 		 * that piece, the worker's outermost statement: what a function runs inside it (an
 		 * EXPLAIN ANALYZE through SPI, in an attack review) is checked like any statement. */
-		if (!IsParallelWorker() || dpagg_restrict_statement_depth() > 1)
+		if (!IsParallelWorker() || dpagg_statement_depth() > 1)
 			restricted = dpagg_restrict_check_executor(qd->plannedstmt, qd->instrument_options != 0,
 													   (protect_flags & DPAGG_READS_PRIVATE) != 0);
 		dpagg_freeze_parameters(qd);
@@ -146,14 +141,14 @@ executor_start(QueryDesc *qd, int eflags)
 static void
 dpagg_executor_start(QueryDesc *qd, int eflags)
 {
-	dpagg_restrict_statement_enter();
+	dpagg_statement_enter();
 	PG_TRY();
 	{
 		executor_start(qd, eflags);
 	}
 	PG_FINALLY();
 	{
-		dpagg_restrict_statement_leave();
+		dpagg_statement_leave();
 	}
 	PG_END_TRY();
 }
@@ -164,7 +159,7 @@ dpagg_executor_run(QueryDesc *qd, ScanDirection direction, uint64 count, bool ex
 {
 	int			flags = dpagg_protect_enter(qd);
 
-	dpagg_restrict_statement_enter();
+	dpagg_statement_enter();
 	PG_TRY();
 	{
 		if (prev_executor_run)
@@ -174,7 +169,7 @@ dpagg_executor_run(QueryDesc *qd, ScanDirection direction, uint64 count, bool ex
 	}
 	PG_FINALLY();
 	{
-		dpagg_restrict_statement_leave();
+		dpagg_statement_leave();
 		dpagg_protect_leave(flags);
 	}
 	PG_END_TRY();
@@ -185,7 +180,7 @@ dpagg_executor_finish(QueryDesc *qd)
 {
 	int			flags = dpagg_protect_enter(qd);
 
-	dpagg_restrict_statement_enter();
+	dpagg_statement_enter();
 	PG_TRY();
 	{
 		if (prev_executor_finish)
@@ -195,63 +190,10 @@ dpagg_executor_finish(QueryDesc *qd)
 	}
 	PG_FINALLY();
 	{
-		dpagg_restrict_statement_leave();
+		dpagg_statement_leave();
 		dpagg_protect_leave(flags);
 	}
 	PG_END_TRY();
-}
-
-/* ---- does a finished plan aggregate with one of dpagg's aggregates? ---- */
-static bool
-own_aggref_walker(Node *node, void *context)
-{
-	int		   *found = (int *) context;
-
-	if (node == NULL)
-		return false;
-	if (IsA(node, Aggref))
-	{
-		int			kind = dpagg_aggregate_kind(((Aggref *) node)->aggfnoid);
-
-		if (DPAGG_KIND_IS_UNIT(kind))
-		{
-			/* Only bound.c's rewrite may use them (a SQL function's inlined body could not). */
-			if (!dpagg_unit_aggref_is_ours((Aggref *) node))
-				ereport(ERROR,
-						(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-						 errmsg("dpagg's per-unit aggregates cannot be called directly"),
-						 errhint("Use dp_sum, dp_avg and dp_count: over a private relation they are bounded per privacy unit.")));
-			*found |= DPAGG_RUNS_UNIT;
-		}
-		else if (kind != 0)
-			*found |= DPAGG_RUNS_PLAIN;
-	}
-	return expression_tree_walker(node, own_aggref_walker, context);
-}
-
-static void
-own_aggregate_visit(Plan *plan, void *context)
-{
-	if (IsA(plan, Agg))
-	{
-		(void) own_aggref_walker((Node *) plan->targetlist, context);
-		(void) own_aggref_walker((Node *) plan->qual, context);
-	}
-}
-
-int
-dpagg_statement_aggregates(PlannedStmt *stmt)
-{
-	int			found = 0;
-
-	dpagg_walk_statement(stmt, own_aggregate_visit, &found);
-	return found;
-}
-
-bool
-dpagg_statement_has_own_aggregate(PlannedStmt *stmt)
-{
-	return dpagg_statement_aggregates(stmt) != 0;
 }
 
 static PlannedStmt *
@@ -324,14 +266,14 @@ dpagg_planner(Query *parse, const char *query_string, int options, ParamListInfo
 {
 	PlannedStmt *volatile stmt = NULL;
 
-	dpagg_restrict_statement_enter();
+	dpagg_statement_enter();
 	PG_TRY();
 	{
 		stmt = planner(parse, query_string, options, params);
 	}
 	PG_FINALLY();
 	{
-		dpagg_restrict_statement_leave();
+		dpagg_statement_leave();
 	}
 	PG_END_TRY();
 	return stmt;
@@ -410,12 +352,6 @@ plan_rewritten(Query *parse, const char *query_string, int options, ParamListInf
  * Citus opened is refused anyway, when it would happen.)  Citus insists on being loaded first, so
  * this hook is only set over Citus's.
  */
-bool
-dpagg_planning_plain_explain(void)
-{
-	return plain_explain_depth > 0;
-}
-
 static void
 dpagg_explain_one_query(Query *query, int cursorOptions, IntoClause *into, ExplainState *es,
 						const char *queryString, ParamListInfo params, QueryEnvironment *queryEnv)
@@ -423,7 +359,7 @@ dpagg_explain_one_query(Query *query, int cursorOptions, IntoClause *into, Expla
 	bool		plain = !es->analyze;
 
 	if (plain)
-		plain_explain_depth++;
+		dpagg_plain_explain_enter();
 	PG_TRY();
 	{
 		prev_explain_one_query(query, cursorOptions, into, es, queryString, params, queryEnv);
@@ -431,9 +367,46 @@ dpagg_explain_one_query(Query *query, int cursorOptions, IntoClause *into, Expla
 	PG_FINALLY();
 	{
 		if (plain)
-			plain_explain_depth--;
+			dpagg_plain_explain_leave();
 	}
 	PG_END_TRY();
+}
+
+/*
+ * Utility commands: the DDL that would weaken a protection is refused first (protect.c); a
+ * restricted session's command is checked and followed (restrict.c), and counted as a statement
+ * (base/statement.c); after it, a new member of a restricted role loads dpagg at session start, as
+ * the role does (GRANT, CREATE ROLE ... IN ROLE, ALTER GROUP ... ADD USER), and a setting of
+ * session_preload_libraries for a restricted role (ALTER ROLE ... [IN DATABASE ...] SET) keeps
+ * dpagg in it (preload.c).
+ */
+static void
+dpagg_utility(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
+			  ProcessUtilityContext context, ParamListInfo params,
+			  QueryEnvironment *queryEnv, DestReceiver *dest, QueryCompletion *qc)
+{
+	Node	   *node = pstmt->utilityStmt;
+
+	dpagg_protect_check_utility(node);
+	dpagg_restrict_utility_enter(node);
+	dpagg_statement_enter();
+	PG_TRY();
+	{
+		if (prev_utility)
+			prev_utility(pstmt, queryString, readOnlyTree, context, params, queryEnv, dest, qc);
+		else
+			standard_ProcessUtility(pstmt, queryString, readOnlyTree, context, params, queryEnv,
+									dest, qc);
+	}
+	PG_FINALLY();
+	{
+		dpagg_statement_leave();
+		dpagg_restrict_utility_leave(node);
+	}
+	PG_END_TRY();
+	if ((IsA(node, GrantRoleStmt) && ((GrantRoleStmt *) node)->is_grant) ||
+		IsA(node, CreateRoleStmt) || IsA(node, AlterRoleStmt) || IsA(node, AlterRoleSetStmt))
+		dpagg_preload_after_membership_change();
 }
 
 void
@@ -452,4 +425,6 @@ dpagg_hooks_init(void)
 	ExecutorFinish_hook = dpagg_executor_finish;
 	prev_planner = planner_hook;
 	planner_hook = dpagg_planner;
+	prev_utility = ProcessUtility_hook;
+	ProcessUtility_hook = dpagg_utility;
 }

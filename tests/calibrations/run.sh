@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The calibrations shared by every backend (src/pg/calib_cache.c), against a real throwaway
+# The calibrations shared by every backend (src/pg/base/calib_cache.c), against a real throwaway
 # cluster: a calibration made in one backend is the one a fresh backend gets; the cache is saved
 # at a clean shutdown and read back at start; a damaged file, or one written by another build, is
 # ignored (the cache starts empty) and answers stay exactly those of a fresh calibration; the

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# dpagg on Citus (issue 13): a coordinator and two workers on this machine (127.0.0.1, ports
+# dpagg on Citus (docs/citus.md): a coordinator and two workers on this machine (127.0.0.1, ports
 # 5641-5643; Unix sockets for the test's own connections), a table distributed by uid, a
 # reference table and a local table; every shape of query, the exactness of the split (at a huge
 # epsilon the noise vanishes and the answers equal the clamped sums, counts and averages

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Protection survives pg_dump and restore (issue 10): a database with private relations is
+# Protection survives pg_dump and restore (docs/privacy_units.md): a database with private relations is
 # dumped (custom and plain formats) and restored into fresh databases; the restored databases
 # list the same protections, and dpagg aggregates over the restored private relations are
 # bounded per unit as over the originals.

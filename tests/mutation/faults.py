@@ -41,7 +41,7 @@ FAULTS = [
         "replace": "return rng.random_bit() ? b * e / 2 : -b * e / 2;",
         "what": "The shared Laplace sampler draws Laplace(b/2) while every calibration certifies "
                 "Laplace(b), so each Laplace (and l2 at dimension 1) release is only 2-epsilon-DP.",
-        "killers": ["unit", "noise", "dp_tester"],
+        "killers": ["unit:LaplaceSampler.*:MechanismNoise.*", "noise", "dp_tester"],
     },
     {
         "id": "analytic-gaussian-sigma-halved",
@@ -51,7 +51,7 @@ FAULTS = [
         "what": "The analytic Gaussian (and the vector 'gaussian', and auto when it wins) is "
                 "calibrated at half the certified sigma, whose privacy profile exceeds the "
                 "requested delta.",
-        "killers": ["unit", "regress:" + _LATE + ",60_calibrate", "noise", "dp_tester"],
+        "killers": ["unit:AnalyticGaussian*", "regress:" + _LATE + ",60_calibrate", "noise", "dp_tester"],
     },
     {
         "id": "staircase-decay-doubled",
@@ -61,7 +61,7 @@ FAULTS = [
         "what": "The staircase sampler's geometric period count decays like e^(-2 eps) per "
                 "sensitivity instead of e^(-eps), a narrower law than the pure eps-DP one it is "
                 "certified for.",
-        "killers": ["unit", "dp_tester"],
+        "killers": ["unit:StaircaseSampler.*", "dp_tester"],
     },
     {
         "id": "tulap-outer-mass-halved",
@@ -71,7 +71,7 @@ FAULTS = [
         "what": "The Tulap sampler puts half the certified mass on the law's outer (discrete "
                 "Laplace) part, concentrating the noise near 0: the density ratio between shifts "
                 "exceeds e^eps.",
-        "killers": ["unit", "dp_tester"],
+        "killers": ["unit:TulapSampler.*", "dp_tester"],
     },
     {
         "id": "discrete-laplace-scale-halved",
@@ -80,7 +80,7 @@ FAULTS = [
         "replace": "return std::floor(-s / 2 * std::log(rng.uniform_open01()));",
         "what": "Both geometric draws of the discrete Laplace mechanism use scale s/2, so integer "
                 "counts and sums are released with noise for 2 eps.",
-        "killers": ["unit", "noise", "dp_tester"],
+        "killers": ["unit:DiscreteLaplaceNoise.*", "noise", "dp_tester"],
     },
     {
         "id": "l2-vector-radius-halved",
@@ -89,7 +89,7 @@ FAULTS = [
         "replace": "r *= cal.scale / 2;",
         "what": "The l2 mechanism's radius is Gamma(T, theta/2) instead of Gamma(T, theta), so "
                 "every dp_sum_vector release through it is at least 2-epsilon-DP only.",
-        "killers": ["unit", "noise", "dp_tester"],
+        "killers": ["unit:VectorSampler.*", "noise", "dp_tester"],
     },
     {
         "id": "interval-halfwidth-halved",
@@ -98,7 +98,7 @@ FAULTS = [
         "replace": "return std::nextafter(w / 2 + release_grid(cal), INFINITY);",
         "what": "dp_noise_interval and the report forms state half the noise quantile, so their "
                 "intervals cover the truth far less often than the confidence they claim.",
-        "killers": ["unit", "regress:" + _LATE + ",55_report", "noise"],
+        "killers": ["unit:NoiseInterval.*:NoiseTail.*", "regress:" + _LATE + ",55_report", "noise"],
     },
     {
         "id": "secure-random-constant-pool",
@@ -109,7 +109,7 @@ FAULTS = [
                    "    p->words[i] = 0x9E3779B97F4A7C15ULL * (i + 1);",
         "what": "The noise pool is filled with the same constant sequence at every refill and in "
                 "every process, so all noise is predictable and can be subtracted.",
-        "killers": ["unit", "dp_tester"],
+        "killers": ["unit:SecureRandom.*:Uniform*", "dp_tester"],
     },
     # ---------------------------------------------------------------- core: accounting --------
     {
@@ -119,7 +119,7 @@ FAULTS = [
         "replace": "a.epsilon_all = a.epsilon_all > c.epsilon ? a.epsilon_all : c.epsilon;",
         "what": "Basic composition keeps the largest epsilon instead of the sum, so a budget never "
                 "runs out under repeated releases.",
-        "killers": ["unit", "regress:" + _LATE + ",70_budgets"],
+        "killers": ["unit:Accounting.*", "regress:" + _LATE + ",70_budgets"],
     },
     {
         "id": "zcdp-rho-not-composed",
@@ -128,7 +128,7 @@ FAULTS = [
         "replace": "a.rho = c.rho;",
         "what": "Under zcdp accounting an account remembers only the last release's rho, so the "
                 "converted epsilon spent never grows with the number of releases.",
-        "killers": ["unit", "regress:" + _LATE + ",70_budgets"],
+        "killers": ["unit:Accounting.*", "regress:" + _LATE + ",70_budgets"],
     },
     {
         "id": "release-cap-ignored",
@@ -137,7 +137,7 @@ FAULTS = [
         "replace": "if (false && exceeds_cap(epsilon, a.cap)) return DPAGG_REFUSE_CAP;",
         "what": "A role's per-release epsilon cap (max_release_epsilon) is never enforced, so one "
                 "query may spend the whole budget at once.",
-        "killers": ["unit", "regress:" + _LATE + ",70_budgets", "security"],
+        "killers": ["unit:Accounting.*", "regress:" + _LATE + ",70_budgets", "security"],
     },
     # ---------------------------------------------------------------- core: selection ---------
     {
@@ -148,7 +148,7 @@ FAULTS = [
         "what": "The Laplace threshold of group selection is one unit lower, so a group of one "
                 "unit is kept with probability e^eps times delta, above the per-group delta "
                 "(the plan's own self-check refuses it; auto strategy selection fails with it).",
-        "killers": ["unit", "regress:" + _LATE + ",76_privacy_units", "noise"],
+        "killers": ["unit:Selection.*", "regress:" + _LATE + ",76_privacy_units", "noise"],
     },
     {
         "id": "selection-keep-probability-doubled",
@@ -157,12 +157,12 @@ FAULTS = [
         "replace": "return k.complement ? !(u < k.value) : (u < 2 * k.value);",
         "what": "A group is kept with twice the probability the selection's privacy proof allows "
                 "wherever that probability is at most one half (small groups, one unit included).",
-        "killers": ["unit", "regress:" + _LATE + ",76_privacy_units", "noise", "dp_tester"],
+        "killers": ["unit:Selection.*", "regress:" + _LATE + ",76_privacy_units", "noise", "dp_tester"],
     },
     # ---------------------------------------------------------------- glue: privacy units -----
     {
         "id": "per-unit-share-not-divided",
-        "file": "src/pg/aggregates.c",
+        "file": "src/pg/aggregates/aggregates.c",
         "find": "\tif (L <= 1)\n\t\treturn x;\n\ts = x / L;",
         "replace": "\tif (L >= 1)\n\t\treturn x;\n\ts = x / L;",
         "what": "dpagg_share returns the whole (eps, delta) instead of (eps/L, delta/L), so each of "
@@ -172,7 +172,7 @@ FAULTS = [
     },
     {
         "id": "sum-clamp-widened",
-        "file": "src/pg/aggregates.c",
+        "file": "src/pg/aggregates/aggregates.c",
         "find": "return dpagg_quantize(value_as_double(fcinfo, 1, vt), p->lower, p->upper, p->inv_quantum);",
         "replace": "return dpagg_quantize(value_as_double(fcinfo, 1, vt), p->lower, 2 * p->upper, p->inv_quantum);",
         "what": "Floating-point and numeric dp_sum rows, and each unit's sum per group, are "
@@ -182,7 +182,7 @@ FAULTS = [
     },
     {
         "id": "max-rows-per-group-ignored",
-        "file": "src/pg/aggregates.c",
+        "file": "src/pg/aggregates/aggregates.c",
         "find": "st->count += p->max_rows > 0 ? Min(n, (int64) p->max_rows) : 1;",
         "replace": "st->count += p->max_rows > 0 ? n : 1;",
         "what": "A per-unit count with max_rows_per_group = C counts all of a unit's rows in the "
@@ -191,7 +191,7 @@ FAULTS = [
     },
     {
         "id": "unit-groups-not-limited",
-        "file": "src/pg/bound.c",
+        "file": "src/pg/query/bound.c",
         "find": "Int64GetDatum(lc.L), false,",
         "replace": "Int64GetDatum(lc.L * 1000), false,",
         "what": "The rewrite keeps up to 1000 L of a unit's groups instead of L, while each group "
@@ -201,7 +201,7 @@ FAULTS = [
     },
     {
         "id": "group-selection-skipped",
-        "file": "src/pg/selection.c",
+        "file": "src/pg/aggregates/selection.c",
         "find": "\treturn keep != 0;",
         "replace": "\treturn n_units > 0;",
         "what": "Every group with a unit is released whatever the selection drew, so a group's "
@@ -211,7 +211,7 @@ FAULTS = [
     },
     {
         "id": "selection-ignores-max-groups",
-        "file": "src/pg/selection.c",
+        "file": "src/pg/aggregates/selection.c",
         "find": "dpagg_selection_plan_for(strategy, epsilon, delta, L, &p->plan);",
         "replace": "dpagg_selection_plan_for(strategy, epsilon, delta, 1, &p->plan);",
         "what": "A query's group selection is planned for L = 1 although a unit may appear in L "
@@ -221,7 +221,7 @@ FAULTS = [
     },
     {
         "id": "joint-gaussian-sensitivity-not-scaled",
-        "file": "src/pg/aggregates.c",
+        "file": "src/pg/aggregates/aggregates.c",
         "find": "sens = nextafter(sqrt((double) p->max_groups) * sens *",
         "replace": "sens = nextafter(1.0 * sens *",
         "what": "The Gaussian over a unit's L groups is calibrated for l2 sensitivity 'bound' "
@@ -232,7 +232,7 @@ FAULTS = [
     # ---------------------------------------------------------------- glue: releases ----------
     {
         "id": "avg-count-without-noise",
-        "file": "src/pg/aggregates.c",
+        "file": "src/pg/aggregates/aggregates.c",
         "find": "*c = noisy_count(st, &(*p_out)->plan[1]);",
         "replace": "*c = (double) st->count;",
         "what": "dp_avg divides by the exact count (charged, and calibrated, as a noisy one), so "
@@ -241,7 +241,7 @@ FAULTS = [
     },
     {
         "id": "count-without-noise",
-        "file": "src/pg/aggregates.c",
+        "file": "src/pg/aggregates/aggregates.c",
         "find": "double\t\tc = rint(draw(plan, (__int128) st->count));",
         "replace": "double\t\tc = rint((double) st->count);",
         "what": "dp_count (and dp_avg's count) returns the exact count after charging, a release "
@@ -250,7 +250,7 @@ FAULTS = [
     },
     {
         "id": "sum-report-halfwidth-halved",
-        "file": "src/pg/aggregates.c",
+        "file": "src/pg/aggregates/aggregates.c",
         "find": "double\t\tw = p->halfwidth[0];",
         "replace": "double\t\tw = p->halfwidth[0] / 2;",
         "what": "dp_sum_report's interval is half as wide as the noise quantile, so it claims a "
@@ -259,7 +259,7 @@ FAULTS = [
     },
     {
         "id": "vector-clip-widened",
-        "file": "src/pg/vector.c",
+        "file": "src/pg/aggregates/vector.c",
         "find": "factor = (bound / scale) / sqrt(sumsq);",
         "replace": "factor = (2 * bound / scale) / sqrt(sumsq);",
         "what": "dp_sum_vector scales a long row to twice the l2 bound (then only each coordinate "
@@ -270,7 +270,7 @@ FAULTS = [
     # ---------------------------------------------------------------- glue: charging ----------
     {
         "id": "rescan-not-charged",
-        "file": "src/pg/charge.c",
+        "file": "src/pg/ledger/charge.c",
         "find": "if (mark->charged && mark->loop == instr->nloops)",
         "replace": "if (mark->charged)",
         "what": "An aggregation re-executed in one query (correlated subquery, lateral join, "
@@ -280,7 +280,7 @@ FAULTS = [
     },
     {
         "id": "charge-not-added-to-account",
-        "file": "src/pg/charge.c",
+        "file": "src/pg/ledger/charge.c",
         "find": "dpagg_account_add(&a->acct, &cost);",
         "replace": "(void) cost;",
         "what": "A release is appended to the ledger but not added to the role's running totals, "
@@ -289,7 +289,7 @@ FAULTS = [
     },
     {
         "id": "min-release-epsilon-ignored",
-        "file": "src/pg/charge.c",
+        "file": "src/pg/ledger/charge.c",
         "find": "verdict = dpagg_admit(&with, &cost, epsilon, dpagg_min_release_epsilon);",
         "replace": "verdict = dpagg_admit(&with, &cost, epsilon, 0);",
         "what": "dpagg.min_release_epsilon is not enforced, so a budget allows unboundedly many "
@@ -298,7 +298,7 @@ FAULTS = [
     },
     {
         "id": "statement-precheck-skipped",
-        "file": "src/pg/charge.c",
+        "file": "src/pg/ledger/charge.c",
         "find": "\tledger_charge(aggregate, grouping_sets_of(as), epsilon, delta, parts, nparts, true, NULL,",
         "replace": "\tif (false)\n\t\tledger_charge(aggregate, grouping_sets_of(as), epsilon, delta, parts, nparts, true, NULL,",
         "what": "The releases of a statement are no longer admitted together when it starts, so "
@@ -308,7 +308,7 @@ FAULTS = [
     },
     {
         "id": "charge-after-scan",
-        "file": "src/pg/site.c",
+        "file": "src/pg/aggregates/site.c",
         "find": "\tfor (i = 0; i < w->nsites; i++)\n\t\tdpagg_site_charge(w->sites[i]);",
         "replace": "\tfor (i = 0; i < 0; i++)\n\t\tdpagg_site_charge(w->sites[i]);",
         "what": "A release is charged only when its final function runs, after the scan: a query "
@@ -318,7 +318,7 @@ FAULTS = [
     },
     {
         "id": "release-context-unchecked",
-        "file": "src/pg/charge.c",
+        "file": "src/pg/ledger/charge.c",
         "find": "if (MyBackendType != B_BACKEND && !parallel_worker_of_client())",
         "replace": "if (false && MyBackendType != B_BACKEND && !parallel_worker_of_client())",
         "what": "Autovacuum, background workers and walsenders may release, so an analyst's "
@@ -327,7 +327,7 @@ FAULTS = [
     },
     {
         "id": "restricted-operation-release-allowed",
-        "file": "src/pg/charge.c",
+        "file": "src/pg/ledger/charge.c",
         "find": "if ((sec & SECURITY_RESTRICTED_OPERATION) != 0 &&",
         "replace": "if (false && (sec & SECURITY_RESTRICTED_OPERATION) != 0 &&",
         "what": "A maintenance command (ANALYZE, CREATE INDEX, REFRESH MATERIALIZED VIEW) run by a "
@@ -338,7 +338,7 @@ FAULTS = [
     # ---------------------------------------------------------------- glue: the ledger --------
     {
         "id": "ledger-crc-not-compared",
-        "file": "src/pg/ledger_store.c",
+        "file": "src/pg/ledger/ledger_store.c",
         "find": "return ledger_record_crc((const LedgerRecord *) p) == h.crc;",
         "replace": "return ledger_record_crc((const LedgerRecord *) p) == h.crc || true;",
         "what": "A damaged ledger record is accepted as long as its framing looks right, so the "
@@ -348,7 +348,7 @@ FAULTS = [
     # ------------------------------------------ standbys, workers, parallel plans, partitions ----
     {
         "id": "standby-release-allowed",
-        "file": "src/pg/ledger_store.c",
+        "file": "src/pg/ledger/ledger_store.c",
         "find": "\tif (!RecoveryInProgress())\n\t\treturn;\n\tprimary[0] = '\\0';",
         "replace": "\tif (true)\n\t\treturn;\n\tprimary[0] = '\\0';",
         "what": "A standby no longer refuses releases and budget changes: its charges cannot reach "
@@ -358,7 +358,7 @@ FAULTS = [
     },
     {
         "id": "citus-worker-release-allowed",
-        "file": "src/pg/citus.c",
+        "file": "src/pg/ledger/charge.c",
         "find": "\tif (dpagg_citus_worker())\n\t\tereport(ERROR,",
         "replace": "\tif (false && dpagg_citus_worker())\n\t\tereport(ERROR,",
         "what": "A Citus worker releases without a grant, charging its own ledger, which the "
@@ -367,7 +367,7 @@ FAULTS = [
     },
     {
         "id": "citus-grant-replay-allowed",
-        "file": "src/pg/citus_grant.c",
+        "file": "src/pg/citus/citus_grant.c",
         "find": "if (s != NULL && (s->used[index / 8] & (1 << (index % 8))) != 0)",
         "replace": "if (false && s != NULL && (s->used[index / 8] & (1 << (index % 8))) != 0)",
         "what": "A coordinator's grant can be replayed on the shard it was used on, so one charge "
@@ -376,7 +376,7 @@ FAULTS = [
     },
     {
         "id": "parameters-not-frozen",
-        "file": "src/pg/site.c",
+        "file": "src/pg/aggregates/site.c",
         "find": "if (!fc.found && !fc.trim)",
         "replace": "if (!fc.trim)",
         "what": "Non-constant privacy parameters are not frozen into the plan before a parallel "
@@ -386,7 +386,7 @@ FAULTS = [
     },
     {
         "id": "partition-not-private",
-        "file": "src/pg/protect.c",
+        "file": "src/pg/labels/protect.c",
         "find": "else if (get_rel_relispartition(relid))",
         "replace": "else if (false && get_rel_relispartition(relid))",
         "what": "A partition of a private (or public) table is no longer private (or public) "
@@ -396,7 +396,7 @@ FAULTS = [
     # ---------------------------------------------------------------- restricted analysts -----
     {
         "id": "restricted-leakproof-any-type",
-        "file": "src/pg/restrict.c",
+        "file": "src/pg/query/restrict.c",
         "find": "\t\tif (trusted_types[i] == t)\n\t\t\treturn true;\n\treturn false;",
         "replace": "\t\tif (trusted_types[i] == t)\n\t\t\treturn true;\n\treturn true;",
         "what": "Every LEAKPROOF built-in is trusted on private rows whatever its types, "
@@ -405,7 +405,7 @@ FAULTS = [
     },
     {
         "id": "restricted-any-function",
-        "file": "src/pg/restrict.c",
+        "file": "src/pg/query/restrict.c",
         "find": "if (ac->plan && rewrite_made(((FuncExpr *) node)->location))",
         "replace": "if (true || rewrite_made(((FuncExpr *) node)->location))",
         "what": "The allow-list accepts any function call on private rows (pg_sleep, set_config, "
@@ -414,7 +414,7 @@ FAULTS = [
     },
     {
         "id": "restricted-policy-unchecked",
-        "file": "src/pg/restrict.c",
+        "file": "src/pg/query/restrict.c",
         "find": "check_expr((Node *) rte->securityQuals, \"a row-security policy\");",
         "replace": "check_expr(NULL, \"a row-security policy\");",
         "what": "Row-security policies of the relations beside private data are not checked "
@@ -424,7 +424,7 @@ FAULTS = [
     },
     {
         "id": "restricted-plan-check-skipped",
-        "file": "src/pg/restrict_plan.c",
+        "file": "src/pg/query/restrict_plan.c",
         "find": "\tmemset(&pc, 0, sizeof(pc));\n\tpc.stmt = stmt;",
         "replace": "\tmemset(&pc, 0, sizeof(pc));\n\tif (stmt != NULL)\n\t\treturn;\n\tpc.stmt = stmt;",
         "what": "The finished plan of a restricted statement is not checked, so expressions the "
@@ -434,7 +434,7 @@ FAULTS = [
     },
     {
         "id": "restricted-deny-by-default-off",
-        "file": "src/pg/restrict_objects.c",
+        "file": "src/pg/query/restrict_objects.c",
         "find": "\trefuse_relation(relid, \"Restricted roles read",
         "replace": "\tif (false)\n\t\trefuse_relation(relid, \"Restricted roles read",
         "what": "A restricted role may read any relation nobody declared private or public (a "
@@ -443,16 +443,16 @@ FAULTS = [
     },
     {
         "id": "restricted-fastpath-allowed",
-        "file": "src/pg/restrict_objects.c",
-        "find": "\tif (statement_depth == 0 && MyBEEntry != NULL &&",
-        "replace": "\tif (false && statement_depth == 0 && MyBEEntry != NULL &&",
+        "file": "src/pg/query/restrict_objects.c",
+        "find": "\tif (dpagg_statement_depth() == 0 && MyBEEntry != NULL &&",
+        "replace": "\tif (false && dpagg_statement_depth() == 0 && MyBEEntry != NULL &&",
         "what": "A restricted role may call any function by OID through the fast-path protocol, "
                 "e.g. pg_stat_get_live_tuples of a private table, with no statement to check.",
         "killers": ["restricted"],
     },
     {
         "id": "restricted-own-operators-allowed",
-        "file": "src/pg/restrict.c",
+        "file": "src/pg/query/restrict.c",
         "find": "\tif (opno >= FirstGenbkiObjectId)\n\t\trefuse(psprintf(\"restricted roles cannot use an operator of their own",
         "replace": "\tif (false && opno >= FirstGenbkiObjectId)\n\t\trefuse(psprintf(\"restricted roles cannot use an operator of their own",
         "what": "An operator of the analyst's over an allowed function is accepted, and the "
@@ -512,10 +512,21 @@ def _check():
                 for name in k[len("regress:"):].split(","):
                     if not os.path.isfile(os.path.join(root, "sql", name + ".sql")):
                         problems.append("%s: no sql/%s.sql" % (fid, name))
+            elif k.startswith("unit:"):
+                per_kind["unit"] += 1  # the unit tests the GoogleTest filter after "unit:" names
             elif k in _PLAIN_KILLERS:
                 per_kind[k] += 1
             else:
                 problems.append("%s: unknown killer %r" % (fid, k))
+    # docs/mutation.md lists every fault with its file, and no fault that is not here
+    with open(os.path.join(root, "docs", "mutation.md")) as fh:
+        doc = fh.read()
+    for f in FAULTS:
+        if "| `%s` | `%s` |" % (f.get("id"), f.get("file")) not in doc:
+            problems.append("%s: docs/mutation.md has no row \"| `%s` | `%s` |\"" % (f.get("id"), f.get("id"), f.get("file")))
+    for fid in re.findall(r"^\| `([a-z0-9-]+)` \| `src/", doc, re.M):
+        if fid not in ids:
+            problems.append("docs/mutation.md lists %s, which is not in the catalog" % fid)
     print("%d faults in %d files" % (len(FAULTS), len({f["file"] for f in FAULTS})))
     print("faults per killer kind (a fault counts once for each killer it lists):")
     for k, n in sorted(per_kind.items(), key=lambda kv: (-kv[1], kv[0])):

@@ -78,7 +78,7 @@
 #
 # dp_avg.  It releases m + s/max(c, 1), clamped to [lower, upper], from a noisy centred sum s
 # (sensitivity B = (upper - lower)/2) and a noisy count c (sensitivity 1, rounded), each at
-# (epsilon/2, delta/2) (src/pg/aggregates.c, docs/intervals.md).  With N rows of centred value
+# (epsilon/2, delta/2) (src/pg/aggregates/aggregates.c, docs/intervals.md).  With N rows of centred value
 # mu, to second order  dp_avg - (m + mu) = X_s/N - mu X_c/N,  so
 #   Var = (l2_sum + mu^2 E[rint(X_c)^2]) / N^2,  bias mu E[rint(X_c)^2] / N^2
 # (the terms left out are below 0.1 % here).  With mu = 0.85 B (0.8 B per unit) and Laplace
@@ -391,7 +391,7 @@ sample vec_auto var "dp_sum_vector(v, 4, 0.9, 1e-5, 1.5) [auto = $(val "SELECT m
 
 # ------------------------------------------------------------------------------------------
 # 6. The merges (dp_sum, dp_avg, dp_count, dp_sum_vector over partial sums, as dpagg's Citus
-#    rewrite calls them; README "dpagg on Citus"), called directly.  Catches a merge whose
+#    rewrite calls them; docs/guides/citus.md), called directly.  Catches a merge whose
 #    release differs from the aggregate's: noise missing, halved, at another calibration.
 sample merge_sum var "dpagg_merge_sum(numeric partials, 0.8, 1e-5, -3, 3, 'laplace')" "V=$(l2 laplace 0.8 1e-5 3)" "$SD" \
   "SELECT dpagg_merge_sum(s, n, 0.8, 1e-5, -3, 3, 'laplace', false) - 1.5
@@ -416,7 +416,7 @@ sample merge_vector var "dpagg_merge_vector(partials, 4, 0.9, 1e-5, 1.5, 'gaussi
 #    calibrated without the division by L (variance 9x too small for Laplace) or with it twice,
 #    halves of dp_avg at epsilon/2 instead of epsilon/(2L), vectors at epsilon instead of
 #    epsilon/L.  analytic_gaussian may instead use one Gaussian over the unit's L groups at the
-#    full (epsilon, delta) and l2 sensitivity sqrt(L) B (src/pg/aggregates.c, try_joint_gaussian),
+#    full (epsilon, delta) and l2 sensitivity sqrt(L) B (src/pg/aggregates/aggregates.c, try_joint_gaussian),
 #    whichever has the smaller l2: that is its truth.
 PUB="FROM pk k LEFT JOIN pu p ON p.g = k.g GROUP BY k.g"
 # The per-unit faults: Laplace noise at epsilon instead of epsilon/L has a third of the scale.

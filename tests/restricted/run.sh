@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A curious analyst against dpagg's restricted role (issue 11).  The analyst may SELECT a private
+# A curious analyst against dpagg's restricted role (docs/restricted.md).  The analyst may SELECT a private
 # table of patients, is restricted, and wants to learn whether patient 42 is in it with a cost of
 # exactly 123456.  Two databases differ only in that row.  Every path the analyst tries is run in
 # both: it must be refused, and refused with the same error in both (an error that depended on the

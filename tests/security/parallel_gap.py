@@ -1,4 +1,4 @@
-"""Parallel workers must release under the parameters the leader charged (issue 15, attack review).
+"""Parallel workers must release under the parameters the leader charged (an attack review).
 
 A portal of the extended protocol starts (ExecutorStart) at Bind and launches its parallel workers
 at Execute.  Were each process to evaluate the parameters itself, a built-in immutable function

@@ -2,8 +2,8 @@
 
 psql 15 cannot send Bind and Execute as separate steps with other statements in between; the
 parallel test needs exactly that (a portal is started, i.e. ExecutorStart runs, at Bind; it is
-executed, and its parallel workers are launched, at Execute).  Originally written for the attack
-review of issue 15 (tests/attack on its branch)."""
+executed, and its parallel workers are launched, at Execute).  Originally written for an attack
+review of the privacy parameters."""
 import base64, hashlib, hmac, os, socket, struct
 
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Attacks that need more than pg_regress can do, against a real throwaway cluster, as an
-# unprivileged analyst with a budget (issue 15 and its attack review):
+# unprivileged analyst with a budget (docs/guides/privacy-semantics.md, "The privacy parameters", and its attack reviews):
 #   - parallel workers release under the parameters the leader charged, even when a setting
 #     changes between Bind and Execute (extended protocol; parallel_gap.py);
 #   - refusals (no budget, over the per-release cap, an exhausted budget, a calibration that
@@ -108,7 +108,7 @@ check "a cursor's release is recorded with the cursor's query" "t" \
 check "analysts see release times to the second" "0" \
   "$(as analyst -c "SELECT max(extract(microseconds FROM released_at)::bigint % 1000000) FROM dp_ledger")"
 
-# --- the README's wrapper pins the debug settings: the caller's debug_print_plan shows only its
+# --- the wrapper of docs/guides/budgets.md pins the debug settings: the caller's debug_print_plan shows only its
 # own plan, not the wrapper's (whose row estimate for the argument comes from exact statistics)
 "${PSQL[@]}" >/dev/null <<'SQL'
 CREATE INDEX ON atk (g);
@@ -123,7 +123,7 @@ SQL
 plans() { as analyst -c "SET client_min_messages = log" -c "SET debug_print_plan = on" -c "SELECT $1(3)" | grep -c ':plan_rows'; }
 check "without the pins the wrapper's inner plan reaches the caller (the leak being pinned)" "yes" \
   "$([ "$(plans wrap_plain)" -ge 2 ] && echo yes || echo no)"
-check "with the README's pins only the caller's own plan is printed" "1" "$(plans wrap_pinned)"
+check "with the guide's pins only the caller's own plan is printed" "1" "$(plans wrap_pinned)"
 
 # --- what an analyst sees of the ledger ------------------------------------------------------
 as analyst -c "SELECT dp_count(1.0, 0, 'laplace') FROM atk" >/dev/null

@@ -8,7 +8,7 @@
 // everything would pass that trivially, so each sweep also requires a minimum of releases, from
 // every mechanism.
 //
-// Documented ranges (README, "Input ranges"): epsilon in [1e-10, 1e9] (the mixtures' own limits
+// Documented ranges (docs/guides/mechanisms.md, "Input ranges"): epsilon in [1e-10, 1e9] (the mixtures' own limits
 // aside), delta = 0 or in [1e-290, 1), sensitivity in [1e-150, 1e150], sensitivity / epsilon at
 // most 1e150.  The sweep draws
 // log-uniform parameters from a fixed-seed generator (only the *parameters* are fixed; the noise

@@ -200,7 +200,7 @@ TEST(Registry, MechanismIdsAreFixedPerNameAndDistinct) {
   }
 }
 
-// Every mechanism of this issue over the extremes of the accepted ranges: a certified calibration,
+// Every mechanism of the registry over the extremes of the accepted ranges: a certified calibration,
 // or a refusal with an error class the user can act on (never an internal error); the only
 // refusals here are noise beyond the floating-point range (sensitivity 1e150 at tiny epsilon: also
 // the general sensitivity / epsilon <= 1e150 rule) and the Dwork rules above epsilon 1.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The ledger in the WAL (issue 12), on real clusters on this machine (Unix sockets only, nothing
+# The ledger in the WAL (docs/ledger_wal.md), on real clusters on this machine (Unix sockets only, nothing
 # listens on TCP): a primary, a streaming standby made with pg_basebackup -R, a point-in-time
 # recovery from an archived base backup, a failover by SIGKILL and pg_ctl promote, pg_rewind of
 # the old primary, and the carrying over of an old journal file (pg_dpagg/ledger).

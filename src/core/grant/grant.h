@@ -6,7 +6,7 @@
 // exactly as the ledger recorded it (aggregate, epsilon, delta and each part's mechanism, epsilon,
 // delta and rho).  The seal is HMAC-SHA256 under a key the nodes share.  A worker opens the grant
 // (the MAC checked in constant time before anything is parsed, the format parsed strictly, the
-// expiry checked), and releases only what it lists, once per shard (src/pg/citus_grant.c).
+// expiry checked), and releases only what it lists, once per shard (src/pg/citus/citus_grant.c).
 //
 // Pure data and OpenSSL's HMAC; no PostgreSQL.  The text forms are ASCII: a grant,
 // "dpagg-grant-1:<hex payload>:<hex mac>", and an unsealed template of the same payload,

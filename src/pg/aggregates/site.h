@@ -1,0 +1,217 @@
+/*
+ * site.h — the privacy parameters of one aggregate call site (site.c).
+ *
+ * A call site is one transition state of one Agg node: the place where an aggregate call such as
+ * dp_sum(x, 1.0, 1e-5, 0, 100) runs.  Its privacy parameters (everything but the value) are
+ * evaluated ONCE, when the query starts (ExecutorStart, before any row is read), and every group,
+ * every rescan and the charge of that Agg node use those same values; the transition states hold
+ * only data.  So a parameter cannot differ between groups, nor depend on a row (docs/guides/
+ * privacy-semantics.md, "The privacy parameters").
+ *
+ * The site lives in the fn_extra of the Agg node's per-transition FmgrInfo (pertrans->transfn,
+ * which is the combine function in a finalizing Agg), allocated in the query's memory: the
+ * transition function sees it as its own fn_extra, the final function finds it through
+ * AggState->curperagg.  Nothing else in dpagg writes there.
+ */
+#ifndef DPAGG_SITE_H
+#define DPAGG_SITE_H
+
+#include "base/base.h"
+#include "ledger/charge.h"
+#include "labels/labels.h"
+
+#include "nodes/execnodes.h"
+#include "nodes/parsenodes.h"
+#include "nodes/plannodes.h"
+#include "nodes/primnodes.h"
+
+#define DPAGG_SITE_MAGIC 0x44505354u	/* "DPST" */
+
+typedef enum DpSiteKind
+{
+	DP_SITE_SUM = 1,
+	DP_SITE_COUNT = 2,
+	DP_SITE_AVG = 3,
+	DP_SITE_VECTOR = 4,
+	/* The per-unit aggregates that bound.c rewrites dp_sum, dp_avg and dp_count into over a
+	 * private relation, and its group selection; nobody else may call them. */
+	DP_SITE_UNIT_SUM = 5,
+	DP_SITE_UNIT_AVG = 6,
+	DP_SITE_UNIT_COUNT = 7,
+	DP_SITE_SELECT = 8,
+	DP_SITE_UNIT_VECTOR = 9,
+	/* dp_sum, dp_avg and dp_count whose values are partial states (dpagg_partial) made where the
+	 * rows are (on Citus workers: citus.c), merged and released here. */
+	DP_SITE_MERGE_SUM = 10,
+	DP_SITE_MERGE_AVG = 11,
+	DP_SITE_MERGE_COUNT = 12,
+	DP_SITE_MERGE_VECTOR = 13	/* dp_sum_vector over partial sums (vector.c) */
+} DpSiteKind;
+
+#define DPAGG_KIND_IS_UNIT(k) ((k) >= DP_SITE_UNIT_SUM && (k) <= DP_SITE_UNIT_VECTOR)
+#define DPAGG_KIND_IS_MERGE(k) ((k) >= DP_SITE_MERGE_SUM && (k) <= DP_SITE_MERGE_COUNT)
+/* the scalar merges above, or the vector one */
+#define DPAGG_KIND_IS_ANY_MERGE(k) (DPAGG_KIND_IS_MERGE(k) || (k) == DP_SITE_MERGE_VECTOR)
+
+typedef struct DpSite
+{
+	uint32		magic;
+	int			kind;			/* DpSiteKind */
+	AggState   *aggstate;
+	Aggref	   *argref;			/* the Aggref whose arguments are the parameters (the partial
+								 * Aggref below a finalizing Agg) */
+	List	   *args;			/* argref's whole argument list (dpagg_site_args) */
+	MemoryContext cxt;			/* the query's memory: lives as long as the Agg node */
+	bool		releases;		/* this Agg node finalizes: it releases and is charged */
+	void	   *params;			/* the kind's evaluated, validated parameters */
+	/* What one execution is charged (filled by the kind's builder). */
+	double		epsilon;
+	double		delta;
+	DpChargePart parts[2];
+	int			nparts;
+	const char *query_text;		/* the statement's text, captured when it started (or NULL) */
+	DpChargeMark mark;			/* charged in which loop of the Agg node */
+} DpSite;
+
+/* The kinds' builders describe the charge of one execution, and check it now (before any row):
+ * everything the charge would refuse is refused here. */
+extern void dpagg_site_set_charge(DpSite *site, double epsilon, double delta,
+								  const DpChargePart *parts, int nparts);
+
+/* Charge this execution of the site's aggregation (once per loop; a no-op when the Agg node's
+ * wrapper charged it already, before reading its first row). */
+extern void dpagg_site_charge(DpSite *site);
+
+/* The site of a transition (or combine) function call; prepared on first use if the
+ * ExecutorStart hook did not (e.g. an EvalPlanQual re-check). */
+extern DpSite *dpagg_site_of_trans(FunctionCallInfo fcinfo, int kind);
+
+/* The site of a final function call. */
+extern DpSite *dpagg_site_of_final(FunctionCallInfo fcinfo, int kind);
+
+/*
+ * Argument i of the site's aggregate call, evaluated (for the kinds' parameter readers).  The
+ * expression must be a constant, a query parameter ($n, a PL/pgSQL variable), or a built-in
+ * immutable function or operator of those; anything else is refused (22023) before it is
+ * evaluated.
+ */
+extern Datum dpagg_site_param(DpSite *site, int i, bool *isnull);
+/* The rule dpagg_site_param applies, for an expression before the query runs (22023 if not). */
+extern void dpagg_check_param_expr(Node *expr, const char *aggname, int i);
+
+/* The SQL name of a kind ("dp_sum", ...), and the position of an Aggref's value argument (-1 for
+ * dp_count(epsilon, delta)): one rule for site.c and the kinds. */
+extern const char *dpagg_kind_name(int kind);
+extern int	dpagg_value_position(Aggref *aggref, int kind);
+/* Is argument i of the call data (its rows), not a privacy parameter? */
+extern bool dpagg_data_argument(Aggref *aggref, int kind, int i);
+
+/* Before the executor starts (hooks.c): check every dpagg parameter that is not a constant,
+ * evaluate it once and replace it by a constant in a private copy of the plan. */
+struct QueryDesc;
+extern void dpagg_freeze_parameters(struct QueryDesc *qd);
+extern List *dpagg_site_args(Aggref *aggref);
+extern List *dpagg_data_args(Aggref *aggref, int kind);
+
+/* Prepare every dpagg call site of a plan that has just been started (hooks.c), and make each
+ * Agg node that releases charge before it reads its first input row in each loop. */
+extern void dpagg_sites_prepare_tree(PlanState *ps, const char *query_text);
+
+/* Does the expression tree contain a call of one of dpagg's aggregates? (hooks.c) */
+extern bool dpagg_is_own_aggregate(Oid aggfnoid);
+
+/* The DpSiteKind of one of dpagg's own aggregates, or 0 (site.c). */
+extern int	dpagg_aggregate_kind(Oid aggfnoid);
+/* Whether it is one of the report forms (dp_sum_report, ...: a dp_report row per release). */
+extern bool dpagg_aggregate_is_report(Oid aggfnoid);
+/* Whether it is dpagg_sum_inline, dp_sum as planned with its state inline (inline_sum.c). */
+extern bool dpagg_aggregate_is_inline_sum(Oid aggfnoid);
+
+/* Where the arguments of dp_sum, dp_avg and dp_count are (0-based; -1 when absent), from the
+ * Aggref's argument types (aggregates.c). */
+typedef struct DpArgLayout
+{
+	int			nargs;
+	int			value;
+	int			epsilon;
+	int			delta;
+	int			sensitivity;
+	int			lower;
+	int			upper;
+	int			mechanism;
+	int			max_groups;		/* per-unit kinds: L */
+	int			max_rows;		/* dpagg_unit_count: the row cap C */
+	int			strategy;		/* dpagg_unit_select */
+	int			dimension;		/* dpagg_unit_vsum (its l2 bound is `upper`) */
+	int			unit;			/* per-unit kinds: the privacy unit's name (for the ledger) */
+	int			integer;		/* merged dp_sum: the values were of an integer type */
+} DpArgLayout;
+
+/* The privacy unit's name of a per-unit call site, for the ledger ("" if absent). */
+extern const char *dpagg_site_unit(DpSite *site, int i);
+extern void dpagg_arg_layout(Aggref *aggref, int kind, DpArgLayout *out);
+
+/* The site params of a group selection, and its decision for a group of n units (selection.c). */
+extern void *dpagg_select_site_params(DpSite *site);
+extern bool dpagg_select_keep(DpSite *site, int64 n_units);
+
+/* The kinds' site builders (aggregates.c, vector.c): read and validate the parameters, return
+ * the payload for site->params (allocated in site->cxt). */
+extern void *dpagg_scalar_site_params(DpSite *site);
+extern void *dpagg_vector_site_params(DpSite *site);
+
+/* x / L rounded down so that L shares never exceed x (aggregates.c). */
+extern double dpagg_share(double x, int L);
+
+/* For dp_explain: the calibration of a per-unit dp_sum_vector (vector.c). */
+/* dp_sum_vector's mechanism argument as a C string, refused if it does not fit (vector.c). */
+extern void dpagg_vector_mechanism(Datum d, char *buf, size_t buflen);
+extern void dpagg_unit_vector_calibration(const char *mechanism, int dimension, double epsilon,
+										  double delta, double l2_bound, int L,
+										  dpagg_calibration *cal);
+
+/* Which of dpagg's aggregates a finished plan (an expression tree) runs: DPAGG_RUNS_PLAIN
+ * (dp_sum, dp_avg, dp_count, dp_sum_vector as written) and/or DPAGG_RUNS_UNIT (the per-unit
+ * aggregates of query/bound.c; one that the rewrite did not make is refused, 42501). */
+#define DPAGG_RUNS_PLAIN 1
+#define DPAGG_RUNS_UNIT 2
+extern int	dpagg_statement_aggregates(PlannedStmt *stmt);
+extern int	dpagg_node_aggregates(Node *node);
+extern bool dpagg_statement_has_own_aggregate(PlannedStmt *stmt);
+
+/* Refuse window use and direct calls; the aggregate memory context (aggregates.c). */
+extern MemoryContext dpagg_aggregate_context(FunctionCallInfo fcinfo, const char *name);
+
+/* dp_explain's helpers (aggregates.c, selection.c): the calibrations of a per-unit call. */
+extern int	dpagg_unit_calibrations(int site_kind, double epsilon, double delta, double lower,
+									double upper, text *mechanism, int L, int C,
+									bool integer_values, dpagg_calibration *cal,
+									double *sensitivity, bool *joint);
+struct dpagg_selection_plan;
+extern void dpagg_selection_plan_for(const char *strategy, double epsilon, double delta, int L,
+									 struct dpagg_selection_plan *plan);
+/* Private group selection's settings (dpagg.selection_*), read when a statement starts: a
+ * setting above 0 replaces the first aggregate's epsilon or delta; the strategy is the
+ * setting's (selection.c).  Defined at load by dpagg_selection_init. */
+extern void dpagg_selection_settings(double *epsilon, double *delta, const char **strategy);
+extern void dpagg_selection_init(void);
+
+/* The rule for the clamping bounds of a call (22023 when they are unusable): the sensitivity B of
+ * its sum; for a count the bounds are ignored and B is 1 (aggregates.c). */
+extern double dpagg_check_bounds(int kind, double lower, double upper);
+
+/* For merges: one clamped value's quanta lie in [lo, hi]; whole is the quanta of one unit where
+ * the site's sum is integer-valued, else 0 (aggregates.c). */
+extern void dpagg_site_quanta_rules(DpSite *site, int64 *lo, int64 *hi, int64 *whole);
+extern __int128 dpagg_site_max_quanta(DpSite *site);
+
+/* sum(dpagg_quanta_sum(x, lower, upper)) (or _avg) planned as one aggregate, on a node that reads
+ * its own tables (partial.c). */
+extern void dpagg_fuse_quanta_sums(Query *parse);
+/* dp_sum with its state inline (inline_sum.c): put in a finished plan's Agg nodes that accumulate
+ * and finalize in one process; and, when a site is prepared, the executing role's EXECUTE on the
+ * dp_sum it stands for. */
+extern void dpagg_inline_sums(PlannedStmt *stmt);
+extern void dpagg_inline_sum_check_execute(Aggref *aggref);
+
+#endif							/* DPAGG_SITE_H */

@@ -1,0 +1,49 @@
+/*
+ * statement.c — where the backend is, for checks that must know it (base.h): how deep statements
+ * nest (utility commands and queries run inside dpagg's hooks: the checks of restricted roles
+ * look at the outermost one), and whether a plain EXPLAIN (without ANALYZE) is planning its
+ * query (nothing is released then: the Citus split may plan without local execution).  The hooks
+ * (src/pg/hooks.c) set both; an error unwinds them through their PG_FINALLY blocks.
+ */
+#include "base/base.h"
+
+static int	statement_depth = 0;
+static int	plain_explain_depth = 0;
+
+void
+dpagg_statement_enter(void)
+{
+	statement_depth++;
+}
+
+void
+dpagg_statement_leave(void)
+{
+	if (statement_depth > 0)
+		statement_depth--;
+}
+
+int
+dpagg_statement_depth(void)
+{
+	return statement_depth;
+}
+
+void
+dpagg_plain_explain_enter(void)
+{
+	plain_explain_depth++;
+}
+
+void
+dpagg_plain_explain_leave(void)
+{
+	if (plain_explain_depth > 0)
+		plain_explain_depth--;
+}
+
+bool
+dpagg_planning_plain_explain(void)
+{
+	return plain_explain_depth > 0;
+}

@@ -1,0 +1,264 @@
+/*
+ * budget_admin.c — administering budgets: dp_set_budget and dp_drop_budget, and DROP ROLE, which
+ * removes the role's account.  Each change is a record appended to the journal
+ * (ledger_store.c) and applied to the shared accounts (ledger_shmem.c) under the ledger lock,
+ * then flushed; ledger.h lists the other files.
+ *
+ * Budgets are keyed by role OID, and an OID can be reused by a later role: so the journal keeps
+ * a "role dropped" record, and the views (budget_views.c) never show the records of a dropped
+ * role as those of a later role with the same OID.  PREPARE TRANSACTION of a transaction that
+ * dropped a role with an account is refused: the "role dropped" record is written at commit in
+ * the dropping session, which COMMIT PREPARED is not.
+ */
+#include "ledger/ledger.h"
+
+#include <math.h>
+
+#include "access/xact.h"
+#include "catalog/objectaccess.h"
+#include "catalog/pg_authid.h"
+#include "miscadmin.h"
+#include "nodes/pg_list.h"
+#include "storage/lmgr.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/memutils.h"
+#include "utils/syscache.h"
+
+static object_access_hook_type prev_object_access_hook = NULL;
+
+/* A budget record: appended and applied under the lock, then flushed. */
+static void
+budget_record(RecordType type, Oid role, double epsilon, double delta, int method, double cap)
+{
+	char		buf[sizeof(LedgerRecord)];
+	LedgerRecord *r = (LedgerRecord *) buf;
+	XLogRecPtr	end;
+
+	ledger_store_check_writable();
+	ledger_require();
+	ledger_record_init(r, type, role);
+	r->epsilon = epsilon;
+	r->delta = delta;
+	r->method = method;
+	r->cap = cap;
+	if (type == REC_ROLE_DROPPED)
+		r->query_id = (int64) GetCurrentTransactionId();	/* applied if it commits */
+	LWLockAcquire(ledger->lock, LW_EXCLUSIVE);
+	ledger_check_usable_locked();
+	if (type == REC_ROLE_DROPPED && !ledger_pending_room_locked())
+	{
+		LWLockRelease(ledger->lock);
+		ereport(ERROR, (errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+						errmsg("too many roles with privacy accounts are being dropped at once"),
+						errdetail("Each waits for its transaction to commit before its account is removed; at most %d can wait.",
+								  LEDGER_MAX_PENDING_DROPS),
+						errhint("Drop fewer roles with accounts per transaction.")));
+	}
+	(void) ledger_account_locked(role);	/* room for the record's role (apply needs it) */
+	end = ledger_store_append_locked(r);
+	ledger_apply_record(r);
+	LWLockRelease(ledger->lock);
+	ledger_store_flush(end);
+}
+
+/*
+ * DROP ROLE: budgets are keyed by role OID, and an OID can be reused by a later role.  A dropped
+ * role's account is removed by a record appended when the dropping transaction commits (just
+ * before: an error there aborts the DROP).  A DROP undone by a rolled-back savepoint is
+ * forgotten; if the commit itself failed after this point, the role would keep existing without
+ * a budget (fail closed).
+ *
+ * PREPARE TRANSACTION of a transaction that dropped a role with an account is refused: the
+ * commit happens later (COMMIT PREPARED, maybe in another session or after a restart), where no
+ * callback of this backend sees it, so the account would outlive the role and pass, budget and
+ * spending, to a later role given the same OID.  A dropped role without an account needs no
+ * record; dp_set_budget waits for the DROP's lock on the role (held by the prepared transaction)
+ * and then finds the role gone, so none can be created in between.
+ */
+typedef struct PendingDrop
+{
+	Oid			role;
+	int			level;			/* transaction nesting level of the DROP */
+	NameData	name;			/* the role's name (its row is gone by PRE_PREPARE) */
+} PendingDrop;
+static List *pending_drops = NIL;
+
+static void
+role_drop_hook(ObjectAccessType access, Oid classId, Oid objectId, int subId, void *arg)
+{
+	if (prev_object_access_hook)
+		prev_object_access_hook(access, classId, objectId, subId, arg);
+	if (access == OAT_DROP && classId == AuthIdRelationId && ledger != NULL)
+	{
+		MemoryContext old = MemoryContextSwitchTo(TopTransactionContext);
+		PendingDrop *p = palloc(sizeof(PendingDrop));
+		const char *name = GetUserNameFromId(objectId, true);
+
+		p->role = objectId;
+		namestrcpy(&p->name, name ? name : "");
+		p->level = GetCurrentTransactionNestLevel();
+		pending_drops = lappend(pending_drops, p);
+		MemoryContextSwitchTo(old);
+	}
+}
+
+static void
+role_drop_xact(XactEvent event, void *arg)
+{
+	if (event == XACT_EVENT_PRE_PREPARE && pending_drops != NIL)
+	{
+		ListCell   *lc;
+
+		foreach(lc, pending_drops)
+		{
+			PendingDrop *p = (PendingDrop *) lfirst(lc);
+
+			if (ledger_has_account(p->role))
+				ereport(ERROR,
+						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+						 errmsg("cannot PREPARE a transaction that dropped role \"%s\", which has a dpagg privacy account",
+								NameStr(p->name)),
+						 errdetail("Its account (budget and spending, keyed by OID %u) is removed only when the DROP commits in the session that made it; nothing was prepared.", p->role),
+						 errhint("Drop the role in an ordinary transaction, not in a prepared one.")));
+		}
+	}
+	else if (event == XACT_EVENT_PRE_COMMIT && pending_drops != NIL)
+	{
+		ListCell   *lc;
+		List	   *todo = pending_drops;
+
+		pending_drops = NIL;
+		foreach(lc, todo)
+		{
+			PendingDrop *p = (PendingDrop *) lfirst(lc);
+
+			if (ledger_has_account(p->role))
+				budget_record(REC_ROLE_DROPPED, p->role, 0, 0, DPAGG_ACCOUNTING_BASIC, NAN);
+		}
+	}
+	else if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT ||
+			 event == XACT_EVENT_COMMIT || event == XACT_EVENT_PARALLEL_COMMIT ||
+			 event == XACT_EVENT_PREPARE)
+		pending_drops = NIL;
+}
+
+static void
+role_drop_subxact(SubXactEvent event, SubTransactionId mySubid, SubTransactionId parentSubid, void *arg)
+{
+	if (event == SUBXACT_EVENT_ABORT_SUB && pending_drops != NIL)
+	{
+		int			level = GetCurrentTransactionNestLevel();
+		List	   *keep = NIL;
+		ListCell   *lc;
+
+		foreach(lc, pending_drops)
+		{
+			PendingDrop *p = (PendingDrop *) lfirst(lc);
+
+			if (p->level < level)
+				keep = lappend(keep, p);
+		}
+		pending_drops = keep;
+	}
+	else if (event == SUBXACT_EVENT_COMMIT_SUB && pending_drops != NIL)
+	{
+		int			level = GetCurrentTransactionNestLevel();
+		ListCell   *lc;
+
+		foreach(lc, pending_drops)
+		{
+			PendingDrop *p = (PendingDrop *) lfirst(lc);
+
+			if (p->level >= level)
+				p->level = level - 1;
+		}
+	}
+}
+
+static double
+arg_float(FunctionCallInfo fcinfo, int i, const char *name)
+{
+	if (PG_ARGISNULL(i))
+		ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("%s must not be NULL", name)));
+	return PG_GETARG_FLOAT8(i);
+}
+
+PG_FUNCTION_INFO_V1(dpagg_set_budget);
+Datum
+dpagg_set_budget(PG_FUNCTION_ARGS)
+{
+	Oid			role;
+	double		eps,
+				delta,
+				cap = NAN;
+	int			method = DPAGG_ACCOUNTING_BASIC;
+
+	if (PG_ARGISNULL(0))
+		ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("role must not be NULL")));
+	role = PG_GETARG_OID(0);
+	eps = arg_float(fcinfo, 1, "epsilon");
+	delta = arg_float(fcinfo, 2, "delta");
+	if (!PG_ARGISNULL(3))
+	{
+		char	   *m = text_to_cstring(PG_GETARG_TEXT_PP(3));
+
+		if (pg_strcasecmp(m, "basic") == 0)
+			method = DPAGG_ACCOUNTING_BASIC;
+		else if (pg_strcasecmp(m, "zcdp") == 0)
+			method = DPAGG_ACCOUNTING_ZCDP;
+		else
+			ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+							errmsg("unknown accounting method \"%s\"", m),
+							errhint("Use 'basic' (epsilon and delta add up) or 'zcdp' (rho adds up for zCDP mechanisms).")));
+	}
+	if (!PG_ARGISNULL(4))
+		cap = PG_GETARG_FLOAT8(4);
+	if (!isfinite(eps) || eps < 0)
+		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("budget epsilon must be finite and >= 0"),
+						errhint("For example dp_set_budget('analyst', 1.0, 1e-6).")));
+	if (!isfinite(delta) || delta < 0 || delta >= 1)
+		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("budget delta must be in [0, 1)"),
+						errhint("Typical values are far below 1/n for n rows, e.g. 1e-6.")));
+	if (method == DPAGG_ACCOUNTING_ZCDP && !(delta > 0))
+		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("zcdp accounting needs a budget delta > 0"),
+						errhint("The total rho is converted to epsilon at the budget's delta.")));
+	if (!isnan(cap) && (!isfinite(cap) || cap <= 0))
+		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("max_release_epsilon must be > 0 and finite, or NULL"),
+						errhint("NULL means no per-release cap.")));
+	/* Wait for a concurrent (or prepared) DROP ROLE holding the role's lock, then look again: an
+	 * account created for a role whose DROP then commits would pass to a later role with its OID. */
+	if (OidIsValid(role))
+		LockSharedObject(AuthIdRelationId, role, 0, AccessShareLock);
+	if (!OidIsValid(role) || !SearchSysCacheExists1(AUTHOID, ObjectIdGetDatum(role)))
+		ereport(ERROR, (errcode(ERRCODE_UNDEFINED_OBJECT), errmsg("role with OID %u does not exist", role)));
+	budget_record(REC_BUDGET_SET, role, eps, delta, method, cap);
+	PG_RETURN_VOID();
+}
+
+PG_FUNCTION_INFO_V1(dpagg_drop_budget);
+Datum
+dpagg_drop_budget(PG_FUNCTION_ARGS)
+{
+	Oid			role = PG_GETARG_OID(0);
+	RoleAccount *a;
+	bool		had;
+
+	ledger_require();
+	LWLockAcquire(ledger->lock, LW_SHARED);
+	a = ledger_find_account(role, false);
+	had = a != NULL && a->acct.has_budget;
+	LWLockRelease(ledger->lock);
+	if (had)
+		budget_record(REC_BUDGET_DROP, role, 0, 0, DPAGG_ACCOUNTING_BASIC, NAN);
+	PG_RETURN_BOOL(had);
+}
+
+void
+ledger_role_drop_hooks_init(void)
+{
+	prev_object_access_hook = object_access_hook;
+	object_access_hook = role_drop_hook;
+	RegisterXactCallback(role_drop_xact, NULL);
+	RegisterSubXactCallback(role_drop_subxact, NULL);
+}

@@ -1,0 +1,237 @@
+/*
+ * explain.c — dp_explain(query): how a query over private relations will be bounded, without
+ * running it or releasing anything (docs/guides/privacy-units.md).
+ *
+ * The query is parsed and rewritten as the planner hook would (bound.c), and each release the
+ * rewrite made is described: the private relation, its unit, L and the row cap, the call's
+ * (epsilon, delta) and the per-group share each group is calibrated for, the sensitivity, the
+ * mechanism chosen and its noise scale (the same calibration the release would use), and for a
+ * group selection its strategy, threshold and the units a group needs.  A last row gives the
+ * total charge of one execution under basic composition.  Only constant parameters can be
+ * explained (a parameter of a prepared statement has no value here).
+ */
+#include "query/query.h"
+
+#include <math.h>
+
+#include "access/htup_details.h"
+#include "catalog/pg_type.h"
+#include "funcapi.h"
+#include "optimizer/optimizer.h"
+#include "tcop/tcopprot.h"
+#include "utils/builtins.h"
+#include "utils/jsonb.h"
+#include "utils/lsyscache.h"
+
+#include "selection/dpagg_selection.h"
+
+#define NCOLS 14
+
+static Const *
+const_arg(Aggref *a, int i)
+{
+	Node	   *e;
+
+	if (i < 0)
+		return NULL;
+	e = eval_const_expressions(NULL, (Node *) list_nth_node(TargetEntry, a->args, i)->expr);
+	if (!IsA(e, Const))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("dp_explain needs the privacy parameters as constants"),
+				 errhint("Write the parameters as literals in the query text.")));
+	return (Const *) e;
+}
+
+static double
+float_arg(Aggref *a, int i)
+{
+	Const	   *c = const_arg(a, i);
+
+	if (c == NULL || c->constisnull)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("a privacy parameter of the query is NULL"),
+				 errhint("Pass numbers for epsilon, delta and the bounds.")));
+	return DatumGetFloat8(c->constvalue);
+}
+
+static Datum
+jsonb_of(const char *s)
+{
+	return DirectFunctionCall1(jsonb_in, CStringGetDatum(s));
+}
+
+static void
+calibration_json(StringInfo buf, const dpagg_calibration *cal, bool joint)
+{
+	appendStringInfo(buf, "{\"mechanism\": \"%s\", \"epsilon\": %.17g, \"delta\": %.17g, "
+					 "\"sensitivity\": %.17g, \"scale\": %.17g, \"l1\": %.17g, \"l2\": %.17g, "
+					 "\"composition\": \"%s\"}",
+					 cal->spec, cal->epsilon, cal->delta, cal->sensitivity, cal->scale, cal->l1,
+					 cal->l2, joint ? "gaussian over the L groups (l2 sensitivity sqrt(L) x bound)"
+					 : "basic (epsilon / L, delta / L per group)");
+}
+
+PG_FUNCTION_INFO_V1(dpagg_explain_sql);
+Datum
+dpagg_explain_sql(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	char	   *sql = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	List	   *raw;
+	List	   *queries;
+	Query	   *q;
+	List	   *made;
+	ListCell   *lc;
+	int			n = 0;
+	double		eps_total = 0,
+				delta_total = 0;
+	Datum		values[NCOLS];
+	bool		nulls[NCOLS];
+
+	InitMaterializedSRF(fcinfo, 0);
+	raw = pg_parse_query(sql);
+	if (list_length(raw) != 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("dp_explain takes one statement"),
+				 errhint("Pass the text of one SELECT.")));
+	queries = pg_analyze_and_rewrite_fixedparams(linitial(raw), sql, NULL, 0, NULL);
+	q = list_length(queries) == 1 ? linitial_node(Query, queries) : NULL;
+	if (q == NULL || q->commandType != CMD_SELECT || q->utilityStmt != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("dp_explain explains a SELECT"),
+				 errhint("Pass the text of one SELECT.")));
+	made = dpagg_bound_capture(q);
+
+	foreach(lc, made)
+	{
+		DpBoundRelease *r = (DpBoundRelease *) lfirst(lc);
+		DpArgLayout lo;
+		double		eps,
+					delta,
+					sens = NAN;
+		StringInfoData det;
+		int			L = r->max_groups;
+
+		memset(nulls, 0, sizeof(nulls));
+		dpagg_arg_layout(r->aggref, r->kind, &lo);
+		eps = float_arg(r->aggref, lo.epsilon);
+		delta = float_arg(r->aggref, lo.delta);
+		initStringInfo(&det);
+		values[0] = Int32GetDatum(++n);
+		values[1] = CStringGetTextDatum(dpagg_kind_name(r->kind));
+		values[2] = ObjectIdGetDatum(r->relid);
+		values[3] = CStringGetTextDatum(r->unit);
+		values[4] = Int32GetDatum(L);
+		values[5] = Int32GetDatum(r->max_rows);
+		nulls[5] = r->max_rows == 0;
+		values[6] = Float8GetDatum(eps);
+		values[7] = Float8GetDatum(delta);
+		if (r->kind == DP_SITE_SELECT)
+		{
+			dpagg_selection_plan plan;
+			Const	   *st = const_arg(r->aggref, lo.strategy);
+			char		json[4096];
+			dpagg_error err;
+			int64		half = -1;
+			const char *setting;
+
+			dpagg_selection_settings(&eps, &delta, &setting);
+			values[6] = Float8GetDatum(eps);
+			values[7] = Float8GetDatum(delta);
+			dpagg_selection_plan_for(st->constisnull ? setting : TextDatumGetCString(st->constvalue),
+									 eps, delta, L, &plan);
+			if (dpagg_selection_describe(&plan, json, sizeof(json), &err) != DPAGG_OK)
+				dpagg_report(&err);
+			(void) dpagg_selection_min_units(&plan, 0.5, &half, &err);
+			values[8] = Float8GetDatum(plan.group_epsilon);
+			nulls[8] = isnan(plan.group_epsilon);
+			values[9] = Float8GetDatum(plan.group_delta);
+			nulls[10] = true;
+			values[11] = CStringGetTextDatum(psprintf("selection %s",
+													  dpagg_selection_strategy_name(plan.strategy)));
+			values[12] = Float8GetDatum(plan.noise_scale);
+			nulls[12] = isnan(plan.noise_scale);
+			appendStringInfo(&det, "{\"keep_one_unit\": %.17g, \"units_for_half\": %lld, \"plan\": %s}",
+							 dpagg_selection_probability(&plan, 1), (long long) half, json);
+		}
+		else if (r->kind == DP_SITE_UNIT_VECTOR)
+		{
+			dpagg_calibration cal;
+			Const	   *mech = const_arg(r->aggref, lo.mechanism);
+			Const	   *dim = const_arg(r->aggref, lo.dimension);
+
+			if (dim == NULL || dim->constisnull)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("the dimension of dp_sum_vector must not be NULL"),
+						 errhint("Pass the number of coordinates.")));
+			sens = float_arg(r->aggref, lo.upper);
+			dpagg_unit_vector_calibration(mech == NULL || mech->constisnull ? NULL
+										  : TextDatumGetCString(mech->constvalue),
+										  DatumGetInt32(dim->constvalue), eps, delta, sens, L,
+										  &cal);
+			values[8] = Float8GetDatum(cal.epsilon);
+			values[9] = Float8GetDatum(cal.delta);
+			values[10] = Float8GetDatum(sens);
+			values[11] = CStringGetTextDatum(cal.spec);
+			values[12] = Float8GetDatum(cal.scale);
+			appendStringInfo(&det, "{\"public_groups\": %s, \"per_group\": [",
+							 r->public_groups ? "true" : "false");
+			calibration_json(&det, &cal, false);
+			appendStringInfo(&det, "], \"dimension\": %d}", cal.dimension);
+		}
+		else
+		{
+			dpagg_calibration cal[2];
+			bool		joint[2] = {false, false};
+			Const	   *mech = const_arg(r->aggref, lo.mechanism);
+			int			ncal,
+						i;
+
+			ncal = dpagg_unit_calibrations(r->kind, eps, delta,
+										   lo.lower >= 0 ? float_arg(r->aggref, lo.lower) : 0,
+										   lo.upper >= 0 ? float_arg(r->aggref, lo.upper) : 1,
+										   mech == NULL || mech->constisnull ? NULL
+										   : DatumGetTextPP(mech->constvalue),
+										   L, r->max_rows, false, cal, &sens, joint);
+			values[8] = Float8GetDatum(cal[0].epsilon);
+			values[9] = Float8GetDatum(cal[0].delta);
+			values[10] = Float8GetDatum(sens);
+			values[11] = CStringGetTextDatum(ncal == 2 ? psprintf("%s + %s", cal[0].spec, cal[1].spec)
+											 : cal[0].spec);
+			values[12] = Float8GetDatum(cal[0].scale);
+			appendStringInfo(&det, "{\"public_groups\": %s, ", r->public_groups ? "true" : "false");
+			if (lo.lower >= 0 && lo.upper >= 0)
+				appendStringInfo(&det, "\"lower\": %.17g, \"upper\": %.17g, ",
+								 float_arg(r->aggref, lo.lower), float_arg(r->aggref, lo.upper));
+			appendStringInfoString(&det, "\"per_group\": [");
+			for (i = 0; i < ncal; i++)
+			{
+				if (i)
+					appendStringInfoString(&det, ", ");
+				calibration_json(&det, &cal[i], joint[i]);
+			}
+			appendStringInfoString(&det, "]}");
+		}
+		values[13] = jsonb_of(det.data);
+		eps_total += eps;
+		delta_total += delta;
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	/* The total charge of one execution (basic composition; zcdp budgets may charge less). */
+	memset(nulls, true, sizeof(nulls));
+	values[1] = CStringGetTextDatum("total");
+	nulls[1] = false;
+	values[6] = Float8GetDatum(eps_total);
+	nulls[6] = false;
+	values[7] = Float8GetDatum(delta_total);
+	nulls[7] = false;
+	values[13] = jsonb_of(made == NIL ? "{\"bounded_per_unit\": false}" : "{\"bounded_per_unit\": true}");
+	nulls[13] = false;
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	return (Datum) 0;
+}
