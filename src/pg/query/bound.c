@@ -709,15 +709,14 @@ subquery_rte(Query *sq, const char *name)
 static bool
 equal_means_identical(Oid type, Oid collation)
 {
-	Oid			opclass = GetDefaultOpClass(type, BTREE_AM_OID);
-	Oid			opfamily,
-				opcintype,
+	/* the default btree operator class's family and input type, cached per type (typcache) */
+	TypeCacheEntry *tc = lookup_type_cache(type, TYPECACHE_BTREE_OPFAMILY);
+	Oid			opfamily = tc->btree_opf,
+				opcintype = tc->btree_opintype,
 				proc;
 
-	if (!OidIsValid(opclass))
+	if (!OidIsValid(opfamily))
 		return false;
-	opfamily = get_opclass_family(opclass);
-	opcintype = get_opclass_input_type(opclass);
 	proc = get_opfamily_proc(opfamily, opcintype, opcintype, BTEQUALIMAGE_PROC);
 	if (!OidIsValid(proc))
 		return false;
