@@ -10,7 +10,7 @@
 # dpagg on Citus (tests/citus/run.sh: it builds Citus from ../shared/vendor when it is not
 # installed, and says it skipped when it can do neither), two-sided noise checks of every
 # release path (tests/noise/run.sh) and the statistical DP tester (tests/dp_tester/run.sh,
-# docs/dp_tester.md).
+# docs/dp_tester.md), and last mutation testing (tests/mutation/run.sh, docs/mutation.md).
 # Ends with one line "N passed, N failed, N skipped" (skipped: cluster scripts that could not run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -81,6 +81,23 @@ for check in check_layers check_docs; do
     failed=$((failed + 1)); status=1; cat "build/$check.log"
   fi
 done
+
+# Mutation testing (docs/mutation.md): every fault of the catalog planted, the library rebuilt and
+# installed, and the tests that should see it run; a fault no test sees fails the suite.  Last,
+# and only on a suite that passed so far: the killers must pass on the source as it is (they just
+# did, so the runner's own baseline is skipped), and it swaps the installed library (the original
+# is built and installed again at its end).  DPAGG_MUTATION=0 skips it (counted as skipped), for
+# a quicker local run; CI runs it.
+if [ "${DPAGG_MUTATION:-1}" = 0 ]; then
+  echo "== mutation testing (skipped: DPAGG_MUTATION=0) =="
+  skipped=$((skipped + 1))
+elif [ "$status" -ne 0 ]; then
+  echo "== mutation testing (skipped: the suite failed above, so its killers cannot judge) =="
+  skipped=$((skipped + 1))
+else
+  export MUTATION_BASELINE=0
+  cluster_script "mutation testing: every fault of tests/mutation/faults.py killed" tests/mutation/run.sh mutation.log
+fi
 
 echo "$passed passed, $failed failed, $skipped skipped"
 exit $status

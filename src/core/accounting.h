@@ -1,7 +1,7 @@
 /*
  * accounting.h — composition of privacy losses: what a role's releases have spent, and whether
  * the next one fits its budget (docs/guides/budgets.md).  Pure functions of plain data; the
- * durable ledger, shared memory and locking stay in the glue (src/pg/ledger_*.c, charge.c).
+ * durable ledger, shared memory and locking stay in the glue (src/pg/ledger/).
  *
  * Like dpagg_core.h, the C part of this header is all the glue sees: every function is
  * implemented in C++ behind a try/catch (nothing thrown crosses it; on an internal failure the

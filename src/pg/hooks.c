@@ -1,13 +1,14 @@
 /*
- * hooks.c — dpagg's executor and planner hooks.
+ * hooks.c — dpagg's executor, planner, explain and utility hooks: the one place that runs the
+ * layers of the glue in order for each statement (docs/architecture.md, "A statement's path").
  *
  * ExecutorStart: before the plan is initialised, every dpagg parameter that is not a constant is
  * evaluated once and frozen into a private copy of the plan (so every process of a parallel plan
  * reads the same values); once it is initialised, and before any row is read, every dpagg call
  * site in it reads its privacy parameters (site.c).  Not for EXPLAIN without ANALYZE, which runs
  * nothing.  Before all that, a statement that would aggregate a private relation with dpagg's
- * aggregates is refused (protect.c); ExecutorRun and ExecutorFinish tell protect.c which
- * statements are running, for the same rule across nested statements.
+ * aggregates is refused (query/private_statements.c); ExecutorRun and ExecutorFinish tell it
+ * which statements are running, for the same rule across nested statements.
  *
  * planner: partitionwise aggregation (enable_partitionwise_aggregate, settable by any user) makes
  * one Agg node per partition, each finalizing and charging its own groups, and partial
@@ -153,7 +154,7 @@ dpagg_executor_start(QueryDesc *qd, int eflags)
 	PG_END_TRY();
 }
 
-/* Running and finishing (AFTER triggers) a statement: the nesting protect.c watches. */
+/* Running and finishing (AFTER triggers) a statement: the nesting query/private_statements.c watches. */
 static void
 dpagg_executor_run(QueryDesc *qd, ScanDirection direction, uint64 count, bool execute_once)
 {

@@ -14,12 +14,13 @@
 # "mutation: N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/../.."
+. scripts/as-root.sh
 export PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
 mkdir -p build/mutation
 work=$(mktemp -d)
 n=0; passed=0; failed=0
 
-build_install() { installed=1; make -s -j"$(nproc)" PG_CONFIG="$PG_CONFIG" >"$1" 2>&1 && make -s install PG_CONFIG="$PG_CONFIG" >>"$1" 2>&1; }
+build_install() { installed=1; make -s -j"$(nproc)" PG_CONFIG="$PG_CONFIG" >"$1" 2>&1 && as_root make -s install PG_CONFIG="$PG_CONFIG" >>"$1" 2>&1; }
 
 restore_all() {
   # every file a fault touched goes back, then the original library is built and installed
@@ -52,12 +53,20 @@ run_killer() {
   local k=$1 log=$2
   case "$k" in
     unit) make -s -j"$(nproc)" unit PG_CONFIG="$PG_CONFIG" >"$log" 2>&1 ;;
-    regress:*)
-      # the whole pg_regress suite (its files build on each other; about 15 s); the names after
-      # "regress:" say which file sees the fault
+    unit:*)
+      # the unit tests the fault's GoogleTest filter names (the whole binary takes minutes)
+      make -s -j"$(nproc)" build/unit_tests PG_CONFIG="$PG_CONFIG" >"$log" 2>&1 &&
+        build/unit_tests --gtest_filter="${k#unit:}" >>"$log" 2>&1 ;;
+    regress:all)
       rm -f build/regress/regression.diffs
       timeout 900 pg_virtualenv -t -v 15 -o shared_preload_libraries=dpagg \
         make -s installcheck PG_CONFIG="$PG_CONFIG" >"$log" 2>&1 ;;
+    regress:*)
+      # 00_setup, the files named (their prerequisites listed first), then 99_restore_defaults
+      rm -f build/regress/regression.diffs
+      timeout 900 pg_virtualenv -t -v 15 -o shared_preload_libraries=dpagg \
+        make -s installcheck PG_CONFIG="$PG_CONFIG" \
+        REGRESS="00_setup $(tr ',' ' ' <<< "${k#regress:}") 99_restore_defaults" >"$log" 2>&1 ;;
     noise:*) timeout 900 tests/noise/run.sh "${k#noise:}" >"$log" 2>&1 ;;
     *) timeout 1800 "tests/$k/run.sh" >"$log" 2>&1 ;;
   esac
@@ -70,7 +79,8 @@ baseline() {
   build_install build/mutation/baseline.build || { echo "not ok - the source does not build"; exit 1; }
   for k in $(for id in "${ids[@]}"; do python3 tests/mutation/plant.py --killers "$id"; done | sed 's/:.*//' | sort -u); do
     [ "$k" = regress ] && k=regress:all
-    if ! run_killer "$k" "build/mutation/baseline.$(tr ':/,' '___' <<< "$k").log"; then
+    [ "$k" = unit ] && k=unit:*
+    if ! run_killer "$k" "build/mutation/baseline.${k%%:*}.log"; then
       echo "not ok - the killer $k fails on the source as it is (build/mutation/baseline.*.log)"; exit 1
     fi
   done
@@ -84,8 +94,9 @@ if [ ${#ids[@]} -eq 0 ]; then
 fi
 [ "${MUTATION_BASELINE:-1}" = 0 ] || baseline
 echo "mutation: ${#ids[@]} faults"
+started=$SECONDS
 for id in "${ids[@]}"; do
-  n=$((n + 1))
+  n=$((n + 1)); t0=$SECONDS
   log=build/mutation/$id
   # plant the fault (the file's original is kept in $work)
   if ! python3 tests/mutation/plant.py --apply "$id" "$work" >"$log.apply" 2>&1; then
@@ -97,19 +108,20 @@ for id in "${ids[@]}"; do
     restore_all; continue
   fi
   killed=""; mutant_installed=0
-  for k in $(python3 tests/mutation/plant.py --killers "$id"); do
-    if [ "$k" != unit ] && [ "$mutant_installed" = 0 ]; then
+  mapfile -t killers < <(python3 tests/mutation/plant.py --killers "$id")
+  for k in "${killers[@]}"; do
+    if [ "${k%%:*}" != unit ] && [ "$mutant_installed" = 0 ]; then
       installed=1; mutant_installed=1
-      make -s install PG_CONFIG="$PG_CONFIG" >>"$log.build" 2>&1
+      as_root make -s install PG_CONFIG="$PG_CONFIG" >>"$log.build" 2>&1
     fi
-    if ! run_killer "$k" "$log.$(tr ':/,' '___' <<< "$k").log"; then killed=$k; break; fi
+    if ! run_killer "$k" "$log.${k%%:*}.log"; then killed=$k; break; fi
   done
   restore_all
   if [ -n "$killed" ]; then
-    passed=$((passed + 1)); echo "ok $n - $id killed by $killed"
+    passed=$((passed + 1)); echo "ok $n - $id killed by $killed ($((SECONDS - t0)) s)"
   else
     failed=$((failed + 1)); echo "not ok $n - $id survived $(python3 tests/mutation/plant.py --killers "$id" | tr '\n' ' ')"
   fi
 done
-echo "mutation: $passed passed, $failed failed"
+echo "mutation: $passed passed, $failed failed ($((SECONDS - started)) s)"
 [ "$failed" -eq 0 ]

@@ -650,7 +650,7 @@ dpagg_aggregate_context(FunctionCallInfo fcinfo, const char *name)
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("dpagg support functions can only be called by dpagg's aggregates")));
 	/* GROUPING SETS, ROLLUP and CUBE are allowed: each grouping set is charged as a release of
-	 * its own (budget.c). */
+	 * its own (ledger/charge.c). */
 	return cxt;
 }
 
@@ -1038,7 +1038,7 @@ final_state(FunctionCallInfo fcinfo, int kind, DpSite **site_out, DpState *scrat
 
 /*
  * The start of every final function of the scalar kinds: the group's state and the site's
- * parameters, and the release charged (durably; budget.c) unless this state was released
+ * parameters, and the release charged (durably; ledger/charge.c) unless this state was released
  * already.  Nothing random happens before the charge is taken.
  */
 static DpState *
@@ -1085,7 +1085,7 @@ released_value(const DpState *st)
 	do { double v_ = (v); memcpy(&(st)->sum_lo, &v_, sizeof(v_)); (st)->sum_hi = 0; (st)->released = 1; } while (0)
 
 /*
- * Every final function: calibrate, charge the release (durably; budget.c), then draw the noise.
+ * Every final function: calibrate, charge the release (durably; ledger/charge.c), then draw the noise.
  * Nothing random happens before the charge is taken.  The parameters charged and the parameters
  * released under are the same object: the call site's.
  */

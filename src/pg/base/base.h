@@ -65,7 +65,7 @@ extern void dpagg_shared_calibration_put(const char *spec, const dpagg_request *
 extern void dpagg_mechanism_spec(text *arg, char *buf, size_t buflen);
 
 /* Call fn(arg) when cxt is reset or deleted (the callback is allocated in cxt): how dpagg forgets
- * what it kept for one query (protect.c, restrict.c, site.c, citus_grant.c). */
+ * what it kept for one query (private_statements.c, restrict.c, site.c, citus_grant.c). */
 static inline void
 dpagg_on_reset(MemoryContext cxt, MemoryContextCallbackFunction fn, void *arg)
 {

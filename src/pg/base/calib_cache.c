@@ -13,7 +13,7 @@
  * Layout: shared memory of dpagg.calibration_cache_entries slots (PGC_POSTMASTER; 0 disables
  * the shared cache), 4-way set associative, replaced round robin within a set, under one LWLock
  * (shared to read, exclusive to insert).  Each backend keeps its small local cache in front
- * (dpagg.c), so a hot call site takes no lock.
+ * (calibrate.c), so a hot call site takes no lock.
  *
  * Persistence, as pg_stat_statements does it: at a clean shutdown the postmaster writes the valid
  * entries to $PGDATA/pg_dpagg/calibrations (temporary file, fsync, rename); at the next start it

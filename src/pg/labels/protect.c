@@ -293,7 +293,7 @@ relabel(const ObjectAddress *object, const char *seclabel)
 				 errhint("Ask a superuser to run dp_protect or SECURITY LABEL FOR dpagg.")));
 	if (object->classId == AuthIdRelationId)
 	{
-		dpagg_relabel_role(object, seclabel);	/* restricted analysts (restrict.c) */
+		dpagg_relabel_role(object, seclabel);	/* restricted roles (roles.c) */
 		return;
 	}
 	if (object->classId == ProcedureRelationId)

@@ -1,4 +1,4 @@
--- Privacy budgets and the ledger (src/pg/budget.c; docs/guides/budgets.md).
+-- Privacy budgets and the ledger (src/pg/ledger/budget_admin.c, budget_views.c; docs/guides/budgets.md).
 -- Budgets are cluster-wide (roles are), kept in dpagg's durable ledger, not in tables: a change
 -- takes effect at once and is not undone by ROLLBACK.
 CREATE FUNCTION dp_set_budget(

@@ -1,6 +1,6 @@
 /*
  * ledger.h — what the files of privacy budgets share (internal to them; the rest of the glue sees
- * only dpagg_budget_init, dpagg_charge_at and dpagg_charge_check_parts, in dpagg_pg.h).
+ * only dpagg_budget_init, dpagg_charge_at and dpagg_charge_check_parts, in charge.h).
  *
  * Design (docs/guides/budgets.md; docs/ledger_wal.md): every release is charged, before its Agg
  * node reads a row, to the login role's budget; the charge is a record on a page of the ledger's

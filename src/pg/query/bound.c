@@ -43,7 +43,7 @@
  * The per-unit aggregates (dpagg_unit_sum, ...) mean "this row is one unit's contribution"; only
  * this rewrite may use them.  Each Aggref it makes carries a mark in its location field, which the
  * parser never produces (it writes a position >= 0, or -1) and stored node trees cannot carry
- * (locations are read back as -1); the ExecutorStart check (protect.c) refuses a plan with a
+ * (locations are read back as -1); the ExecutorStart check (private_statements.c) refuses a plan with a
  * per-unit aggregate that lacks it, e.g. one inlined from a SQL function's body.  Queries that
  * name them are also refused when they are parsed and when they are planned.
  */
