@@ -1,8 +1,12 @@
 # dpagg — PGXS build.  The C++17 core (src/core) and the C glue (src/pg) link into one module.
 EXTENSION = dpagg
 MODULE_big = dpagg
-# The extension script is generated (see "The SQL surface" below): DATA_built, not DATA.
-DATA_built = dpagg--0.1.0.sql
+# The version is dpagg.control's default_version.  Its install script is generated (see "The SQL
+# surface" below): DATA_built.  The kept install scripts of earlier releases and the upgrade
+# scripts between them are in versions/ (docs/versions.md): DATA.
+EXTVERSION := $(shell sed -n "s/^default_version = '\(.*\)'/\1/p" dpagg.control)
+DATA_built = dpagg--$(EXTVERSION).sql
+DATA = $(filter-out versions/dpagg--$(EXTVERSION).sql,$(wildcard versions/dpagg--*.sql))
 PGFILEDESC = "dpagg - differentially private aggregates"
 
 CORE_SRCS := $(sort $(wildcard src/core/*.cpp src/core/*/*.cpp src/core/*/*/*.cpp))
@@ -10,7 +14,7 @@ GLUE_SRCS := $(sort $(wildcard src/pg/*.c src/pg/*/*.c))
 CORE_OBJS := $(CORE_SRCS:.cpp=.o)
 OBJS = $(CORE_OBJS) $(GLUE_SRCS:.c=.o)
 
-PG_CPPFLAGS = -I$(srcdir)/src/core -I$(srcdir)/src/pg
+PG_CPPFLAGS = -I$(srcdir)/src/core -I$(srcdir)/src/pg -DDPAGG_VERSION='"$(EXTVERSION)"'
 PG_CXXFLAGS = -std=c++17 -fPIC -O2 -Wextra -Wno-unused-parameter -fno-fast-math
 PG_CFLAGS = -fno-fast-math
 SHLIB_LINK = -lstdc++ -lm -lcrypto
@@ -45,13 +49,23 @@ $(GLUE_SRCS:.c=.o): $(CORE_HDRS) $(wildcard src/pg/*.h src/pg/*/*.h)
 SQL_GENERATOR := scripts/generate_sql.py
 GENERATED_HDR := build/generated/dpagg_functions.h
 
-dpagg--0.1.0.sql: $(SQL_GENERATOR) src/pg/aggregates/vector.sql src/pg/labels/protect.sql src/pg/ledger/budgets.sql
+dpagg--$(EXTVERSION).sql: $(SQL_GENERATOR) dpagg.control src/pg/aggregates/vector.sql src/pg/labels/protect.sql src/pg/ledger/budgets.sql
 	python3 $(SQL_GENERATOR) --sql $@
+
+# The frozen copy of the current version's install script (docs/versions.md): written only on
+# request, when the surface of an unreleased version changes; scripts/check_versions.py compares
+# it with the generated one.
+.PHONY: freeze-sql
+freeze-sql: dpagg--$(EXTVERSION).sql
+	cp dpagg--$(EXTVERSION).sql versions/dpagg--$(EXTVERSION).sql
 
 $(GENERATED_HDR): $(SQL_GENERATOR)
 	python3 $(SQL_GENERATOR) --header $@
 
 $(GLUE_SRCS:.c=.o): $(GENERATED_HDR)
+
+# The library's version is compiled in (base/version.c).
+src/pg/base/version.o: dpagg.control
 
 .PHONY: clean-generated
 clean: clean-generated

@@ -460,6 +460,25 @@ FAULTS = [
                 "column's statistics.",
         "killers": ["restricted"],
     },
+    {
+        "id": "sql-version-unchecked",
+        "file": "src/pg/base/version.c",
+        "find": "\tif (v == NULL || strcmp(v, DPAGG_VERSION) != 0)\n\t\tereport(ERROR,",
+        "replace": "\tif (false && (v == NULL || strcmp(v, DPAGG_VERSION) != 0))\n\t\tereport(ERROR,",
+        "what": "A library releases over SQL objects of another version (aggregates declared with "
+                "other signatures, defaults or C functions) instead of refusing until ALTER "
+                "EXTENSION dpagg UPDATE.",
+        "killers": ["upgrade"],
+    },
+    {
+        "id": "upgrade-script-volatility",
+        "file": "versions/dpagg--0.1.0--1.0.0.sql",
+        "find": "AS 'MODULE_PATHNAME', 'dpagg_version_sql' LANGUAGE C STABLE PARALLEL SAFE;",
+        "replace": "AS 'MODULE_PATHNAME', 'dpagg_version_sql' LANGUAGE C VOLATILE PARALLEL SAFE;",
+        "what": "An upgrade script that does not reach the surface of a fresh install (here one "
+                "function's volatility), so updated databases differ from new ones.",
+        "killers": ["upgrade"],
+    },
 ]
 
 
@@ -467,7 +486,7 @@ FAULTS = [
 # Self-check: python3 tests/mutation/faults.py
 
 _PLAIN_KILLERS = {"unit", "restricted", "ledger", "security", "dump", "wal", "citus", "noise",
-                  "dp_tester"}
+                  "dp_tester", "upgrade"}
 
 
 def _check():

@@ -8,6 +8,7 @@
  *   catalog.c         functions by name, the C address behind a function, plan walks, Aggrefs
  *   statement.c       where the backend is: statement nesting, a plain EXPLAIN being planned
  *   citus_metadata.c  what Citus's catalogs say
+ *   version.c         the library's version and the SQL objects', dp_version()
  *   safe_date.c       dp_date_trunc and dp_extract, which never raise
  */
 #ifndef DPAGG_BASE_H
@@ -158,6 +159,13 @@ extern bool dpagg_citus_node_reads_table(Node *node, Oid partition_rel);
 /* This node's Citus group (0: the coordinator, -1: no Citus), and whether it is a worker. */
 extern int	dpagg_citus_local_group(void);
 extern bool dpagg_citus_worker(void);
+
+/* ---- version.c: the library's version and the SQL objects' ---------------------------------- */
+
+extern const char *dpagg_library_version(void);
+extern char *dpagg_sql_version(void);
+/* Refuse a release (55000, hint: ALTER EXTENSION dpagg UPDATE) while the two differ. */
+extern void dpagg_check_sql_version(void);
 
 /* ---- safe_date.c ------------------------------------------------------------------------------ */
 

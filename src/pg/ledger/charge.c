@@ -174,6 +174,8 @@ check_release_context(void)
 						   sn ? sn : "?"),
 				 errhint("Only the owner of the object, logged in as itself and without SECURITY DEFINER functions, may release from such a command (and is charged). Keep DP aggregates out of index and statistics expressions.")));
 	}
+	/* the SQL objects of the library's version (base/version.c): else refused before any charge */
+	dpagg_check_sql_version();
 }
 
 /*
