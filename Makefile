@@ -7,6 +7,8 @@ MODULE_big = dpagg
 EXTVERSION := $(shell sed -n "s/^default_version = '\(.*\)'/\1/p" dpagg.control)
 DATA_built = dpagg--$(EXTVERSION).sql
 DATA = $(filter-out versions/dpagg--$(EXTVERSION).sql,$(wildcard versions/dpagg--*.sql))
+# Installed beside pg_upgrade: carries the ledger over after it (docs/guides/budgets.md).
+SCRIPTS = scripts/dpagg_carry_ledger
 PGFILEDESC = "dpagg - differentially private aggregates"
 
 CORE_SRCS := $(sort $(wildcard src/core/*.cpp src/core/*/*.cpp src/core/*/*/*.cpp))

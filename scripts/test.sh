@@ -11,7 +11,8 @@
 # installed, and says it skipped when it can do neither), two-sided noise checks of every
 # release path (tests/noise/run.sh) and the statistical DP tester (tests/dp_tester/run.sh,
 # docs/dp_tester.md), the upgrade of every kept release (tests/upgrade/run.sh, docs/versions.md),
-# and last mutation testing (tests/mutation/run.sh, docs/mutation.md).
+# the Debian package (tests/package/run.sh: built, lintian-clean, installed, the SQL tests run on
+# it, removed), and last mutation testing (tests/mutation/run.sh, docs/mutation.md).
 # Ends with one line "N passed, N failed, N skipped" (skipped: cluster scripts that could not run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -63,6 +64,7 @@ cluster_script "dpagg on Citus: a coordinator and two workers (skipped without C
 cluster_script "two-sided noise checks of every release path against its calibration" tests/noise/run.sh noise.log
 cluster_script "the statistical DP tester: neighbouring databases, many releases, the privacy loss bounded" tests/dp_tester/run.sh dp_tester.log
 cluster_script "upgrades: every kept release updated to the current one, identical to a fresh install" tests/upgrade/run.sh upgrade.log
+cluster_script "the Debian package: built, lintian-clean, installed, the SQL tests on it, removed" tests/package/run.sh package.log
 
 # The mutation catalog (tests/mutation/faults.py, docs/mutation.md) still fits the code: every
 # fault's text occurs exactly once, so a change that moves it must update its fault.
@@ -76,7 +78,7 @@ fi
 # The glue's folders keep their one-way order and its files their size (docs/architecture.md),
 # the documentation holds together (links resolve, cited documents exist, no issue numbers), and
 # the SQL surface does not change without a version and its upgrade script (docs/versions.md).
-for check in check_layers check_docs check_versions; do
+for check in check_layers check_docs check_versions check_meta; do
   echo "== scripts/$check.py =="
   if python3 "scripts/$check.py" > "build/$check.log" 2>&1; then
     passed=$((passed + 1)); tail -1 "build/$check.log"

@@ -266,7 +266,12 @@ q fresh "CREATE TABLE t AS SELECT g AS x FROM generate_series(1, 100) g" "CREATE
   "GRANT SELECT ON t TO analyst" "SELECT dp_set_budget('analyst', 10, 0)" >/dev/null
 as_analyst fresh "$REL" >/dev/null
 totals="SELECT (SELECT count(*) FROM dp_ledger) || ' ' || (SELECT round(sum(epsilon_spent)::numeric, 6) FROM dp_budgets)"
+# every budget and the ledger's whole history, row by row
+history="SELECT string_agg(b::text, ';' ORDER BY b::text) FROM dp_budgets b"
+history2="SELECT md5(string_agg(l::text, ';' ORDER BY l::text)) FROM dp_ledger l"
 before_upgrade=$(q fresh "$totals")
+before_budgets=$(q fresh "$history")
+before_history=$(q fresh "$history2")
 "$BIN/pg_ctl" -D "$tmp/fresh" stop -m fast >/dev/null
 "$BIN/initdb" -D "$tmp/upgraded" -A trust >/dev/null
 PORT[upgraded]=5605
@@ -278,10 +283,23 @@ if (cd "$tmp" && "$BIN/pg_upgrade" -b "$BIN" -B "$BIN" -d "$tmp/fresh" -D "$tmp/
   out=$(as_analyst upgraded "$REL")
   check "pg_upgrade: the new cluster refuses releases until the old ledger is copied" 1 \
     "$(echo "$out" | grep -c 'this cluster was made by pg_upgrade')"
+  out=$("$BIN/dpagg_carry_ledger" "$tmp/fresh" "$tmp/upgraded" 2>&1)
+  check "dpagg_carry_ledger refuses while the new server runs" 1 "$(echo "$out" | grep -c 'is running')"
   "$BIN/pg_ctl" -D "$tmp/upgraded" stop -m fast >/dev/null
-  cp "$tmp/fresh/global/4200000187" "$tmp/upgraded/global/4200000187"
+  out=$("$BIN/dpagg_carry_ledger" "$tmp/fresh" "$tmp/fresh" 2>&1)
+  check "... refuses the same directory twice" 1 "$(echo "$out" | grep -c 'are the same')"
+  out=$("$BIN/dpagg_carry_ledger" "$tmp/upgraded" "$tmp/fresh" 2>&1)
+  check "... refuses an old cluster without a ledger" 1 "$(echo "$out" | grep -c 'has no dpagg ledger')"
+  "$BIN/dpagg_carry_ledger" "$tmp/fresh" "$tmp/upgraded" >"$tmp/carry.log" 2>&1
+  check "... carries the ledger over" 0 $?
+  out=$("$BIN/dpagg_carry_ledger" "$tmp/fresh" "$tmp/upgraded" 2>&1)
+  check "... and a second run changes nothing" 1 "$(echo "$out" | grep -c 'already has the old ledger')"
   start upgraded
-  check "... and has every charge once it is" "$before_upgrade" "$(q upgraded "$totals")"
+  check "... and the new cluster has every charge" "$before_upgrade" "$(q upgraded "$totals")"
+  check "... every budget as it was (spending, totals, caps, methods)" "$before_budgets" "$(q upgraded "$history")"
+  check "... and the ledger's whole history, row by row" "$before_history" "$(q upgraded "$history2")"
+  as_analyst upgraded "$REL" >/dev/null
+  check "... and charges the next release" "$(( ${before_upgrade%% *} + 1 ))" "$(q upgraded "SELECT count(*) FROM dp_ledger")"
 else
   check "pg_upgrade succeeded" 0 1; tail -20 "$tmp/upgrade.log" | sed 's/^/# /'
 fi
