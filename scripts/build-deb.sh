@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/as-root.sh
 scripts/install-deps.sh
-PACKAGES=(debhelper postgresql-server-dev-all dpkg-dev fakeroot lintian git)
+PACKAGES=(debhelper postgresql-server-dev-all dpkg-dev fakeroot lintian)
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -21,8 +21,14 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 version=$(dpkg-parsechangelog -S Version)
 rm -rf build/deb && mkdir -p build/deb/src
-# the tracked files as they are in the working tree (uncommitted changes included)
-git ls-files -z | xargs -0 cp --parents -t build/deb/src
+# the tracked files as they are in the working tree (uncommitted changes included); outside a git
+# checkout, the tree without its build products
+if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+  git ls-files -z | xargs -0 cp --parents -t build/deb/src
+else
+  tar -c --exclude=./build --exclude='*.o' --exclude='*.so' --exclude='./dpagg--*.sql' \
+      --exclude=./debian/.debhelper . | tar -x -C build/deb/src
+fi
 (cd build/deb/src && dpkg-buildpackage -us -uc -b >../build.log 2>&1) || {
   tail -30 build/deb/build.log >&2; echo "dpagg: the package did not build (build/deb/build.log)" >&2; exit 1; }
 deb=build/deb/postgresql-15-dpagg_${version}_$(dpkg --print-architecture).deb

@@ -57,7 +57,22 @@ for f in docs:
             problems.append(f"{f}: the link {target} names no heading")
 
 # 2. and 3. over the tracked sources
-tracked = subprocess.run(["git", "ls-files"], capture_output=True, text=True, check=True).stdout.split()
+def tracked_files():
+    """The repository's files: git's list in a checkout, else every file outside build products."""
+    try:
+        out = subprocess.run(["git", "ls-files"], capture_output=True, text=True, check=True).stdout.split()
+        if out:
+            return out
+    except (OSError, subprocess.CalledProcessError):
+        pass
+    files = []
+    for d, dirs, names in os.walk("."):
+        dirs[:] = [x for x in dirs if x not in {".git", "build", "debian", "__pycache__", "results", "log"}]
+        files += [os.path.relpath(os.path.join(d, n)) for n in names]
+    return sorted(files)
+
+
+tracked = tracked_files()
 sources = [f for f in tracked if re.search(r"\.(c|h|cpp|py|sh|sql|md)$|^Makefile$|^\.ci/", f)
            and not f.startswith(("expected/", "tests/data/"))]
 cited = re.compile(r"docs/[A-Za-z0-9_/.-]+\.md")
