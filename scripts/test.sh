@@ -6,7 +6,8 @@
 # real cluster and the extended protocol (tests/security/run.sh) in a fourth, and
 # the protection of private relations across pg_dump and restore (tests/dump/run.sh) in a fifth,
 # a curious analyst's attacks on a restricted role (tests/restricted/run.sh) in a sixth, and
-# the ledger's replication, failover and recovery (tests/wal/run.sh) on clusters of its own, and
+# the ledger's replication, failover and recovery (tests/wal/run.sh) on clusters of its own, the
+# ledgers written by earlier releases (tests/ledger_fixture/run.sh), and
 # dpagg on Citus (tests/citus/run.sh: it builds Citus from ../shared/vendor when it is not
 # installed, and says it skipped when it can do neither), two-sided noise checks of every
 # release path (tests/noise/run.sh) and the statistical DP tester (tests/dp_tester/run.sh,
@@ -60,6 +61,7 @@ cluster_script "attacks that need a real cluster and the wire protocol" tests/se
 cluster_script "protection across pg_dump and restore" tests/dump/run.sh dump.log
 cluster_script "a curious analyst against a restricted role" tests/restricted/run.sh restricted.log
 cluster_script "the ledger in the WAL: standby, synchronous standby, failover, PITR, pg_rewind, migration" tests/wal/run.sh wal.log
+cluster_script "a ledger written by each released version, read and replayed by this one" tests/ledger_fixture/run.sh ledger_fixture.log
 cluster_script "dpagg on Citus: a coordinator and two workers (skipped without Citus or its source)" tests/citus/run.sh citus.log
 cluster_script "two-sided noise checks of every release path against its calibration" tests/noise/run.sh noise.log
 cluster_script "the statistical DP tester: neighbouring databases, many releases, the privacy loss bounded" tests/dp_tester/run.sh dp_tester.log
