@@ -76,6 +76,11 @@ for v in $kept; do
   D=("${PSQL[@]}" -d "$db")
   "${D[@]}" -c "CREATE EXTENSION dpagg VERSION '$v'" >/dev/null
   check "$v: installed as $v" "$v" "$("${D[@]}" -c "SELECT extversion FROM pg_extension WHERE extname = 'dpagg'")"
+  if [ "$v" = 0.1.0 ]; then  # CHANGELOG.md tells DBAs how to recognise the kept 0.1.0 by this count
+    check "0.1.0: 354 member objects, as CHANGELOG.md says" 354 "$("${D[@]}" -c "SELECT count(*) FROM pg_depend
+      WHERE refclassid = 'pg_extension'::regclass AND deptype = 'e'
+        AND refobjid = (SELECT oid FROM pg_extension WHERE extname = 'dpagg')")"
+  fi
   "${D[@]}" >/dev/null <<SQL
 SELECT dp_set_budget('analyst', 1e7, 1e-2);
 CREATE TABLE pay (uid integer, dept text, amount double precision);
