@@ -21,13 +21,16 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 version=$(dpkg-parsechangelog -S Version)
 rm -rf build/deb && mkdir -p build/deb/src
-# the tracked files as they are in the working tree (uncommitted changes included); outside a git
+# the tracked and the new (not ignored) files as they are in the working tree; outside a git
 # checkout, the tree without its build products
-if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-  git ls-files -z | xargs -0 cp --parents -t build/deb/src
+if git -c safe.directory="$PWD" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+  # tracked and new (not ignored) files that exist in the working tree
+  git -c safe.directory="$PWD" ls-files -z --cached --others --exclude-standard |
+    while IFS= read -r -d '' f; do [ -e "$f" ] && printf '%s\0' "$f"; done |
+    xargs -0 cp --parents -t build/deb/src
 else
-  tar -c --exclude=./build --exclude='*.o' --exclude='*.so' --exclude='./dpagg--*.sql' \
-      --exclude=./debian/.debhelper . | tar -x -C build/deb/src
+  tar -c --exclude=./.git --exclude=./build --exclude='*.o' --exclude='*.so' --exclude='./dpagg--*.sql' \
+      --exclude=./debian/.debhelper --exclude=./results . | tar -x -C build/deb/src
 fi
 (cd build/deb/src && dpkg-buildpackage -us -uc -b >../build.log 2>&1) || {
   tail -30 build/deb/build.log >&2; echo "dpagg: the package did not build (build/deb/build.log)" >&2; exit 1; }

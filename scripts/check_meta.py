@@ -15,6 +15,7 @@ versions; release_status is stable, testing or unstable; tags are non-empty stri
 dpagg.control's default_version, the provided extension is dpagg at that version, and the files
 it names exist.
 """
+import importlib.util
 import json
 import os
 import re
@@ -156,8 +157,10 @@ if "prereqs" in meta:
                         bad(f"prereqs.{phase}.{rel}.{name} must be 0 or a version range: {v!r}")
 
 # with the repository
-with open(os.path.join(ROOT, "dpagg.control")) as f:
-    control = re.search(r"^default_version = '([^']+)'", f.read(), re.M).group(1)
+spec = importlib.util.spec_from_file_location("generate_sql", os.path.join(ROOT, "scripts", "generate_sql.py"))
+gen = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(gen)
+control = gen.version()  # dpagg.control's default_version, read as the generator reads it
 if meta.get("version") != control:
     bad(f"version {meta.get('version')} is not dpagg.control's default_version {control}")
 d = (prov or {}).get("dpagg") if isinstance(prov, dict) else None

@@ -89,6 +89,12 @@ for v in ordered:
     if v != current and v not in released:
         problems.append(f"versions/dpagg--{v}.sql is kept but {v} is not released in CHANGELOG.md")
 
+# the Debian package's version (debian/changelog's first line) and META.json's are the extension's
+with open(os.path.join(ROOT, "debian", "changelog")) as f:
+    m = re.match(r"dpagg \(([^)]+)\)", f.readline())
+if not m or m.group(1) != current:
+    problems.append(f"debian/changelog's version {m.group(1) if m else '?'} is not the current {current}: add an entry")
+
 for p in problems:
     print("not ok - " + p)
 print(f"versions: {len(installs)} install scripts ({', '.join(ordered)}), {len(upgrades)} upgrade scripts, "

@@ -2,7 +2,7 @@
 CREATE EXTENSION dpagg;
 SELECT extname, extversion FROM pg_extension WHERE extname = 'dpagg';
 -- The library loaded is of the same version as the SQL objects (docs/versions.md).
-SELECT (dp_version()).library = extversion AS library_matches, (dp_version()).sql_objects = extversion AS objects_match
+SELECT (dp_version()).library = extversion AS library_matches
   FROM pg_extension WHERE extname = 'dpagg';
 -- Superusers are held to a budget like any role (dpagg.limit_superusers defaults to on), so the
 -- role running the suite gets one, large enough for what the test files up to 40_parallel

@@ -11,9 +11,11 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 BIN=/usr/lib/postgresql/15/bin
 if [ "$(id -u)" -eq 0 ]; then
-  copy=$(mktemp /tmp/dpagg-fixture-make.XXXXXX.sh); cp "$here/make.sh" "$copy"; chmod 755 "$copy"
+  # as postgres, from a copy of this folder it can read wherever the checkout is
+  copy=$(mktemp -d /tmp/dpagg-fixture-make.XXXXXX); cp "$here/make.sh" "$here/shown.sql" "$copy"/
+  chmod -R a+rX "$copy"
   out=$(mktemp -d /tmp/dpagg-fixture-out.XXXXXX); chown postgres "$out"
-  st=0; runuser -u postgres -- env FIXTURE_OUT="$out" "$copy" || st=$?
+  st=0; runuser -u postgres -- env FIXTURE_OUT="$out" "$copy/make.sh" || st=$?
   cp "$out"/* "$here/"; rm -rf "$copy" "$out"; exit $st
 fi
 out=${FIXTURE_OUT:-$here}
@@ -52,10 +54,8 @@ SELECT dp_set_budget('analyst_basic', 12, 1e-5);
 SELECT dp_drop_budget('analyst_zcdp');
 SQL
 {
-  echo "# dp_ledger and dp_budget_log of ledger-$version.tar.xz, as the server that wrote it showed them"
-  q -c "SELECT seq, role, database, actor, aggregate, mechanism, epsilon, delta, rho, limited, query FROM dp_ledger ORDER BY seq"
-  q -c "SELECT seq, event, role, actor, epsilon, delta, method, max_release_epsilon FROM dp_budget_log ORDER BY seq"
-  q -c "SELECT role, method, epsilon_total, delta_total, epsilon_spent, delta_spent, rho_spent, releases, has_budget FROM dp_budgets WHERE role LIKE 'analyst%' ORDER BY role"
+  echo "# dp_ledger, dp_budget_log and dp_budgets of ledger-$version.tar.xz, as the server that wrote it showed them"
+  q -f "$here/shown.sql"
 } >"$tmp/expected"
 # the crash: what came after the checkpoint is in the WAL only
 "$BIN/pg_ctl" -D "$tmp/data" stop -m immediate >/dev/null

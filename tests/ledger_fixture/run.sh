@@ -12,25 +12,18 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 if [ "$(id -u)" -eq 0 ]; then
   # as postgres, from a copy of this folder it can read wherever the checkout is
-  copy=$(mktemp -d /tmp/dpagg-fixture-run.XXXXXX); cp "$here"/* "$copy"/; chmod -R a+rX "$copy"
+  copy=$(mktemp -d /tmp/dpagg-fixture-run.XXXXXX); cp "$here"/* "$here/../cluster_lib.sh" "$copy"/
+  chmod -R a+rX "$copy"
   timeout 300 runuser -u postgres -- "$copy/run.sh" "$@"; st=$?
   rm -rf "$copy"; exit $st
 fi
+[ -f "$here/cluster_lib.sh" ] || here_lib=$here/..
+. "${here_lib:-$here}/cluster_lib.sh"
 BIN=/usr/lib/postgresql/15/bin
 tmp=$(mktemp -d /tmp/dpagg-fixture.XXXXXX)
 trap '"$BIN/pg_ctl" -D "$tmp/data" stop -m immediate >/dev/null 2>&1; rm -rf "$tmp"' EXIT
-n=0; passed=0; failed=0
-check() {
-  n=$((n + 1))
-  if [ "$2" == "$3" ]; then passed=$((passed + 1)); echo "ok $n - $1"
-  else failed=$((failed + 1)); echo "not ok $n - $1: expected [$2], got [$3]"; fi
-}
-q() { "$BIN/psql" -X -q -At -h "$tmp" -p 5712 -d postgres "$@" 2>&1; }
-shown() {
-  q -c "SELECT seq, role, database, actor, aggregate, mechanism, epsilon, delta, rho, limited, query FROM dp_ledger ORDER BY seq"
-  q -c "SELECT seq, event, role, actor, epsilon, delta, method, max_release_epsilon FROM dp_budget_log ORDER BY seq"
-  q -c "SELECT role, method, epsilon_total, delta_total, epsilon_spent, delta_spent, rho_spent, releases, has_budget FROM dp_budgets WHERE role LIKE 'analyst%' ORDER BY role"
-}
+q() { "$BIN/psql" -X -q -At -h "$tmp" -p 5712 -U postgres -d postgres "$@" 2>&1; }
+shown() { q -f "$here/shown.sql"; }
 start() {
   "$BIN/pg_ctl" -D "$tmp/data" -l "$tmp/log" -w -t 60 \
     -o "-p 5712 -c unix_socket_directories=$tmp -c shared_preload_libraries=dpagg" start >/dev/null ||
@@ -47,6 +40,7 @@ for f in $fixtures; do
     "$([ "$records" -ge 4 ] && echo yes || echo "only $records")"
   start
   check "$v: the crashed cluster starts and replays its WAL" 1 "$(grep -c 'redo done at' "$tmp/log")"
+  check "$v: the views read without an error" 0 "$(shown | grep -c 'ERROR')"
   check "$v: dp_ledger, dp_budget_log and dp_budgets show what the $v server showed" \
     "$(grep -v '^#' "$here/ledger-$v.expected")" "$(shown)"
   before=$(q -c "SELECT releases FROM dp_budgets WHERE role = 'analyst_basic'")

@@ -8,12 +8,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 . scripts/as-root.sh
 export PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
-n=0; passed=0; failed=0
-check() {
-  n=$((n + 1))
-  if [ "$2" == "$3" ]; then passed=$((passed + 1)); echo "ok $n - $1"
-  else failed=$((failed + 1)); echo "not ok $n - $1: expected [$2], got [$3]"; fi
-}
+. tests/cluster_lib.sh
 lib=$($PG_CONFIG --pkglibdir)/dpagg.so
 ext=$($PG_CONFIG --sharedir)/extension
 carry=$($PG_CONFIG --bindir)/dpagg_carry_ledger

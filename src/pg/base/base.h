@@ -138,11 +138,8 @@ extern bool dpagg_planning_plain_explain(void);
 
 /* ---- citus_metadata.c: what Citus's catalogs say ---------------------------------------------- */
 
-/* A Citus catalog in pg_catalog (InvalidOid without Citus), and one value of its first row whose
- * key column equals key (no key when keyatt is NULL), or false. */
+/* A Citus catalog in pg_catalog (InvalidOid without Citus), and a column of one of its rows. */
 extern Oid	dpagg_citus_catalog(const char *name);
-extern bool dpagg_citus_catalog_value(const char *catalog, const char *keyatt, RegProcedure eqproc,
-									  Datum key, const char *att, Datum *out);
 extern Datum dpagg_citus_catalog_attr(HeapTuple tup, Relation rel, const char *name, bool *isnull);
 /* The distributed table of shard shardid, or InvalidOid. */
 extern Oid	dpagg_citus_shard_table(int64 shardid);
@@ -162,8 +159,6 @@ extern bool dpagg_citus_worker(void);
 
 /* ---- version.c: the library's version and the SQL objects' ---------------------------------- */
 
-extern const char *dpagg_library_version(void);
-extern char *dpagg_sql_version(void);
 /* Refuse a release (55000, hint: ALTER EXTENSION dpagg UPDATE) while the two differ. */
 extern void dpagg_check_sql_version(void);
 

@@ -317,10 +317,6 @@ arg_float8(FunctionCallInfo fcinfo, int i, const char *name)
 }
 
 /*
- * dp_calibrate(mechanism, epsilon, delta, sensitivity): the calibration an aggregate with these
- * parameters would use (at the release sensitivity, see release.cpp), without releasing anything.
- */
-/*
  * The calibration a SQL function's arguments (mechanism, epsilon, delta, sensitivity, and
  * integer_valued at argument integer_arg) ask for, made as an aggregate's would be (at the
  * release sensitivity, see release.cpp).

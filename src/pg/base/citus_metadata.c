@@ -43,8 +43,8 @@ dpagg_citus_catalog_attr(HeapTuple tup, Relation rel, const char *name, bool *is
  * One value of the first row of a Citus catalog whose key column equals key (no key when keyatt is
  * NULL), or false.
  */
-bool
-dpagg_citus_catalog_value(const char *catalog, const char *keyatt, RegProcedure eqproc, Datum key,
+static bool
+citus_catalog_value(const char *catalog, const char *keyatt, RegProcedure eqproc, Datum key,
 			  const char *att, Datum *out)
 {
 	Oid			catalog_rel = dpagg_citus_catalog(catalog);
@@ -79,7 +79,7 @@ dpagg_citus_shard_table(int64 shardid)
 {
 	Datum		d;
 
-	return dpagg_citus_catalog_value("pg_dist_shard", "shardid", F_INT8EQ, Int64GetDatum(shardid), "logicalrelid", &d)
+	return citus_catalog_value("pg_dist_shard", "shardid", F_INT8EQ, Int64GetDatum(shardid), "logicalrelid", &d)
 		? DatumGetObjectId(d) : InvalidOid;
 }
 
@@ -130,7 +130,7 @@ dpagg_citus_single_placement(Oid relid)
 {
 	Datum		d;
 
-	return dpagg_citus_catalog_value("pg_dist_partition", "logicalrelid", F_OIDEQ,
+	return citus_catalog_value("pg_dist_partition", "logicalrelid", F_OIDEQ,
 									 ObjectIdGetDatum(relid), "repmodel", &d) &&
 		DatumGetChar(d) == 's';
 }
@@ -147,7 +147,7 @@ dpagg_citus_local_group(void)
 {
 	Datum		d;
 
-	return dpagg_citus_catalog_value("pg_dist_local_group", NULL, InvalidOid, (Datum) 0, "groupid", &d)
+	return citus_catalog_value("pg_dist_local_group", NULL, InvalidOid, (Datum) 0, "groupid", &d)
 		? DatumGetInt32(d) : -1;
 }
 

@@ -29,15 +29,9 @@
 #error "DPAGG_VERSION must be defined by the build (the Makefile reads it from dpagg.control)"
 #endif
 
-const char *
-dpagg_library_version(void)
-{
-	return DPAGG_VERSION;
-}
-
 /* extversion of the extension dpagg in the current database, or NULL if it is not created. */
-char *
-dpagg_sql_version(void)
+static char *
+sql_version(void)
 {
 	Relation	rel;
 	SysScanDesc scan;
@@ -75,7 +69,7 @@ dpagg_check_sql_version(void)
 
 	if (checked_at == GetCurrentStatementStartTimestamp() && checked_db == MyDatabaseId)
 		return;
-	v = dpagg_sql_version();
+	v = sql_version();
 	if (v == NULL || strcmp(v, DPAGG_VERSION) != 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
@@ -95,7 +89,7 @@ dpagg_version_sql(PG_FUNCTION_ARGS)
 	TupleDesc	desc;
 	Datum		values[2];
 	bool		nulls[2] = {false, false};
-	char	   *v = dpagg_sql_version();
+	char	   *v = sql_version();
 
 	if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "dpagg: dp_version must return a record");

@@ -34,13 +34,13 @@
  * dpagg_merge_* is an ordinary dpagg release: one call site, parameters read once, one charge per
  * execution in the coordinator's ledger, noise drawn there.  Whatever plan Citus picks for the
  * inner query, nothing on a worker releases; and a release on a worker node is refused anyway
- * (dpagg_citus_refuse_on_worker, from the charge).
+ * (refuse_on_citus_worker in ledger/charge.c).
  *
  * dp_sum_vector is split the same way: dpagg_vquanta_sum(v, dimension, l2_bound) on the workers
  * (the rows' clipped vectors summed exactly in quanta, with their number, as a bytea) and
  * dpagg_merge_vector on the coordinator (vector.c).
  *
- * A level grouped by the distribution column takes the direct form instead (below, CITUS_TAG).
+ * A level grouped by the distribution column takes the direct form instead (below, DPAGG_CITUS_TAG).
  *
  * Refused (0A000) before anything runs: private relations (per-unit bounding) on Citus tables,
  * grouping sets, privacy parameters that are not constants.
@@ -80,7 +80,7 @@ static void
 unsupported(const char *msg, const char *hint)
 {
 	ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED), errmsg("%s", msg),
-					errdetail("On Citus tables, dpagg's aggregates are split into partial states made on the workers and one release on the coordinator."),
+					errdetail(DPAGG_CITUS_SPLIT_DETAIL),
 					hint ? errhint("%s", hint) : 0));
 }
 
@@ -119,15 +119,13 @@ typedef struct CitusCall
  * Citus hands the merge each argument as a column of the gathered rows, the privacy parameters
  * included, which every row would then carry; tag_aggref keeps a copy of the merge as made, leaves
  * only its data arguments (PostgreSQL's planner reads the argument types from aggargtypes, which
- * stay whole, and nothing executes the aggregate before its arguments are back) and tags it (Aggref.location, CITUS_TAG - index: the parser writes only
+ * stay whole, and nothing executes the aggregate before its arguments are back) and tags it (Aggref.location, DPAGG_CITUS_TAG - index: the parser writes only
  * positions >= 0 or -1, and stored trees read back -1, so no analyst's aggregate carries one);
  * dpagg_citus_finish_plan puts the parameters back from the copy, in the finished plan.  If the finished plan does not run every
  * tagged merge in an Agg on the coordinator (a query whose rows prune to one shard, which Citus
  * routes whole to a worker; or a level that is a subquery of a distributed query), the query is
  * planned again in the safe form.  A merge that kept its NULLs is refused by the release anyway.
  */
-#define CITUS_TAG DPAGG_CITUS_TAG	/* base.h: dpagg_citus_tagged */
-#define CITUS_TAG_MAX DPAGG_CITUS_TAG_MAX
 
 struct DpCitusRewrite
 {
@@ -470,12 +468,12 @@ tag_aggref(Aggref *a, DpCitusRewrite *cr)
 	}
 	if (l == NULL)
 	{
-		if (index >= CITUS_TAG_MAX)
+		if (index >= DPAGG_CITUS_TAG_MAX)
 			unsupported("too many of dpagg's aggregates in one query", NULL);
 		cr->tagged = lappend(cr->tagged, copyObject(a));
 	}
 	a->args = dpagg_data_args(a, dpagg_aggregate_kind(a->aggfnoid));
-	a->location = CITUS_TAG - index;
+	a->location = DPAGG_CITUS_TAG - index;
 }
 
 /* The copy of a tagged aggregate as it was made, or NULL if a is not tagged. */
@@ -486,7 +484,7 @@ tagged_original(Aggref *a, DpCitusRewrite *cr)
 
 	if (!dpagg_citus_tagged(a))
 		return NULL;
-	index = CITUS_TAG - a->location;
+	index = DPAGG_CITUS_TAG - a->location;
 	if (index >= list_length(cr->tagged))
 		return NULL;
 	return (Aggref *) list_nth(cr->tagged, index);
@@ -1288,7 +1286,7 @@ finish_aggref_walker(Node *node, FinishContext *fc)
 		if (given != NULL)
 			return false;
 		a->args = args;
-		fc->found[CITUS_TAG - a->location]++;
+		fc->found[DPAGG_CITUS_TAG - a->location]++;
 		if (DPAGG_KIND_IS_UNIT(kind))
 			a->location = DPAGG_BOUND_MARK;
 		else

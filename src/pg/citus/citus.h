@@ -32,9 +32,6 @@ extern bool dpagg_is_citus_release_function(Oid fn);
 extern void dpagg_citus_grant_start(struct QueryDesc *qd, int eflags);
 extern List *dpagg_citus_grant_calls(PlannedStmt *stmt);
 extern void dpagg_citus_grant_authorize(struct QueryDesc *qd, int eflags);
-extern bool dpagg_citus_granted(struct EState *estate, const char *aggregate, int sets,
-								double epsilon, double delta, const DpChargePart *parts,
-								int nparts, bool consume);
 extern void dpagg_citus_grant_init(void);
 
 #endif							/* DPAGG_CITUS_H */

@@ -933,8 +933,8 @@ call_matches(const dpagg_grant_call *c, const char *aggregate, double epsilon, d
 	return true;
 }
 
-bool
-dpagg_citus_granted(EState *estate, const char *aggregate, int sets, double epsilon, double delta,
+static bool
+citus_granted(EState *estate, const char *aggregate, int sets, double epsilon, double delta,
 					const DpChargePart *parts, int nparts, bool consume)
 {
 	Authorization *a;
@@ -966,7 +966,7 @@ void
 dpagg_citus_grant_init(void)
 {
 	/* the charge matches a worker-side release against its grant (ledger/charge.c) */
-	dpagg_charge_set_grant_check(dpagg_citus_granted);
+	dpagg_charge_set_grant_check(citus_granted);
 	DefineCustomStringVariable("dpagg.citus_key_file",
 							   "The key by which a Citus coordinator lets its workers release (empty: releases stay on the coordinator).",
 							   "64 hexadecimal digits in a file only the server's user can read, the same on every node; relative to the data directory.",

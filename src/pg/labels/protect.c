@@ -513,7 +513,7 @@ dpagg_relation_protection(Oid relid, DpProtection *out, Oid *labelled)
 	return e->private;
 }
 
-/* ---- until per-unit bounding lands ------------------------------------------------------------ */
+/* ---- plans that read private relations ---------------------------------------------------------- */
 
 /* The first private relation a finished plan reads (its range table), or InvalidOid. */
 Oid

@@ -96,22 +96,7 @@ parallel_worker_of_client(void)
 	return true;
 }
 
-/*
- * A release is made only where the login role asked for it (docs/guides/
- * budgets.md, "Where releases are refused"); called before anything is appended, so a refusal charges nothing.
- *
- * (a) Only client backends and their parallel workers release.  Autovacuum's ANALYZE evaluates
- *     the expressions of indexes and extended statistics once per sampled row, as a superuser
- *     session, on behalf of nobody; so would a background worker or a walsender.
- * (b) A security-restricted operation (ANALYZE, VACUUM, CREATE INDEX, REINDEX, CLUSTER,
- *     REFRESH MATERIALIZED VIEW, ...) runs as the object's owner the code that owner put in
- *     the object (index and statistics expressions, a materialized view's query).  A release
- *     there is charged to the login role, so it is allowed only when the owner is the login role
- *     (GetUserId() == GetSessionUserId()) and no SECURITY DEFINER function has changed the user
- *     since (SECURITY_LOCAL_USERID_CHANGE): otherwise a DBA's ANALYZE of an analyst's table
- *     would pay for the analyst's trojan expression, directly or through the DBA's own SECURITY
- *     DEFINER wrapper (which runs as the login role again).
- */
+/* The Citus layer's check of a worker-side release against its grant (charge.h). */
 static DpChargeGrantCheck grant_check = NULL;
 
 void
@@ -145,6 +130,22 @@ refuse_on_citus_worker(void)
 				 errhint("Run the query on the coordinator (the node of group 0 in pg_dist_node).")));
 }
 
+/*
+ * A release is made only where the login role asked for it (docs/guides/
+ * budgets.md, "Where releases are refused"); called before anything is appended, so a refusal charges nothing.
+ *
+ * (a) Only client backends and their parallel workers release.  Autovacuum's ANALYZE evaluates
+ *     the expressions of indexes and extended statistics once per sampled row, as a superuser
+ *     session, on behalf of nobody; so would a background worker or a walsender.
+ * (b) A security-restricted operation (ANALYZE, VACUUM, CREATE INDEX, REINDEX, CLUSTER,
+ *     REFRESH MATERIALIZED VIEW, ...) runs as the object's owner the code that owner put in
+ *     the object (index and statistics expressions, a materialized view's query).  A release
+ *     there is charged to the login role, so it is allowed only when the owner is the login role
+ *     (GetUserId() == GetSessionUserId()) and no SECURITY DEFINER function has changed the user
+ *     since (SECURITY_LOCAL_USERID_CHANGE): otherwise a DBA's ANALYZE of an analyst's table
+ *     would pay for the analyst's trojan expression, directly or through the DBA's own SECURITY
+ *     DEFINER wrapper (which runs as the login role again).
+ */
 static void
 check_release_context(void)
 {

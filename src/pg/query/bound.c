@@ -79,8 +79,6 @@
 
 #include "dpagg_core.h"
 
-/* GUCs: the (epsilon, delta) and strategy of group selection; 0 = as the first aggregate. */
-
 static post_parse_analyze_hook_type prev_post_parse_analyze = NULL;
 
 static int	restricted_state = -1;
@@ -483,8 +481,6 @@ find_unit_join(Query *q, int n, Source *src)
 
 /* ---- building blocks ------------------------------------------------------------------------ */
 
-/* The mark of what this file makes (base.h, DPAGG_BOUND_MARK). */
-#define BOUND_MARK DPAGG_BOUND_MARK
 
 static Expr *
 marked(Expr *e)
@@ -494,16 +490,16 @@ marked(Expr *e)
 	switch (nodeTag(e))
 	{
 		case T_FuncExpr:
-			((FuncExpr *) e)->location = BOUND_MARK;
+			((FuncExpr *) e)->location = DPAGG_BOUND_MARK;
 			break;
 		case T_OpExpr:
-			((OpExpr *) e)->location = BOUND_MARK;
+			((OpExpr *) e)->location = DPAGG_BOUND_MARK;
 			break;
 		case T_Aggref:
-			((Aggref *) e)->location = BOUND_MARK;
+			((Aggref *) e)->location = DPAGG_BOUND_MARK;
 			break;
 		case T_WindowFunc:
-			((WindowFunc *) e)->location = BOUND_MARK;
+			((WindowFunc *) e)->location = DPAGG_BOUND_MARK;
 			break;
 		default:
 			break;
@@ -936,7 +932,7 @@ per_unit_expr(DpCall *call, const char *lc_schema)
 											  COERCE_EXPLICIT_CALL)) :
 						cast_to_float8(value);
 					Expr	   *sum = (Expr *) dpagg_make_aggref(dpagg_function_oid(lc_schema, "dpagg_fsum", 1, &f8),
-														   list_make1(arg), false, filter, BOUND_MARK);
+														   list_make1(arg), false, filter, DPAGG_BOUND_MARK);
 					Expr	   *n;
 
 					if (call->kind == DP_SITE_SUM)
@@ -944,12 +940,12 @@ per_unit_expr(DpCall *call, const char *lc_schema)
 					t = ANYOID;
 					n = cast_to_float8((Expr *) dpagg_make_aggref(dpagg_function_oid("pg_catalog", "count", 1, &t),
 															list_make1(copyObject(value)), false,
-															(Expr *) copyObject(filter), BOUND_MARK));
+															(Expr *) copyObject(filter), DPAGG_BOUND_MARK));
 					return marked((Expr *) makeFuncExpr(F_FLOAT8DIV, FLOAT8OID, list_make2(sum, n),
 														InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL));
 				}
 				f = dpagg_function_oid("pg_catalog", name, 1, &t);
-				return cast_to_float8((Expr *) dpagg_make_aggref(f, list_make1(value), false, filter, BOUND_MARK));
+				return cast_to_float8((Expr *) dpagg_make_aggref(f, list_make1(value), false, filter, DPAGG_BOUND_MARK));
 			}
 		case DP_SITE_VECTOR:
 			{
@@ -957,17 +953,17 @@ per_unit_expr(DpCall *call, const char *lc_schema)
 				Oid			types[2] = {FLOAT8ARRAYOID, INT4OID};
 
 				return (Expr *) dpagg_make_aggref(dpagg_function_oid(lc_schema, "dpagg_vadd", 2, types),
-											list_make2(value, arg_of(a, 1)), false, filter, BOUND_MARK);
+											list_make2(value, arg_of(a, 1)), false, filter, DPAGG_BOUND_MARK);
 			}
 		case DP_SITE_COUNT:
 			if (value != NULL)
 			{
 				t = ANYOID;
 				return (Expr *) dpagg_make_aggref(dpagg_function_oid("pg_catalog", "count", 1, &t),
-											list_make1(value), false, filter, BOUND_MARK);
+											list_make1(value), false, filter, DPAGG_BOUND_MARK);
 			}
 			return (Expr *) dpagg_make_aggref(dpagg_function_oid("pg_catalog", "count", 0, NULL), NIL, true,
-										filter, BOUND_MARK);
+										filter, DPAGG_BOUND_MARK);
 		default:
 			elog(ERROR, "dpagg: unexpected aggregate kind %d", call->kind);
 	}
@@ -1048,7 +1044,7 @@ bounded_call(DpCall *call, LevelContext *lc, Expr *value)
 		types[n++] = exprType((Node *) lfirst(c));
 	{
 		Aggref	   *made = dpagg_make_aggref(dpagg_function_oid(lc->schema, name, n, types), args, false, NULL,
-									   BOUND_MARK);
+									   DPAGG_BOUND_MARK);
 
 		if (!call->captured)
 		{
@@ -1249,7 +1245,7 @@ rewrite_level(Query *q, Source *src)
 		wf->winfnoid = F_ROW_NUMBER;
 		wf->wintype = INT8OID;
 		wf->winref = 1;
-		wf->location = BOUND_MARK;
+		wf->location = DPAGG_BOUND_MARK;
 		tlist = lappend(tlist, makeTargetEntry((Expr *) wf, rank_column, pstrdup("dpagg_rank"), false));
 		resno++;
 		order = makeTargetEntry(marked((Expr *) makeFuncExpr(random_fn, FLOAT8OID, NIL, InvalidOid,
@@ -1338,7 +1334,7 @@ rewrite_level(Query *q, Source *src)
 		List	   *args = list_make5(eps, del, int4_const(lc.L), strategy, unit_name(&lc));
 		Oid			types[5] = {FLOAT8OID, FLOAT8OID, INT4OID, TEXTOID, TEXTOID};
 		Aggref	   *sel = dpagg_make_aggref(dpagg_function_oid(lc.schema, "dpagg_unit_select", 5, types),
-									  args, false, NULL, BOUND_MARK);
+									  args, false, NULL, DPAGG_BOUND_MARK);
 
 		/*
 		 * The selection decides first, and the analyst's HAVING sees released groups only:
@@ -1670,7 +1666,7 @@ post_parse_analyze(ParseState *pstate, Query *query, JumbleState *jstate)
 	dpagg_refuse_unit_aggregates(query);
 }
 
-/* ---- the ExecutorStart check ----------------------------------------------------------------- */
+/* ---- set-up ------------------------------------------------------------------------------------ */
 
 void
 dpagg_bound_init(void)
@@ -1709,7 +1705,6 @@ dpagg_random(PG_FUNCTION_ARGS)
 	PG_RETURN_FLOAT8(u);
 }
 
-/* numeric to double precision, +-Infinity (not an error) beyond its range. */
 /* The refusal of a query over a private relation that the Citus split cannot release (a level
  * it tagged whose per-unit rows would reach a worker; citus/citus.c refuses the same shapes). */
 void
@@ -1717,10 +1712,11 @@ dpagg_citus_refuse_units(void)
 {
 	ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 					errmsg("this query over a private relation cannot be released on Citus"),
-					errdetail("On Citus tables, dpagg's aggregates are split into partial states made on the workers and one release on the coordinator."),
+					errdetail(DPAGG_CITUS_SPLIT_DETAIL),
 					errhint("On Citus, a query over a private relation must be the outermost query (not a subquery), its privacy unit must be the distribution column and not one of its GROUP BY keys, and it may not be read by a scrollable cursor.")));
 }
 
+/* numeric to double precision, +-Infinity (not an error) beyond its range. */
 PG_FUNCTION_INFO_V1(dpagg_numeric_float8);
 Datum
 dpagg_numeric_float8(PG_FUNCTION_ARGS)

@@ -31,7 +31,9 @@ extern void dpagg_bound_init(void);
  * copies of those expressions appended to *gexprs; whether a level calls dpagg's aggregates. */
 extern Query *dpagg_grouped_inner(Query *q, List **gexprs, List **tlist, List **group);
 extern bool dpagg_level_has_own_aggregate(Query *q);
-/* The refusal of a query over a private relation that Citus cannot release. */
+/* The refusal of a query over a private relation that Citus cannot release; the DETAIL of every
+ * refusal of the Citus split (citus/citus.c and this one). */
+#define DPAGG_CITUS_SPLIT_DETAIL "On Citus tables, dpagg's aggregates are split into partial states made on the workers and one release on the coordinator."
 extern void dpagg_citus_refuse_units(void) pg_attribute_noreturn();
 
 /* What bound.c made of one dpagg call (or of a level's group selection), for dp_explain: the
