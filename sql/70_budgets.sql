@@ -46,7 +46,8 @@ SELECT expect_error($$SELECT dp_set_budget('dp_analyst', 1, 1)$$);
 SELECT expect_error($$SELECT dp_set_budget('dp_analyst', 1, 1e-6, 'rdp')$$);
 SELECT expect_error($$SELECT dp_set_budget('dp_analyst', 1, 0, 'zcdp')$$);
 SELECT expect_error($$SELECT dp_set_budget('dp_analyst', 1, 1e-6, 'basic', 0)$$);
-SELECT expect_error($$SELECT dp_set_budget('dp_analyst', NULL, 1e-6)$$);
+SELECT expect_error($$SELECT dp_set_budget('dp_analyst', 'NaN', 1e-6)$$);
+SELECT expect_error($$SELECT dp_set_budget('dp_analyst', 1, 1e-6, 'basic', '-infinity')$$);
 SELECT expect_error($$SELECT dp_set_budget('no_such_role', 1, 1e-6)$$);
 SELECT role, method, epsilon_total, delta_total, max_release_epsilon, epsilon_spent, releases, has_budget
   FROM dp_budgets WHERE role = 'dp_analyst';
@@ -158,6 +159,73 @@ SELECT round(b.rho_spent::numeric, 12) = round(r.rho::numeric, 12) AS rho_adds_u
        round(b.epsilon_spent::numeric, 6) AS epsilon_spent, b.delta_spent,
        (SELECT sum(epsilon) FROM dp_ledger WHERE role = 'dp_z') AS basic_would_be
   FROM dp_budgets b, r WHERE b.role = 'dp_z';
+
+-- An argument left out keeps the role's current value (docs/guides/budgets.md): raising dp_z's
+-- total keeps its zcdp accounting, its delta and its cap; 'infinity' removes the cap; a total
+-- below what was spent is set with a NOTICE; a budget that protects little with a WARNING; a new
+-- budget needs epsilon.
+SELECT dp_set_budget('dp_z', 4);
+SELECT method, epsilon_total, delta_total, max_release_epsilon FROM dp_budgets WHERE role = 'dp_z';
+SELECT dp_set_budget('dp_z', max_release_epsilon => 'infinity');
+SELECT method, epsilon_total, delta_total, max_release_epsilon FROM dp_budgets WHERE role = 'dp_z';
+SELECT dp_set_budget('dp_z', delta => 2e-5, max_release_epsilon => 0.2);
+SELECT method, epsilon_total, delta_total, max_release_epsilon FROM dp_budgets WHERE role = 'dp_z';
+SELECT dp_set_budget('dp_z', 0.1);
+SELECT dp_set_budget('dp_z', 2, 1e-5);
+SELECT method, epsilon_total, delta_total, max_release_epsilon FROM dp_budgets WHERE role = 'dp_z';
+CREATE ROLE dp_new;
+SELECT expect_error($$SELECT dp_set_budget('dp_new', delta => 1e-6)$$);
+SELECT dp_set_budget('dp_new', 1e6, 0.5);
+SELECT dp_set_budget('dp_new', 1);
+SELECT method, epsilon_total, delta_total, max_release_epsilon FROM dp_budgets WHERE role = 'dp_new';
+SELECT dp_drop_budget('dp_new');
+SELECT expect_error($$SELECT dp_set_budget('dp_new')$$);
+DROP ROLE dp_new;
+
+-- A release that does not fit is refused (53DP1) saying which limit is short, what it needs and
+-- what is left; "exhausted" only when that limit is used up.  Nothing is charged.
+CREATE ROLE dp_short LOGIN;
+GRANT SELECT ON b_t TO dp_short;
+SELECT dp_set_budget('dp_short', 1, 1e-6);
+CREATE ROLE dp_zshort LOGIN;
+GRANT SELECT ON b_t TO dp_zshort;
+SELECT dp_set_budget('dp_zshort', 1, 1e-5, 'zcdp');
+SET SESSION AUTHORIZATION dp_short;
+SELECT dp_count(0.3, 5e-7, 'analytic_gaussian') IS NOT NULL AS released FROM b_t;
+SELECT expect_error($$SELECT dp_count(0.1, 1e-6, 'analytic_gaussian') FROM b_t$$) AS delta_short;
+SELECT dp_count(0.2, 5e-7, 'analytic_gaussian') IS NOT NULL AS released FROM b_t;
+SELECT expect_error($$SELECT dp_count(0.1, 1e-7, 'analytic_gaussian') FROM b_t$$) AS delta_used_up;
+SELECT expect_error($$SELECT dp_count(0.8, 0, 'laplace') FROM b_t$$) AS epsilon_short;
+SELECT dp_count(0.5, 0, 'laplace') IS NOT NULL AS released FROM b_t;
+SELECT expect_error($$SELECT dp_count(0.1, 0, 'laplace') FROM b_t$$) AS used_up;
+SET SESSION AUTHORIZATION dp_zshort;
+SELECT expect_error($$SELECT dp_count(0.5, 1e-7, 'laplace') FROM b_t$$) AS converted_short;
+SELECT dp_count(0.1, 1e-7, 'analytic_gaussian') IS NOT NULL AS released FROM b_t;
+RESET SESSION AUTHORIZATION;
+SELECT role, count(*) AS releases FROM dp_ledger WHERE role IN ('dp_short', 'dp_zshort') GROUP BY role ORDER BY role;
+REVOKE SELECT ON b_t FROM dp_short, dp_zshort;
+DROP ROLE dp_short;
+DROP ROLE dp_zshort;
+
+-- Delta is charged only when the mechanism uses it (docs/guides/budgets.md, "What is charged"):
+-- auto picks the staircase (pure epsilon-DP, certified delta 0) for a large bound, and the charge
+-- has no delta; a Gaussian is charged its delta; a dp_avg whose two parts differ, the part's.
+-- dp_explain's total is what the ledger charges, also over a table that is not private.
+CREATE ROLE dp_delta LOGIN;
+GRANT SELECT ON b_t TO dp_delta;
+SELECT dp_set_budget('dp_delta', 10, 1e-6);
+SET SESSION AUTHORIZATION dp_delta;
+SELECT dp_sum(x, 1.0, 1e-6, 0, 200000) IS NOT NULL AS released FROM b_t;
+SELECT dp_sum(x, 1.0, 1e-6, 0, 200000, 'analytic_gaussian') IS NOT NULL AS released FROM b_t;
+SELECT dp_sum(x, 1.0, 1e-6, 0, 200000) IS NOT NULL AS released FROM b_t;
+RESET SESSION AUTHORIZATION;
+SELECT mechanism, epsilon, delta FROM dp_ledger WHERE role = 'dp_delta' ORDER BY seq;
+SELECT epsilon_spent, delta_spent FROM dp_budgets WHERE role = 'dp_delta';
+SELECT aggregate, epsilon, delta, mechanism, details->'charged_delta' AS charged_delta
+  FROM dp_explain($$SELECT dp_sum(x, 1.0, 1e-6, 0, 200000), dp_count(1.0, 1e-6, 'analytic_gaussian'),
+                           dp_avg(x, 1.0, 1e-6, 0, 200000) FROM b_t$$);
+REVOKE SELECT ON b_t FROM dp_delta;
+DROP ROLE dp_delta;
 
 -- What the analyst cannot do.
 CREATE SCHEMA dp_analyst_s AUTHORIZATION dp_analyst;

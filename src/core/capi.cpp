@@ -186,6 +186,12 @@ double dpagg_zcdp_rho(const dpagg_calibration* cal) {
   return rho;
 }
 
+double dpagg_charged_delta(const dpagg_calibration* cal, double delta) {
+  // Only an exact 0 certifies a pure mechanism; anything else (a positive bound, a NaN) charges
+  // the delta asked for, which the certificate's bound never exceeds.
+  return cal != nullptr && cal->delta_bound == 0.0 ? 0.0 : delta;
+}
+
 int dpagg_release(const dpagg_calibration* cal, __int128 quanta, double quantum, double* out,
                   dpagg_error* err) {
   return guarded(err, [&] {

@@ -215,6 +215,13 @@ __int128	dpagg_release_max_quanta(const dpagg_release_plan *plan);
 /* rho of the calibrated noise where the mechanism is rho-zCDP, else NaN. */
 double		dpagg_zcdp_rho(const dpagg_calibration *cal);
 
+/*
+ * The delta a release of this calibration is charged, asked at `delta`: 0 when its certificate
+ * bounds delta by exactly 0 (a pure epsilon-DP mechanism, e.g. the staircase auto may choose),
+ * else `delta` (docs/guides/budgets.md, "What is charged").  A NaN bound charges `delta`.
+ */
+double		dpagg_charged_delta(const dpagg_calibration *cal, double delta);
+
 /* Release a vector: out[j] = quanta[j] * quantum + noise_j, each snapped to the release grid;
  * `cal` from dpagg_calibrate_for_release, quanta and out of length cal->dimension. */
 int			dpagg_release_vector(const dpagg_calibration *cal, const __int128 *quanta,

@@ -89,8 +89,8 @@ yes_=$(cursor_probe "x = 5")
 "${PSQL[@]}" -c "SELECT dp_set_budget('spent2', 1.6, 0)" >/dev/null   # 0.6 spent: 1.0 left, then 0.4 after the next 0.6
 no_=$(cursor_probe "x = -5")
 check "a cursor whose budget ran out after DECLARE is refused at FETCH before scanning (group exists)" \
-  "yes" "$(grep -q 'exhausted.*|0|$' <<<"$yes_" && echo yes || echo "$yes_")"
-check "... the same for a group that does not exist" "yes" "$(grep -q 'exhausted.*|0|$' <<<"$no_" && echo yes || echo "$no_")"
+  "yes" "$(grep -q 'privacy budget of role.*|0|$' <<<"$yes_" && echo yes || echo "$yes_")"
+check "... the same for a group that does not exist" "yes" "$(grep -q 'privacy budget of role.*|0|$' <<<"$no_" && echo yes || echo "$no_")"
 # statement_timeout in the middle of the scan: the release was charged before the scan began.
 r0=$(charges analyst)
 out=$(as analyst -c "SET statement_timeout = '300ms'" \

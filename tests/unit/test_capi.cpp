@@ -348,3 +348,34 @@ TEST(SecureUniform, InTheUnitIntervalAndUniform) {
   // P(sqrt(n) D > 2.6) < 1e-5 (Kolmogorov); 2.6 / sqrt(n) = 0.0082.
   EXPECT_LT(d, 2.6 / std::sqrt(double(n)));
 }
+
+// The delta a release is charged (docs/guides/budgets.md): 0 for a mechanism whose certificate
+// bounds delta by 0 (the staircase auto picks for a large sensitivity, Laplace at delta 0), the
+// delta asked for when the mechanism uses it (the Gaussian; Laplace and Tulap calibrated at
+// delta > 0 use it too).
+TEST(ChargedDelta, PureMechanismsAreChargedNoDelta) {
+  struct Case {
+    const char* spec;
+    double delta;
+    bool pure;
+  } cases[] = {{"staircase", 1e-6, true},       {"auto", 1e-6, true},
+               {"laplace", 0, true},            {"laplace", 1e-6, false},
+               {"analytic_gaussian", 1e-6, false}, {"tulap", 1e-6, false}};
+  for (const Case& c : cases) {
+    dpagg_calibration cal;
+    dpagg_error err;
+    ASSERT_EQ(dpagg_calibrate(c.spec, 1.0, c.delta, 200000, &cal, &err), DPAGG_OK) << c.spec;
+    if (c.pure) {
+      EXPECT_EQ(cal.delta_bound, 0.0) << c.spec;
+      EXPECT_EQ(dpagg_charged_delta(&cal, c.delta), 0.0) << c.spec;
+    } else {
+      EXPECT_GT(cal.delta_bound, 0.0) << c.spec;
+      EXPECT_EQ(dpagg_charged_delta(&cal, c.delta), c.delta) << c.spec;
+    }
+  }
+  dpagg_calibration nan_bound;
+  std::memset(&nan_bound, 0, sizeof nan_bound);
+  nan_bound.delta_bound = kNaN;
+  EXPECT_EQ(dpagg_charged_delta(&nan_bound, 1e-6), 1e-6);
+  EXPECT_EQ(dpagg_charged_delta(nullptr, 1e-6), 1e-6);
+}

@@ -389,7 +389,8 @@ dpagg_scalar_site_params(DpSite *site)
 		/*
 		 * Per unit, each of a unit's (at most) L groups is calibrated at epsilon / L, delta / L
 		 * (calibrate_site): L of them compose to the call's (epsilon, delta), which is what is
-		 * charged, and under zCDP to L times each group's rho.
+		 * charged, and under zCDP to L times each group's rho.  A part whose mechanism is
+		 * pure (certified delta 0) is charged no delta (dpagg_charged_delta).
 		 */
 		double		L = p->max_groups;
 
@@ -401,7 +402,7 @@ dpagg_scalar_site_params(DpSite *site)
 			{
 				parts[i].spec = p->cal[i].spec;
 				parts[i].epsilon = p->cal[i].epsilon;
-				parts[i].delta = p->cal[i].delta;
+				parts[i].delta = dpagg_charged_delta(&p->cal[i], p->cal[i].delta);
 				parts[i].rho = rho;
 				continue;
 			}
@@ -410,7 +411,7 @@ dpagg_scalar_site_params(DpSite *site)
 														 p->cal[i].spec, dpagg_site_unit(site, lo.unit),
 														 p->max_groups));
 			parts[i].epsilon = kind == DP_AVG ? p->epsilon / 2 : p->epsilon;
-			parts[i].delta = kind == DP_AVG ? p->delta / 2 : p->delta;
+			parts[i].delta = dpagg_charged_delta(&p->cal[i], kind == DP_AVG ? p->delta / 2 : p->delta);
 			/* A joint Gaussian's rho is already that of all L groups (its sensitivity is the
 			 * l2 norm over them); a per-group calibration's is one group's. */
 			parts[i].rho = isnan(rho) || p->joint[i] ? rho : rho * L;

@@ -176,7 +176,8 @@ dpagg_vector_site_params(DpSite *site)
 	p->scratch = MemoryContextAlloc(site->cxt, sizeof(double) * dimension);
 	{
 		double		rho = dpagg_zcdp_rho(&p->cal);
-		DpChargePart part = {p->cal.spec, p->epsilon, p->delta, isnan(rho) ? rho : rho * L};
+		DpChargePart part = {p->cal.spec, p->epsilon, dpagg_charged_delta(&p->cal, p->delta),
+								isnan(rho) ? rho : rho * L};
 
 		if (unit)
 			part.spec = MemoryContextStrdup(site->cxt,

@@ -305,7 +305,7 @@ precheck(CitusCall *c)
 									  DatumGetFloat8(((Const *) c->upper)->constvalue), 1, &cal[0]);
 		parts[0].spec = cal[0].spec;
 		parts[0].epsilon = eps;
-		parts[0].delta = del;
+		parts[0].delta = dpagg_charged_delta(&cal[0], del);
 		parts[0].rho = dpagg_zcdp_rho(&cal[0]);
 		dpagg_charge_precheck("dp_sum_vector", eps, del, parts, 1);
 		return;
@@ -319,7 +319,7 @@ precheck(CitusCall *c)
 	{
 		parts[i].spec = cal[i].spec;
 		parts[i].epsilon = cal[i].epsilon;
-		parts[i].delta = cal[i].delta;
+		parts[i].delta = dpagg_charged_delta(&cal[i], cal[i].delta);
 		parts[i].rho = dpagg_zcdp_rho(&cal[i]);
 		c->parts[i] = parts[i];
 		c->parts[i].spec = pstrdup(cal[i].spec);

@@ -74,7 +74,7 @@ CREATE FUNCTION dp_explain(query text,
   RETURNS SETOF record
   AS 'MODULE_PATHNAME', 'dpagg_explain_sql' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
 COMMENT ON FUNCTION dp_explain(text) IS
-  'how a query over private relations will be bounded per unit: each release''s unit, L, bounds, per-group share, mechanism and noise, the group selection, and the total charge; runs nothing';
+  'what a query will release and be charged: each release''s epsilon, delta, mechanism, noise and delta charged, over private relations its unit, L, bounds, per-group share and the group selection, and the total charge; runs nothing';
 
 -- Restricted analysts (src/pg/query/restrict.c; docs/guides/restricted-analysts.md): a role labelled
 -- 'restricted' (and every member of it) gets nothing but DP answers from private relations.

@@ -176,29 +176,40 @@ role_drop_subxact(SubXactEvent event, SubTransactionId mySubid, SubTransactionId
 	}
 }
 
-static double
-arg_float(FunctionCallInfo fcinfo, int i, const char *name)
-{
-	if (PG_ARGISNULL(i))
-		ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("%s must not be NULL", name)));
-	return PG_GETARG_FLOAT8(i);
-}
+/*
+ * dp_set_budget(role, epsilon, delta, method, max_release_epsilon): an argument left out (NULL)
+ * keeps the role's current value, so that raising a total never resets the accounting method
+ * or the per-release cap (docs/guides/budgets.md, "Budgets").  A new budget needs epsilon; its
+ * delta is then 0, its method basic and it has no cap.  max_release_epsilon => 'infinity' removes
+ * a cap.  A budget that protects little (a large epsilon or delta) is set with a WARNING, and a
+ * total below what the role has spent with a NOTICE: both are legitimate, neither is silent.
+ */
+#define WEAK_BUDGET_EPSILON 20.0
+#define WEAK_BUDGET_DELTA 1e-4
 
 PG_FUNCTION_INFO_V1(dpagg_set_budget);
 Datum
 dpagg_set_budget(PG_FUNCTION_ARGS)
 {
 	Oid			role;
-	double		eps,
-				delta,
+	double		eps = NAN,
+				delta = NAN,
 				cap = NAN;
-	int			method = DPAGG_ACCOUNTING_BASIC;
+	int			method = -1;
+	bool		keep_cap = PG_ARGISNULL(4);
+	bool		had = false;
+	dpagg_account now;
+	dpagg_spent spent;
+	const char *name;
 
 	if (PG_ARGISNULL(0))
-		ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("role must not be NULL")));
+		ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("role must not be NULL"),
+						errhint("Name the role, e.g. dp_set_budget('analyst', 1.0, 1e-6).")));
 	role = PG_GETARG_OID(0);
-	eps = arg_float(fcinfo, 1, "epsilon");
-	delta = arg_float(fcinfo, 2, "delta");
+	if (!PG_ARGISNULL(1))
+		eps = PG_GETARG_FLOAT8(1);
+	if (!PG_ARGISNULL(2))
+		delta = PG_GETARG_FLOAT8(2);
 	if (!PG_ARGISNULL(3))
 	{
 		char	   *m = text_to_cstring(PG_GETARG_TEXT_PP(3));
@@ -212,8 +223,52 @@ dpagg_set_budget(PG_FUNCTION_ARGS)
 							errmsg("unknown accounting method \"%s\"", m),
 							errhint("Use 'basic' (epsilon and delta add up) or 'zcdp' (rho adds up for zCDP mechanisms).")));
 	}
-	if (!PG_ARGISNULL(4))
+	if (!keep_cap)
+	{
 		cap = PG_GETARG_FLOAT8(4);
+		if (isinf(cap) && cap > 0)
+			cap = NAN;			/* 'infinity': no cap */
+		else if (!isfinite(cap) || cap <= 0)
+			ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+							errmsg("max_release_epsilon must be > 0, or 'infinity' for no cap"),
+							errhint("Leave it out (NULL) to keep the role's current cap.")));
+	}
+	/* Wait for a concurrent (or prepared) DROP ROLE holding the role's lock, then look again: an
+	 * account created for a role whose DROP then commits would pass to a later role with its OID. */
+	if (OidIsValid(role))
+		LockSharedObject(AuthIdRelationId, role, 0, AccessShareLock);
+	if (!OidIsValid(role) || !SearchSysCacheExists1(AUTHOID, ObjectIdGetDatum(role)))
+		ereport(ERROR, (errcode(ERRCODE_UNDEFINED_OBJECT), errmsg("role with OID %u does not exist", role)));
+	name = GetUserNameFromId(role, false);
+
+	/* The current budget, for the arguments left out. */
+	ledger_require();
+	LWLockAcquire(ledger->lock, LW_SHARED);
+	{
+		RoleAccount *a = ledger_find_account(role, false);
+
+		if (a != NULL)
+		{
+			now = a->acct;
+			had = now.has_budget;
+		}
+	}
+	LWLockRelease(ledger->lock);
+	if (PG_ARGISNULL(1))
+	{
+		if (!had)
+			ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+							errmsg("role \"%s\" has no privacy budget yet: epsilon is required", name),
+							errhint("For example dp_set_budget('%s', 1.0, 1e-6).", name)));
+		eps = now.epsilon_total;
+	}
+	if (PG_ARGISNULL(2))
+		delta = had ? now.delta_total : 0;
+	if (method < 0)
+		method = had ? now.method : DPAGG_ACCOUNTING_BASIC;
+	if (keep_cap && had)
+		cap = now.cap;
+
 	if (!isfinite(eps) || eps < 0)
 		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("budget epsilon must be finite and >= 0"),
 						errhint("For example dp_set_budget('analyst', 1.0, 1e-6).")));
@@ -223,16 +278,30 @@ dpagg_set_budget(PG_FUNCTION_ARGS)
 	if (method == DPAGG_ACCOUNTING_ZCDP && !(delta > 0))
 		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("zcdp accounting needs a budget delta > 0"),
 						errhint("The total rho is converted to epsilon at the budget's delta.")));
-	if (!isnan(cap) && (!isfinite(cap) || cap <= 0))
-		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("max_release_epsilon must be > 0 and finite, or NULL"),
-						errhint("NULL means no per-release cap.")));
-	/* Wait for a concurrent (or prepared) DROP ROLE holding the role's lock, then look again: an
-	 * account created for a role whose DROP then commits would pass to a later role with its OID. */
-	if (OidIsValid(role))
-		LockSharedObject(AuthIdRelationId, role, 0, AccessShareLock);
-	if (!OidIsValid(role) || !SearchSysCacheExists1(AUTHOID, ObjectIdGetDatum(role)))
-		ereport(ERROR, (errcode(ERRCODE_UNDEFINED_OBJECT), errmsg("role with OID %u does not exist", role)));
 	budget_record(REC_BUDGET_SET, role, eps, delta, method, cap);
+
+	if (eps > WEAK_BUDGET_EPSILON || delta > WEAK_BUDGET_DELTA)
+		ereport(WARNING,
+				(errmsg("the privacy budget of role \"%s\" (epsilon %g, delta %g) protects little", name, eps, delta),
+				 errdetail("Over all its releases, role \"%s\" may tell apart data that differ in one person by a factor of up to e^epsilon, and delta is the probability that even this fails; above epsilon %g or delta %g the guarantee is weak.",
+						   name, WEAK_BUDGET_EPSILON, WEAK_BUDGET_DELTA),
+				 errhint("Budgets of a few units of epsilon and a delta far below 1/n for n people (e.g. 1e-6) are usual (docs/guides/budgets.md).")));
+	if (had)
+	{
+		/* what it spent, under the new totals and method */
+		dpagg_account next = now;
+
+		next.epsilon_total = eps;
+		next.delta_total = delta;
+		next.method = method;
+		next.cap = cap;
+		spent = dpagg_spent_with(&next, NULL);
+		if (next.releases > 0 && !dpagg_fits(&next, spent))
+			ereport(NOTICE,
+					(errmsg("role \"%s\" has already spent more than the new total (epsilon %g and delta %g, %s accounting)",
+							name, spent.epsilon, spent.delta, ledger_method_name(method)),
+					 errdetail("Its releases are refused until the total is raised above what it spent.")));
+	}
 	PG_RETURN_VOID();
 }
 

@@ -2,12 +2,12 @@
 -- Budgets are cluster-wide (roles are), kept in dpagg's durable ledger, not in tables: a change
 -- takes effect at once and is not undone by ROLLBACK.
 CREATE FUNCTION dp_set_budget(
-    role regrole, epsilon double precision, delta double precision DEFAULT 0,
-    method text DEFAULT 'basic', max_release_epsilon double precision DEFAULT NULL)
+    role regrole, epsilon double precision DEFAULT NULL, delta double precision DEFAULT NULL,
+    method text DEFAULT NULL, max_release_epsilon double precision DEFAULT NULL)
   RETURNS void
   AS 'MODULE_PATHNAME', 'dpagg_set_budget' LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION dp_set_budget(regrole, double precision, double precision, text, double precision) IS
-  'set or change the privacy budget of a role: total epsilon and delta, accounting method basic|zcdp, optional per-release epsilon cap';
+  'set or change the privacy budget of a role: total epsilon and delta, accounting method basic|zcdp, per-release epsilon cap (''infinity'': none); an argument left out keeps its current value';
 CREATE FUNCTION dp_drop_budget(role regrole) RETURNS boolean
   AS 'MODULE_PATHNAME', 'dpagg_drop_budget' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
 COMMENT ON FUNCTION dp_drop_budget(regrole) IS

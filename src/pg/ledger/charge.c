@@ -205,6 +205,64 @@ dpagg_charge_statement_end(void)
 	statement_active = false;
 }
 
+/*
+ * The refusal of a release that does not fit the budget (53DP1), saying which limit is short and
+ * by how much (docs/guides/budgets.md, "Refusals"): "exhausted" when that limit is used up, else
+ * what the release needs and what is left, with a hint at what fits.  Called with the ledger lock
+ * held; releases it.  `with` is the account with the statement's other releases added.
+ */
+static void pg_attribute_noreturn()
+refuse_overspending(const dpagg_account *acct, const dpagg_account *with, const dpagg_release_cost *cost,
+					double epsilon, const char *role, bool with_others)
+{
+	dpagg_account acc = *acct;
+	dpagg_spent now = dpagg_spent_with(with, NULL);
+	dpagg_spent after = dpagg_spent_with(with, cost);
+	bool		zcdp = acc.method == DPAGG_ACCOUNTING_ZCDP;
+	double		te = acc.epsilon_total,
+				td = zcdp ? acc.delta_total / 2 : acc.delta_total;
+	bool		eps_short = !dpagg_within(after.epsilon, te);
+	double		d_now = zcdp ? now.delta_approx : now.delta,
+				d_after = zcdp ? after.delta_approx : after.delta;
+	double		left = eps_short ? te - now.epsilon : td - d_now;
+	const char *others = with_others ? " (with the statement's other releases)" : "";
+	char		detail[512];
+
+	LWLockRelease(ledger->lock);
+	snprintf(detail, sizeof(detail),
+			 "Spent epsilon %g and delta %g of %g and %g (%s accounting)%s. Nothing was released and nothing was charged.",
+			 dpagg_spent_with(&acc, NULL).epsilon, dpagg_spent_with(&acc, NULL).delta,
+			 acc.epsilon_total, acc.delta_total, ledger_method_name(acc.method), others);
+	if (!(left > (eps_short ? te : td) * DPAGG_BUDGET_SLACK))
+		ereport(ERROR, (errcode(ERRCODE_DPAGG_BUDGET_EXHAUSTED),
+						errmsg("privacy budget of role \"%s\" exhausted: its %s is used up", role,
+							   eps_short ? "epsilon" : (zcdp ? "delta for approximate releases" : "delta")),
+						errdetail("%s", detail),
+						!eps_short && te - now.epsilon > te * DPAGG_BUDGET_SLACK
+						? errhint("Epsilon %g is left: request delta 0 with a mechanism that needs none (e.g. 'laplace'), or ask an administrator to raise the total.",
+								  te - now.epsilon)
+						: errhint("Ask an administrator to raise the total with dp_set_budget(role, epsilon, delta).")));
+	if (eps_short && zcdp)
+		ereport(ERROR, (errcode(ERRCODE_DPAGG_BUDGET_EXHAUSTED),
+						errmsg("privacy budget of role \"%s\" too small for this release: converted from zCDP, its epsilon would reach %g of %g",
+							   role, after.epsilon, te),
+						errdetail("%s Under zcdp accounting this release (epsilon %g) is charged rho %g%s.",
+								  detail, epsilon, cost->rho,
+								  cost->delta_nz > 0 ? " and its delta, as an approximate zCDP release" : ""),
+						errhint("Request a smaller epsilon, or a Gaussian mechanism ('analytic_gaussian', 'multi_gaussian'), which zcdp accounting charges less.")));
+	if (eps_short)
+		ereport(ERROR, (errcode(ERRCODE_DPAGG_BUDGET_EXHAUSTED),
+						errmsg("privacy budget of role \"%s\" too small for this release: it needs epsilon %g, %g is left",
+							   role, cost->epsilon, left),
+						errdetail("%s", detail),
+						errhint("Request epsilon %g or less, or ask an administrator to raise the total.", left)));
+	ereport(ERROR, (errcode(ERRCODE_DPAGG_BUDGET_EXHAUSTED),
+					errmsg("privacy budget of role \"%s\" too small for this release: it needs delta %g, %g is left%s",
+						   role, d_after - d_now, left, zcdp ? " for approximate releases" : ""),
+					errdetail("%s", detail),
+					errhint("Request delta %g or less, or delta 0 with a mechanism that needs none (e.g. 'laplace').", left)));
+}
+
 static void
 ledger_charge(const char *aggregate, int sets, double epsilon, double delta,
 			  const DpChargePart *parts, int nparts, bool dry_run, const char *query_text,
@@ -250,8 +308,22 @@ ledger_charge(const char *aggregate, int sets, double epsilon, double delta,
 		costs[i].delta = parts[i].delta;
 		costs[i].rho = parts[i].rho;
 	}
-	/* What it costs: epsilon and delta times the sets, and for zcdp accounting each part's rho
-	 * (or epsilon^2 / 2 and its delta: core/accounting.h). */
+	/*
+	 * What it costs: epsilon and delta times the sets, and for zcdp accounting each part's rho
+	 * (or epsilon^2 / 2 and its delta: core/accounting.h).  The delta is that of the parts, never
+	 * more than the call's: a part whose mechanism is pure carries none (dpagg_charged_delta),
+	 * so a release that uses no delta is charged none (docs/guides/budgets.md, "What is
+	 * charged"); which mechanism a call uses depends on its public parameters only.
+	 */
+	if (nparts > 0)
+	{
+		double		used = 0;
+
+		for (i = 0; i < nparts; i++)
+			used += costs[i].delta;
+		if (used < delta)
+			delta = used;
+	}
 	dpagg_release_cost_of(sets, epsilon, delta, costs, nparts, &cost);
 	pfree(costs);
 	r->epsilon = cost.epsilon;
@@ -331,21 +403,8 @@ ledger_charge(const char *aggregate, int sets, double epsilon, double delta,
 							errhint("Request an epsilon of at least %g.", floor)));
 		}
 		if (verdict != DPAGG_ADMIT)
-		{
-			dpagg_spent now = dpagg_spent_with(&a->acct, NULL);
-			double		te = a->acct.epsilon_total,
-						td = a->acct.delta_total;
-			const char *m = ledger_method_name(a->acct.method);
-
-			LWLockRelease(ledger->lock);
-			ereport(ERROR, (errcode(ERRCODE_DPAGG_BUDGET_EXHAUSTED),
-							errmsg("privacy budget of role \"%s\" exhausted", NameStr(r->role_name)),
-							errdetail("Spent epsilon %g and delta %g of %g and %g (%s accounting); this release of epsilon %g and delta %g would overspend%s. Nothing was released.",
-									  now.epsilon, now.delta, te, td, m, epsilon, delta,
-									  dry_run && statement_active && statement_npending > 0
-									  ? ", with the statement's other releases" : ""),
-							errhint("Ask an administrator to raise the budget with dp_set_budget(), or request less.")));
-		}
+			refuse_overspending(&a->acct, &with, &cost, epsilon, NameStr(r->role_name),
+								dry_run && statement_active && statement_npending > 0);
 	}
 	if (dry_run)
 	{

@@ -1,14 +1,16 @@
 /*
- * explain.c — dp_explain(query): how a query over private relations will be bounded, without
- * running it or releasing anything (docs/guides/privacy-units.md).
+ * explain.c — dp_explain(query): what a query will release and be charged, without running it or
+ * releasing anything (docs/guides/privacy-units.md, docs/guides/budgets.md).
  *
- * The query is parsed and rewritten as the planner hook would (bound.c), and each release the
- * rewrite made is described: the private relation, its unit, L and the row cap, the call's
- * (epsilon, delta) and the per-group share each group is calibrated for, the sensitivity, the
- * mechanism chosen and its noise scale (the same calibration the release would use), and for a
- * group selection its strategy, threshold and the units a group needs.  A last row gives the
- * total charge of one execution under basic composition.  Only constant parameters can be
- * explained (a parameter of a prepared statement has no value here).
+ * The query is parsed and rewritten as the planner hook would (bound.c), and each release is
+ * described: for the rewrite's per-unit releases the private relation, its unit, L and the row
+ * cap, the call's (epsilon, delta) and the per-group share each group is calibrated for, and for
+ * a group selection its strategy, threshold and the units a group needs; for dpagg's aggregates
+ * left as written (over relations that are not private) the call itself.  Each gives the
+ * sensitivity, the mechanism chosen and its noise scale (the same calibration the release would
+ * use) and the delta charged (0 for a pure mechanism, as charge.c).  A last row gives the total
+ * charge of one execution under basic composition.  Only constant parameters can be explained
+ * (a parameter of a prepared statement has no value here).
  */
 #include "query/query.h"
 
@@ -17,6 +19,7 @@
 #include "access/htup_details.h"
 #include "catalog/pg_type.h"
 #include "funcapi.h"
+#include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
 #include "tcop/tcopprot.h"
 #include "utils/builtins.h"
@@ -63,14 +66,58 @@ jsonb_of(const char *s)
 }
 
 static void
-calibration_json(StringInfo buf, const dpagg_calibration *cal, bool joint)
+calibration_json(StringInfo buf, const dpagg_calibration *cal, bool joint, bool unit)
 {
 	appendStringInfo(buf, "{\"mechanism\": \"%s\", \"epsilon\": %.17g, \"delta\": %.17g, "
 					 "\"sensitivity\": %.17g, \"scale\": %.17g, \"l1\": %.17g, \"l2\": %.17g, "
 					 "\"composition\": \"%s\"}",
 					 cal->spec, cal->epsilon, cal->delta, cal->sensitivity, cal->scale, cal->l1,
-					 cal->l2, joint ? "gaussian over the L groups (l2 sensitivity sqrt(L) x bound)"
+					 cal->l2, !unit ? "one release per group (groups are disjoint)"
+					 : joint ? "gaussian over the L groups (l2 sensitivity sqrt(L) x bound)"
 					 : "basic (epsilon / L, delta / L per group)");
+}
+
+/*
+ * dpagg's aggregates as written (dp_sum, dp_avg, dp_count, dp_sum_vector and their report forms)
+ * left in the query after the per-unit rewrite: releases over relations that are not private,
+ * each charged like any other (one row each, without a unit).
+ */
+static bool
+plain_walker(Node *node, List **out)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Aggref))
+	{
+		Aggref	   *a = (Aggref *) node;
+		int			kind = dpagg_aggregate_kind(a->aggfnoid);
+
+		if (kind >= DP_SITE_SUM && kind <= DP_SITE_VECTOR)
+		{
+			DpBoundRelease *r = palloc0(sizeof(DpBoundRelease));
+
+			r->aggref = a;
+			r->kind = kind;
+			r->relid = InvalidOid;
+			r->max_groups = 1;
+			*out = lappend(*out, r);
+		}
+	}
+	if (IsA(node, Query))
+		return query_tree_walker((Query *) node, plain_walker, out, 0);
+	return expression_tree_walker(node, plain_walker, out);
+}
+
+/* The delta a release of these calibrations is charged (dpagg_charged_delta, as charge.c). */
+static double
+charged(const dpagg_calibration *cal, int n, double delta)
+{
+	double		d = 0;
+	int			i;
+
+	for (i = 0; i < n; i++)
+		d += dpagg_charged_delta(&cal[i], n == 2 ? delta / 2 : delta);
+	return Min(d, delta);
 }
 
 PG_FUNCTION_INFO_V1(dpagg_explain_sql);
@@ -83,6 +130,7 @@ dpagg_explain_sql(PG_FUNCTION_ARGS)
 	List	   *queries;
 	Query	   *q;
 	List	   *made;
+	List	   *plain;
 	ListCell   *lc;
 	int			n = 0;
 	double		eps_total = 0,
@@ -105,14 +153,18 @@ dpagg_explain_sql(PG_FUNCTION_ARGS)
 				 errmsg("dp_explain explains a SELECT"),
 				 errhint("Pass the text of one SELECT.")));
 	made = dpagg_bound_capture(q);
+	plain = NIL;
+	(void) query_tree_walker(q, plain_walker, &plain, 0);
 
-	foreach(lc, made)
+	foreach(lc, list_concat_copy(made, plain))
 	{
 		DpBoundRelease *r = (DpBoundRelease *) lfirst(lc);
 		DpArgLayout lo;
 		double		eps,
 					delta,
+					delta_charged,
 					sens = NAN;
+		bool		unit = OidIsValid(r->relid);
 		StringInfoData det;
 		int			L = r->max_groups;
 
@@ -127,7 +179,9 @@ dpagg_explain_sql(PG_FUNCTION_ARGS)
 		values[3] = CStringGetTextDatum(r->unit);
 		values[4] = Int32GetDatum(L);
 		values[5] = Int32GetDatum(r->max_rows);
+		nulls[2] = nulls[3] = nulls[4] = !unit;
 		nulls[5] = r->max_rows == 0;
+		delta_charged = delta;
 		values[6] = Float8GetDatum(eps);
 		values[7] = Float8GetDatum(delta);
 		if (r->kind == DP_SITE_SELECT)
@@ -158,7 +212,7 @@ dpagg_explain_sql(PG_FUNCTION_ARGS)
 			appendStringInfo(&det, "{\"keep_one_unit\": %.17g, \"units_for_half\": %lld, \"plan\": %s}",
 							 dpagg_selection_probability(&plan, 1), (long long) half, json);
 		}
-		else if (r->kind == DP_SITE_UNIT_VECTOR)
+		else if (r->kind == DP_SITE_UNIT_VECTOR || r->kind == DP_SITE_VECTOR)
 		{
 			dpagg_calibration cal;
 			Const	   *mech = const_arg(r->aggref, lo.mechanism);
@@ -179,9 +233,10 @@ dpagg_explain_sql(PG_FUNCTION_ARGS)
 			values[10] = Float8GetDatum(sens);
 			values[11] = CStringGetTextDatum(cal.spec);
 			values[12] = Float8GetDatum(cal.scale);
-			appendStringInfo(&det, "{\"public_groups\": %s, \"per_group\": [",
-							 r->public_groups ? "true" : "false");
-			calibration_json(&det, &cal, false);
+			delta_charged = charged(&cal, 1, delta);
+			appendStringInfo(&det, "{\"public_groups\": %s, \"charged_delta\": %.17g, \"per_group\": [",
+							 r->public_groups ? "true" : "false", delta_charged);
+			calibration_json(&det, &cal, false, unit);
 			appendStringInfo(&det, "], \"dimension\": %d}", cal.dimension);
 		}
 		else
@@ -192,37 +247,57 @@ dpagg_explain_sql(PG_FUNCTION_ARGS)
 			int			ncal,
 						i;
 
-			ncal = dpagg_unit_calibrations(r->kind, eps, delta,
-										   lo.lower >= 0 ? float_arg(r->aggref, lo.lower) : 0,
-										   lo.upper >= 0 ? float_arg(r->aggref, lo.upper) : 1,
+			double		lower = 0,
+						upper = 1;
+			bool		integer = false;
+
+			if (lo.sensitivity >= 0)
+			{
+				upper = float_arg(r->aggref, lo.sensitivity);
+				lower = -upper;
+			}
+			else if (lo.lower >= 0 && lo.upper >= 0)
+			{
+				lower = float_arg(r->aggref, lo.lower);
+				upper = float_arg(r->aggref, lo.upper);
+			}
+			if (!unit && lo.value >= 0)
+			{
+				Oid			t = exprType((Node *) list_nth_node(TargetEntry, r->aggref->args, lo.value)->expr);
+
+				integer = t == INT2OID || t == INT4OID || t == INT8OID;
+			}
+			ncal = dpagg_unit_calibrations(r->kind, eps, delta, lower, upper,
 										   mech == NULL || mech->constisnull ? NULL
 										   : DatumGetTextPP(mech->constvalue),
-										   L, r->max_rows, false, cal, &sens, joint);
+										   L, r->max_rows, integer, cal, &sens, joint);
+			delta_charged = charged(cal, ncal, delta);
 			values[8] = Float8GetDatum(cal[0].epsilon);
 			values[9] = Float8GetDatum(cal[0].delta);
 			values[10] = Float8GetDatum(sens);
 			values[11] = CStringGetTextDatum(ncal == 2 ? psprintf("%s + %s", cal[0].spec, cal[1].spec)
 											 : cal[0].spec);
 			values[12] = Float8GetDatum(cal[0].scale);
-			appendStringInfo(&det, "{\"public_groups\": %s, ", r->public_groups ? "true" : "false");
-			if (lo.lower >= 0 && lo.upper >= 0)
-				appendStringInfo(&det, "\"lower\": %.17g, \"upper\": %.17g, ",
-								 float_arg(r->aggref, lo.lower), float_arg(r->aggref, lo.upper));
+			appendStringInfo(&det, "{\"public_groups\": %s, \"charged_delta\": %.17g, ",
+							 r->public_groups ? "true" : "false", delta_charged);
+			if (r->kind != DP_SITE_COUNT && r->kind != DP_SITE_UNIT_COUNT)
+				appendStringInfo(&det, "\"lower\": %.17g, \"upper\": %.17g, ", lower, upper);
 			appendStringInfoString(&det, "\"per_group\": [");
 			for (i = 0; i < ncal; i++)
 			{
 				if (i)
 					appendStringInfoString(&det, ", ");
-				calibration_json(&det, &cal[i], joint[i]);
+				calibration_json(&det, &cal[i], joint[i], unit);
 			}
 			appendStringInfoString(&det, "]}");
 		}
 		values[13] = jsonb_of(det.data);
 		eps_total += eps;
-		delta_total += delta;
+		delta_total += delta_charged;
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
-	/* The total charge of one execution (basic composition; zcdp budgets may charge less). */
+	/* The total charge of one execution (basic composition; zcdp budgets may charge less): the
+	 * deltas are those charged, 0 for a mechanism that uses none. */
 	memset(nulls, true, sizeof(nulls));
 	values[1] = CStringGetTextDatum("total");
 	nulls[1] = false;
@@ -230,7 +305,8 @@ dpagg_explain_sql(PG_FUNCTION_ARGS)
 	nulls[6] = false;
 	values[7] = Float8GetDatum(delta_total);
 	nulls[7] = false;
-	values[13] = jsonb_of(made == NIL ? "{\"bounded_per_unit\": false}" : "{\"bounded_per_unit\": true}");
+	values[13] = jsonb_of(psprintf("{\"bounded_per_unit\": %s, \"releases\": %d}",
+								   made == NIL ? "false" : "true", n));
 	nulls[13] = false;
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	return (Datum) 0;
