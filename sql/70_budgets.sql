@@ -533,3 +533,25 @@ SELECT releases AS after_one FROM dp_budgets;
 RESET SESSION AUTHORIZATION;
 DROP TABLE pair_t;
 DROP ROLE dp_pair;
+
+-- A mistyped dpagg.default_mechanism in postgresql.conf (here through ALTER SYSTEM, which
+-- validates as the file is read) is accepted with a WARNING, and every release that would use it
+-- is refused with the setting named, nothing charged; a release naming its mechanism works.
+SET client_min_messages = error;
+ALTER SYSTEM SET dpagg.default_mechanism = 'laplase';
+RESET client_min_messages;
+SELECT pg_reload_conf();
+SELECT pg_sleep(0.2);
+\c
+SHOW dpagg.default_mechanism;
+CREATE TABLE typo_t AS SELECT g::float8 AS x FROM generate_series(1, 10) g;
+SELECT count(*) AS before FROM dp_ledger \gset
+SELECT expect_error($$SELECT dp_count(1, 0) FROM typo_t$$) AS default_refused;
+SELECT dp_count(1, 0, 'laplace') IS NOT NULL AS named_works FROM typo_t;
+SELECT count(*) - :before AS charged FROM dp_ledger;
+ALTER SYSTEM RESET dpagg.default_mechanism;
+SELECT pg_reload_conf();
+SELECT pg_sleep(0.2);
+\c
+SHOW dpagg.default_mechanism;
+DROP TABLE typo_t;

@@ -265,6 +265,41 @@ DROP TABLE pol;
 DROP FUNCTION pg_temp.loud(integer);
 RESET ROLE;
 
+-- Money columns (numeric) and timestamps with time zone: comparisons of numeric are allowed
+-- (they cannot fail on any value); a cast of numeric to double precision only from a column
+-- whose declared numeric(p, s) keeps it below 1e300 (the cast fails beyond 1e308); conversions
+-- between date and time types are refused with a hint at dp_date_trunc, which takes each type
+-- as it is.
+CREATE TABLE pay (uid integer, amount numeric(10, 2), raw numeric, wide numeric(1000, 0), at timestamptz);
+INSERT INTO pay SELECT g, g * 1.5, g, g, timestamptz '2020-01-01 00:00+00' + g * interval '1 day'
+  FROM generate_series(1, 300) g;
+SELECT dp_protect('pay', 'uid');
+GRANT SELECT ON pay TO dp_analyst;
+SELECT count(*) AS before FROM dp_ledger \gset
+SET ROLE dp_analyst;
+SELECT q, expect_error(q) AS error
+FROM (VALUES
+  ($$SELECT dp_count(1, 1e-5) FROM pay WHERE amount > 100$$),
+  ($$SELECT dp_count(1, 1e-5) FROM pay WHERE amount BETWEEN 10 AND 100.5 OR raw IN (1, 2, 3) OR raw <> wide$$),
+  ($$SELECT CASE WHEN amount >= 200 THEN 'big' ELSE 'small' END AS band, dp_sum(amount, 1, 1e-5, 0, 500) FROM pay GROUP BY 1$$),
+  ($$SELECT dp_count(1, 1e-5) FROM pay WHERE amount::float8 > 100$$),
+  ($$SELECT dp_date_trunc('month', at) AS m, dp_count(1, 1e-5) FROM pay GROUP BY 1$$)
+) AS v(q);
+RESET ROLE;
+SELECT count(*) - :before AS charged FROM dp_ledger;
+SELECT count(*) AS before FROM dp_ledger \gset
+SET ROLE dp_analyst;
+SELECT q, expect_error(q) AS error
+FROM (VALUES
+  ($$SELECT dp_count(1, 1e-5) FROM pay WHERE raw::float8 > 100$$),
+  ($$SELECT dp_count(1, 1e-5) FROM pay WHERE wide::float8 > 100$$),
+  ($$SELECT dp_count(1, 1e-5) FROM pay WHERE amount + 1 > 100$$),
+  ($$SELECT dp_date_trunc('month', at::timestamp) AS m, dp_count(1, 1e-5) FROM pay GROUP BY 1$$)
+) AS v(q);
+RESET ROLE;
+SELECT count(*) - :before AS charged FROM dp_ledger;
+DROP TABLE pay;
+
 -- Membership counts: a member of a restricted role is restricted.
 SET ROLE dp_member;
 SELECT expect_error($$SELECT * FROM staff$$) AS error;

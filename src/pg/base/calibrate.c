@@ -46,6 +46,20 @@ check_default_mechanism(char **newval, void **extra, GucSource source)
 		return true;
 	if (dpagg_validate_spec(*newval, canonical, sizeof(canonical), &err) != DPAGG_OK)
 	{
+		/*
+		 * From postgresql.conf (or ALTER SYSTEM): PostgreSQL would log a WARNING and silently use
+		 * auto.  Accepted instead, so that every release that would use it is refused
+		 * (dpagg_mechanism_spec): the DBA's choice is never replaced behind their back.
+		 */
+		if (source == PGC_S_FILE)
+		{
+			ereport(WARNING,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("dpagg.default_mechanism = %s is not a mechanism: %s", dpagg_quote_input(*newval), err.message),
+					 errdetail("Releases that name no mechanism are refused until it is fixed."),
+					 errhint("Set a name listed by dp_mechanisms() in postgresql.conf and reload.")));
+			return true;
+		}
 		GUC_check_errmsg("%s", err.message);
 		if (err.hint[0])
 			GUC_check_errhint("%s", err.hint);
@@ -143,6 +157,19 @@ dpagg_mechanism_spec(text *arg, char *buf, size_t buflen)
 
 	if (arg != NULL)
 		src = tmp = text_to_cstring(arg);
+	else
+	{
+		dpagg_error err;
+		char		canonical[DPAGG_MECH_SPEC_LEN];
+
+		/* a setting from postgresql.conf is accepted unchecked (check_default_mechanism) */
+		if (dpagg_validate_spec(src, canonical, sizeof(canonical), &err) != DPAGG_OK)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("dpagg.default_mechanism = %s is not a mechanism: %s", dpagg_quote_input(src), err.message),
+					 errdetail("The release names no mechanism, and the default one is unusable. Nothing was released or charged."),
+					 errhint("Name a mechanism in the call, or fix dpagg.default_mechanism (dp_mechanisms() lists them).")));
+	}
 	if (strlen(src) >= buflen)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),

@@ -80,7 +80,9 @@ refuse(const char *msg, const char *detail, const char *hint)
  * bit mask of positions that must be literals, validated below) are valid, has no side effect, and
  * takes time linear in its input.  Not in the list, and why: arithmetic (overflow, division by
  * zero), narrowing or text-to-number casts (fail on some values), date_trunc and extract (can
- * leave the timestamp range at its ends), functions that read settings or tables.
+ * leave the timestamp range at its ends), functions that read settings or tables.  One cast is
+ * allowed by its argument's declared type instead (bounded_numeric_cast): numeric to double
+ * precision, which fails beyond 1e308, from a numeric(p, s) that cannot hold such values.
  */
 typedef struct Allowed
 {
@@ -109,6 +111,11 @@ static const Allowed extra_allowed[] = {
 	{"pg_catalog.float8(bigint)", 0}, {"pg_catalog.float8(real)", 0},
 	{"pg_catalog.numeric(integer)", 0}, {"pg_catalog.numeric(bigint)", 0},
 	{"pg_catalog.numeric(smallint)", 0},
+	/* comparisons of numeric (the usual money type; PostgreSQL does not mark them LEAKPROOF):
+	 * every pair of values, NaN and infinities included, compares without an error */
+	{"pg_catalog.numeric_eq(numeric,numeric)", 0}, {"pg_catalog.numeric_ne(numeric,numeric)", 0},
+	{"pg_catalog.numeric_lt(numeric,numeric)", 0}, {"pg_catalog.numeric_le(numeric,numeric)", 0},
+	{"pg_catalog.numeric_gt(numeric,numeric)", 0}, {"pg_catalog.numeric_ge(numeric,numeric)", 0},
 	{NULL, 0}
 };
 
@@ -346,6 +353,33 @@ rewrite_made(int location)
 	return location == DPAGG_BOUND_MARK;
 }
 
+/*
+ * float8(numeric) of a value whose declared type is numeric(p, s) with p - s <= 300 and s <= 300:
+ * every such value is NaN or of magnitude below 1e300 and, if not 0, at least 1e-300, all of
+ * which convert to double precision without an error (the conversion fails beyond 1e308; a
+ * column's typmod is enforced on every value stored, and restricted roles cannot apply a typmod
+ * coercion themselves).  An unconstrained numeric is refused.
+ */
+#define MAX_CAST_DIGITS 300
+
+static bool
+bounded_numeric_cast(Oid fn, List *args)
+{
+	int32		typmod,
+				precision,
+				scale;
+
+	if (fn != F_FLOAT8_NUMERIC || list_length(args) != 1 ||
+		exprType((Node *) linitial(args)) != NUMERICOID)
+		return false;
+	typmod = exprTypmod((Node *) linitial(args));
+	if (typmod < (int32) VARHDRSZ)
+		return false;
+	precision = ((typmod - VARHDRSZ) >> 16) & 0xffff;
+	scale = (((typmod - VARHDRSZ) & 0x7ff) ^ 1024) - 1024;	/* 11 bits, signed (PostgreSQL 15) */
+	return precision - scale <= MAX_CAST_DIGITS && scale <= MAX_CAST_DIGITS;
+}
+
 static void
 function_allowed(Oid fn, List *args, Oid inputcollid, AllowContext *ac)
 {
@@ -362,7 +396,7 @@ function_allowed(Oid fn, List *args, Oid inputcollid, AllowContext *ac)
 		elog(ERROR, "cache lookup failed for function %u", fn);
 	proc = (Form_pg_proc) GETSTRUCT(tup);
 	name = pstrdup(NameStr(proc->proname));
-	ok = builtin_allowed(fn, proc, &extra);
+	ok = builtin_allowed(fn, proc, &extra) || bounded_numeric_cast(fn, args);
 	{
 		Oid			nsp = proc->pronamespace;
 		Oid			lang = proc->prolang;
@@ -373,11 +407,22 @@ function_allowed(Oid fn, List *args, Oid inputcollid, AllowContext *ac)
 			list_length(args) == 2)
 			ok = safe_date_call(name, fn, nsp, lang, linitial(args));
 	}
+	if (!ok && fn == F_FLOAT8_NUMERIC)
+		refuse("restricted roles can cast numeric to double precision only from a column declared numeric(p, s) with p - s <= 300 and s <= 300",
+			   psprintf("The cast fails on values beyond 1e308, and a failure on one private row (%s) would tell about it.",
+						ac->where),
+			   "Compare numeric columns directly (amount > 100), pass them to dpagg's aggregates as they are, or ask the DBA for a column of a bounded numeric type.");
+	if (!ok && (fn == F_TIMESTAMP_TIMESTAMPTZ || fn == F_TIMESTAMPTZ_TIMESTAMP ||
+				fn == F_TIMESTAMPTZ_DATE || fn == F_DATE_TIMESTAMPTZ))
+		refuse(psprintf("restricted roles cannot convert between date and time types (%s()) on private data", name),
+			   psprintf("The conversion depends on the TimeZone setting and fails at the ends of the range, on one private row (%s).",
+						ac->where),
+			   "dp_date_trunc and dp_extract take date, timestamp and timestamp with time zone values as they are: dp_date_trunc('month', visited_at).");
 	if (!ok)
 		refuse(psprintf("restricted roles cannot apply %s() to private data", name),
 			   psprintf("Expressions over private rows (%s) may use only functions and operators that cannot raise an error that depends on the data, have no side effects and take bounded time (docs/guides/restricted-analysts.md).",
 						ac->where),
-			   "Use comparisons, boolean logic, IS NULL, CASE, COALESCE, IN lists, lower/upper, substring and LIKE with constant patterns (dp_restricted_functions() lists the functions); do arithmetic on the dpagg outputs instead.");
+			   "Use comparisons (of numbers, numeric included, text, dates and times), boolean logic, IS NULL, CASE, COALESCE, IN lists, lower/upper, substring, LIKE with constant patterns and dp_date_trunc/dp_extract (dp_restricted_functions() lists the functions); do arithmetic on the dpagg outputs instead.");
 	check_collation(inputcollid, args);
 	if (extra != NULL && extra->const_args != 0)
 	{
