@@ -537,9 +537,8 @@ DROP ROLE dp_pair;
 -- A mistyped dpagg.default_mechanism in postgresql.conf (here through ALTER SYSTEM, which
 -- validates as the file is read) is accepted with a WARNING, and every release that would use it
 -- is refused with the setting named, nothing charged; a release naming its mechanism works.
-SET client_min_messages = error;
+SET client_min_messages = error;  -- the WARNING comes whenever this backend reloads
 ALTER SYSTEM SET dpagg.default_mechanism = 'laplase';
-RESET client_min_messages;
 SELECT pg_reload_conf();
 SELECT pg_sleep(0.2);
 \c
