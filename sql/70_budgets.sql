@@ -173,6 +173,17 @@ SELECT method, epsilon_total, delta_total, max_release_epsilon FROM dp_budgets W
 SELECT dp_set_budget('dp_z', 0.1);
 SELECT dp_set_budget('dp_z', 2, 1e-5);
 SELECT method, epsilon_total, delta_total, max_release_epsilon FROM dp_budgets WHERE role = 'dp_z';
+-- auto weighs the budget's accounting (docs/guides/budgets.md): under zcdp it takes the least
+-- expected loss per unit of rho charged, so a Gaussian-family mechanism (charged its rho, no
+-- delta) rather than the staircase or Laplace it takes for the same call under basic accounting.
+SET SESSION AUTHORIZATION dp_z;
+SELECT mechanism_name, rho IS NOT NULL AS zcdp_mechanism FROM dp_calibrate('auto', 0.2, 1e-7, 1);
+SELECT dp_count(0.2, 1e-7) IS NOT NULL AS released FROM b_t;
+SELECT dp_count(0.2, 0) IS NOT NULL AS released FROM b_t;
+RESET SESSION AUTHORIZATION;
+SELECT mechanism_name, rho IS NOT NULL AS zcdp_mechanism FROM dp_calibrate('auto', 0.2, 1e-7, 1);
+SELECT mechanism, delta, rho > 0 AND rho < 0.2 * 0.2 / 2 AS charged_its_rho
+  FROM dp_ledger WHERE role = 'dp_z' ORDER BY seq DESC LIMIT 2;
 CREATE ROLE dp_new;
 SELECT expect_error($$SELECT dp_set_budget('dp_new', delta => 1e-6)$$);
 SELECT dp_set_budget('dp_new', 1e6, 0.5);

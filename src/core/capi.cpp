@@ -103,6 +103,7 @@ dpagg::PrivacyRequest from_c(const dpagg_request& r) {
   req.dimension = r.dimension;
   req.vector = r.vector != 0;
   req.objective = r.objective == DPAGG_OBJECTIVE_L1 ? dpagg::Objective::kL1 : dpagg::Objective::kL2;
+  req.zcdp_accounting = r.accounting == 1;
   return req;
 }
 }  // namespace

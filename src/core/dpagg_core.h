@@ -146,6 +146,9 @@ typedef struct dpagg_request
 	int32_t		dimension;
 	int32_t		vector;
 	int32_t		objective;		/* a dpagg_objective */
+	int32_t		accounting;		/* DPAGG_ACCOUNTING_BASIC (0) or _ZCDP (1) of the budget charged:
+								 * auto without an accounting option weighs it (auto.h) */
+	int32_t		reserved;		/* 0: no padding in a cache key */
 } dpagg_request;
 
 /*

@@ -39,6 +39,9 @@ struct PrivacyRequest {
   bool vector = false;
   // The objective when the spec names none; a vector release always minimises E ||X||_2^2.
   Objective objective = Objective::kUnset;
+  // The accounting of the budget charged, for a mechanism with an accounting option (auto) whose
+  // spec names none: true for zcdp.
+  bool zcdp_accounting = false;
 };
 
 class Mechanism {

@@ -77,4 +77,13 @@ bool objective_is_l1(const Options& options, const char* mechanism) {
   return read_option(options, mechanism, kObjectiveOption) == 0;
 }
 
+const ChoiceOption kAccountingOption{
+    "accounting", {"basic", "zcdp"}, 0, "zcdp",
+    "zcdp weighs each mechanism's expected loss by the rho zCDP accounting charges for it; basic "
+    "(the default) takes the least expected loss"};
+
+bool accounting_is_zcdp(const Options& options, const char* mechanism) {
+  return read_option(options, mechanism, kAccountingOption) == 1;
+}
+
 }  // namespace dpagg

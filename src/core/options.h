@@ -55,4 +55,9 @@ extern const ChoiceOption kObjectiveOption;
 // read_option(options, mechanism, kObjectiveOption) == l1.
 bool objective_is_l1(const Options& options, const char* mechanism);
 
+// How the budget charged for the release composes (auto): accounting = basic (the default: the
+// least expected loss) or zcdp (the least expected loss per unit of rho charged; auto.h).
+extern const ChoiceOption kAccountingOption;
+bool accounting_is_zcdp(const Options& options, const char* mechanism);
+
 }  // namespace dpagg

@@ -158,6 +158,18 @@ void apply_objective(ParsedSpec& ps, const PrivacyRequest& req, const std::strin
   ps.canonical = canonical_spec(family_name(*ps.mechanism, req.vector), ps.options, raw);
 }
 
+// A zcdp budget's accounting, for a mechanism with an accounting option whose spec names none
+// (auto): recorded in the canonical spec too, e.g. auto(accounting=zcdp,objective=l2).  Basic
+// accounting is the option's default and is not written.
+void apply_accounting(ParsedSpec& ps, const PrivacyRequest& req) {
+  if (!req.zcdp_accounting) return;
+  const auto opts = ps.mechanism->option_names();
+  if (std::find(opts.begin(), opts.end(), kAccountingOption.key) == opts.end()) return;
+  if (ps.options.count(kAccountingOption.key)) return;
+  ps.options[kAccountingOption.key] = "zcdp";
+  ps.canonical = canonical_spec(family_name(*ps.mechanism, req.vector), ps.options, ps.canonical);
+}
+
 }  // namespace
 
 ParsedSpec parse_spec(const std::string& raw, bool vector) {
@@ -250,6 +262,7 @@ void validate_request(const Mechanism& m, const PrivacyRequest& req) {
 void check(const std::string& spec, const PrivacyRequest& req) {
   ParsedSpec ps = parse_spec(spec, req.vector);
   apply_objective(ps, req, spec);
+  apply_accounting(ps, req);
   validate_request(*ps.mechanism, req);
   ps.mechanism->validate(req, ps.options);
 }
@@ -257,6 +270,7 @@ void check(const std::string& spec, const PrivacyRequest& req) {
 dpagg_calibration calibrate(const std::string& spec, const PrivacyRequest& req) {
   ParsedSpec ps = parse_spec(spec, req.vector);
   apply_objective(ps, req, spec);
+  apply_accounting(ps, req);
   validate_request(*ps.mechanism, req);
   ps.mechanism->validate(req, ps.options);
   dpagg_calibration cal;

@@ -43,6 +43,13 @@ extern dpagg_request dpagg_scalar_request(double epsilon, double delta, double s
 extern dpagg_request dpagg_vector_request(double epsilon, double delta, double l2_bound,
 										  int dimension);
 
+/* The accounting method (DPAGG_ACCOUNTING_*) of the budget this session's releases are charged
+ * to, which auto weighs (core auto.h; requests carry it).  The ledger registers the source at
+ * load; without one, basic. */
+typedef int (*DpAccountingSource) (void);
+extern void dpagg_set_accounting_source(DpAccountingSource source);
+extern int	dpagg_session_accounting(void);
+
 /*
  * Calibrate for a release (dpagg_calibrate_for_release: the core adds the release-grid allowance
  * and applies the objective) through a small per-backend cache, then the cluster's shared one

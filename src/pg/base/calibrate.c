@@ -17,6 +17,8 @@
 #include "utils/guc.h"
 #include "utils/jsonb.h"
 
+#include "accounting.h"
+
 char	   *dpagg_default_mechanism = NULL;
 int			dpagg_objective_setting = DPAGG_OBJECTIVE_L2;
 double		dpagg_report_confidence = 0.95;
@@ -181,6 +183,20 @@ dpagg_mechanism_spec(text *arg, char *buf, size_t buflen)
 		pfree(tmp);
 }
 
+static DpAccountingSource accounting_source = NULL;
+
+void
+dpagg_set_accounting_source(DpAccountingSource source)
+{
+	accounting_source = source;
+}
+
+int
+dpagg_session_accounting(void)
+{
+	return accounting_source != NULL ? accounting_source() : DPAGG_ACCOUNTING_BASIC;
+}
+
 dpagg_request
 dpagg_scalar_request(double epsilon, double delta, double sensitivity, bool integer_valued)
 {
@@ -195,6 +211,8 @@ dpagg_scalar_request(double epsilon, double delta, double sensitivity, bool inte
 	r.vector = 0;
 	/* auto (and multi_gaussian) without an objective in the spec minimise dpagg.objective's. */
 	r.objective = dpagg_objective_setting == DPAGG_OBJECTIVE_L1 ? DPAGG_OBJECTIVE_L1 : DPAGG_OBJECTIVE_L2;
+	/* auto under a zcdp budget: the least loss per unit of rho charged (core auto.h) */
+	r.accounting = dpagg_session_accounting();
 	return r;
 }
 

@@ -76,6 +76,8 @@
 #include "utils/rel.h"
 #include "utils/syscache.h"
 
+#include "accounting.h"
+
 static void
 unsupported(const char *msg, const char *hint)
 {
@@ -785,6 +787,9 @@ worker_form(Query *q, DpCitusRewrite *cr, LevelContext *lc, Oid partition_rel)
 	 * coordinator had charged.
 	 */
 	if (!setting_is_default("dpagg.default_mechanism") || !setting_is_default("dpagg.objective"))
+		return false;
+	/* ... nor the budget's accounting, which auto weighs (a worker's session has no budget) */
+	if (dpagg_session_accounting() != DPAGG_ACCOUNTING_BASIC)
 		return false;
 	relid = rt_fetch(1, q->rtable)->relid;
 	if (get_rel_relkind(relid) != RELKIND_RELATION || !is_heap(relid) ||

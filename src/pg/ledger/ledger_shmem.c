@@ -281,6 +281,28 @@ ledger_shmem_startup(void)
 	LWLockRelease(AddinShmemInitLock);
 }
 
+/*
+ * The accounting method of the session user's budget, for auto (base.h): basic without a budget
+ * or for an unlimited superuser, whose releases are not charged.  The role's own setting, not
+ * the data: choosing by it reveals nothing.
+ */
+static int
+session_accounting(void)
+{
+	Oid			role = GetSessionUserId();
+	RoleAccount *a;
+	int			method = DPAGG_ACCOUNTING_BASIC;
+
+	if (ledger == NULL || !OidIsValid(role) || (superuser_arg(role) && !dpagg_limit_superusers))
+		return method;
+	LWLockAcquire(ledger->lock, LW_SHARED);
+	a = ledger_find_account(role, false);
+	if (a != NULL && a->acct.has_budget)
+		method = a->acct.method;
+	LWLockRelease(ledger->lock);
+	return method;
+}
+
 void
 dpagg_budget_init(void)
 {
@@ -302,6 +324,7 @@ dpagg_budget_init(void)
 							"Number of roles the ledger can account for (shared memory).",
 							"Every role that has a budget or has released counts.",
 							&dpagg_max_roles, 1000, 16, 1000000, PGC_POSTMASTER, 0, NULL, NULL, NULL);
+	dpagg_set_accounting_source(session_accounting);
 	if (!process_shared_preload_libraries_in_progress)
 		return;
 	prev_shmem_request_hook = shmem_request_hook;

@@ -77,6 +77,13 @@ extern void dpagg_restrict_track(MemoryContext query_cxt);
 extern void dpagg_restrict_init(void);
 extern void dpagg_restrict_check_plan_expr(Node *node, const char *where, Bitmapset *nest_params);
 extern void dpagg_restrict_refuse(const char *msg, const char *detail, const char *hint) pg_attribute_noreturn();
+
+/* ---- restrict_functions.c: the allow-list of functions on private rows ---------------------- */
+
+/* Refuse (42501) a call of fn on private rows (`where` names the place) that is not allowed, its
+ * constant arguments checked; and a collation a call cannot be trusted with. */
+extern void dpagg_restrict_function(Oid fn, List *args, Oid inputcollid, const char *where);
+extern void dpagg_restrict_collation(Oid inputcollid, List *args);
 /* What a restricted role may read at all (restrict_objects.c). */
 extern void dpagg_restrict_check_objects(Query *parse);
 extern void dpagg_restrict_check_copy(Oid relid, bool is_from);

@@ -48,7 +48,9 @@ class Auto final : public Mechanism {
   const char* guarantee() const override { return "that of the chosen mechanism"; }
   bool accepts_zero_delta() const override { return true; }
   bool auto_candidate() const override { return false; }
-  std::vector<std::string> option_names() const override { return {kObjectiveOption.key}; }
+  std::vector<std::string> option_names() const override {
+    return {kObjectiveOption.key, kAccountingOption.key};
+  }
   std::vector<std::string> param_names() const override { return {}; }
   // Among the mechanisms that serve the request, whatever its dimension.
   const char* vector_name() const override { return "auto"; }
@@ -63,6 +65,10 @@ class Auto final : public Mechanism {
                  dpagg_calibration& cal) const override {
     // For vectors the loss is E ||X||_2^2 (cal.l2).
     const bool l1 = !req.vector && objective_is_l1(options, "auto");
+    if (accounting_is_zcdp(options, "auto")) {
+      calibrate_for_zcdp(req, l1, cal);
+      return;
+    }
     auto loss = [&](const dpagg_calibration& c) { return l1 ? c.l1 : c.l2; };
     // Mechanisms are tried in registry order (the cheap ones first); one that offers a cheap
     // estimate of its loss is calibrated only if that estimate beats the best so far.  The
@@ -100,6 +106,58 @@ class Auto final : public Mechanism {
 
   double sample(const dpagg_calibration&, RandomSource&) const override {
     throw Error(DPAGG_INTERNAL, "auto has no noise of its own");
+  }
+
+ private:
+  // Under zcdp accounting (docs/guides/budgets.md, "Budgets"; core/accounting.h) a release is
+  // charged its rho when its mechanism is rho-zCDP with rho <= epsilon^2 / 2, and otherwise
+  // epsilon^2 / 2 plus the delta it uses, taken from the budget's delta for approximate releases.
+  // Among the candidates charged no such delta, auto takes the least expected loss per unit of
+  // rho charged: E[X^2] * rho (E|X|^2 * rho for the l1 objective), which is invariant under
+  // rescaling a Gaussian's sigma, so it compares mechanisms as if each were given the same
+  // charge.  A Gaussian scores Delta^2 / 2, Laplace Delta^2: so a zcdp budget gets a Gaussian
+  // where basic accounting would take Laplace or the staircase (which zcdp charges epsilon^2 / 2
+  // and their delta).  Without delta no Gaussian serves; the pure mechanisms, charged
+  // epsilon^2 / 2 alike, then compete on their loss.  If every candidate uses delta, the least
+  // loss is taken, as under basic accounting.
+  void calibrate_for_zcdp(const PrivacyRequest& req, bool l1, dpagg_calibration& cal) const {
+    const double half_eps2 = req.epsilon * req.epsilon / 2;
+    dpagg_calibration best_free, best_any;
+    double free_score = 0, any_loss = 0;
+    bool have_free = false, have_any = false;
+    for (const Mechanism* m : all_mechanisms()) {
+      if (!m->auto_considers(req) || (req.delta == 0 && !m->accepts_zero_delta())) continue;
+      dpagg_calibration c;
+      try {
+        c = dpagg::calibrate(candidate_spec(*m, req, l1), req);
+      } catch (const Error& e) {
+        if (e.status() == DPAGG_CANCELED) throw;
+        continue;
+      }
+      const double loss = l1 ? c.l1 : c.l2;
+      const double rho = m->zcdp_rho(c);
+      const bool uses_delta = c.delta_bound != 0.0;
+      const bool charged_rho = !std::isnan(rho) && rho <= half_eps2;
+      if (!have_any || loss < any_loss) {
+        best_any = c;
+        any_loss = loss;
+        have_any = true;
+      }
+      if (!charged_rho && uses_delta) continue;  // would spend the budget's delta too
+      const double score = (l1 ? loss * loss : loss) * (charged_rho ? rho : half_eps2);
+      if (!std::isfinite(score)) continue;
+      if (!have_free || score < free_score) {
+        best_free = c;
+        free_score = score;
+        have_free = true;
+      }
+    }
+    if (!have_any)
+      invalid("no mechanism accepts this epsilon and delta", "See dp_mechanisms().");
+    char requested[DPAGG_MECH_SPEC_LEN];
+    std::memcpy(requested, cal.requested, sizeof(requested));
+    cal = have_free ? best_free : best_any;
+    std::memcpy(cal.requested, requested, sizeof(requested));
   }
 };
 
