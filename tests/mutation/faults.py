@@ -139,6 +139,15 @@ FAULTS = [
                 "query may spend the whole budget at once.",
         "killers": ["unit:Accounting.*", "regress:" + _LATE + ",70_budgets", "security"],
     },
+    {
+        "id": "charged-delta-dropped",
+        "file": "src/core/capi.cpp",
+        "find": "return cal != nullptr && cal->delta_bound == 0.0 ? 0.0 : delta;",
+        "replace": "return cal != nullptr && cal->delta_bound >= 0.0 ? 0.0 : delta;",
+        "what": "Every release is charged delta 0, also by mechanisms whose certificate needs a "
+                "delta (the Gaussians), so a role's delta budget never runs out.",
+        "killers": ["unit:ChargedDelta.*", "regress:" + _LATE + ",70_budgets"],
+    },
     # ---------------------------------------------------------------- core: selection ---------
     {
         "id": "selection-laplace-threshold-lowered",
@@ -396,7 +405,7 @@ FAULTS = [
     # ---------------------------------------------------------------- restricted analysts -----
     {
         "id": "restricted-leakproof-any-type",
-        "file": "src/pg/query/restrict.c",
+        "file": "src/pg/query/restrict_functions.c",
         "find": "\t\tif (trusted_types[i] == t)\n\t\t\treturn true;\n\treturn false;",
         "replace": "\t\tif (trusted_types[i] == t)\n\t\t\treturn true;\n\treturn true;",
         "what": "Every LEAKPROOF built-in is trusted on private rows whatever its types, "

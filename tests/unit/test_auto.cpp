@@ -62,3 +62,44 @@ TEST(AutoMechanism, ZeroDeltaIsStaircase) {
     }
   }
 }
+
+// Under zcdp accounting (auto's accounting option, or a request from a zcdp budget) auto takes,
+// among the candidates zCDP accounting charges no delta, the least expected loss per unit of rho
+// charged (rho when the mechanism is rho-zCDP with rho <= eps^2 / 2, else eps^2 / 2): checked
+// against every candidate, recomputed here from the candidates' own calibrations.
+TEST(AutoMechanism, ZcdpAccountingWeighsTheRhoCharged) {
+  for (const double delta : {1e-5, 1e-9, 0.0}) {
+    for (const double eps : {0.1, 1.0, 4.0}) {
+      SCOPED_TRACE("eps " + std::to_string(eps) + " delta " + std::to_string(delta));
+      dpagg::PrivacyRequest req{eps, delta, 1.0, false};
+      req.zcdp_accounting = true;
+      const dpagg_calibration a = dpagg::calibrate("auto", req);
+      EXPECT_STREQ(a.requested, "auto(accounting=zcdp)");
+      const dpagg_calibration b = dpagg::calibrate("auto(accounting=zcdp)", {eps, delta, 1.0, false});
+      EXPECT_STREQ(a.spec, b.spec);
+      const double half = eps * eps / 2;
+      auto cost = [&](const dpagg_calibration& c, bool* free) {
+        const double rho = dpagg_zcdp_rho(&c);
+        const bool charged_rho = !std::isnan(rho) && rho <= half;
+        *free = charged_rho || c.delta_bound == 0.0;
+        return charged_rho ? rho : half;
+      };
+      bool a_free = false;
+      const double a_score = a.l2 * cost(a, &a_free);
+      EXPECT_TRUE(a_free) << a.spec;  // some candidate is always free (Gaussian, or a pure one)
+      for (const auto& c : dpagg::auto_candidates(req, false)) {
+        bool free = false;
+        const double score = c.l2 * cost(c, &free);
+        if (free) EXPECT_LE(a_score, score * (1 + 1e-12)) << c.spec;
+      }
+      if (delta > 0) {
+        // a Gaussian scores Delta^2 / 2 and Laplace Delta^2: never Laplace, never the staircase
+        EXPECT_FALSE(std::isnan(dpagg_zcdp_rho(&a))) << a.spec;
+        EXPECT_LE(a_score, 0.5 * 1.0 * (1 + 1e-9)) << a.spec;
+      }
+    }
+  }
+  // basic accounting is unchanged: the least loss (Tulap or the staircase at these parameters)
+  const dpagg_calibration basic = dpagg::calibrate("auto", {1.0, 1e-5, 1.0, false});
+  EXPECT_TRUE(std::isnan(dpagg_zcdp_rho(&basic)) || basic.delta_bound > 0) << basic.spec;
+}
