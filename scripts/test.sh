@@ -12,6 +12,7 @@
 # installed, and says it skipped when it can do neither), two-sided noise checks of every
 # release path (tests/noise/run.sh) and the statistical DP tester (tests/dp_tester/run.sh,
 # docs/dp_tester.md), the upgrade of every kept release (tests/upgrade/run.sh, docs/versions.md),
+# the README and the guides as written (tests/readme/run.sh: every sql block, in order),
 # the Debian package (tests/package/run.sh: built, lintian-clean, installed, the SQL tests run on
 # it, removed), and last mutation testing (tests/mutation/run.sh, docs/mutation.md).
 # Ends with one line "N passed, N failed, N skipped" (skipped: cluster scripts that could not run).
@@ -66,6 +67,7 @@ cluster_script "dpagg on Citus: a coordinator and two workers (skipped without C
 cluster_script "two-sided noise checks of every release path against its calibration" tests/noise/run.sh noise.log
 cluster_script "the statistical DP tester: neighbouring databases, many releases, the privacy loss bounded" tests/dp_tester/run.sh dp_tester.log
 cluster_script "upgrades: every kept release updated to the current one, identical to a fresh install" tests/upgrade/run.sh upgrade.log
+cluster_script "the README and the guides as written: every sql block run in order, in a fresh cluster" tests/readme/run.sh readme.log
 cluster_script "the Debian package: built, lintian-clean, installed, the SQL tests on it, removed" tests/package/run.sh package.log
 
 # The mutation catalog (tests/mutation/faults.py, docs/mutation.md) still fits the code: every

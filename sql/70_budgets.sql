@@ -238,6 +238,36 @@ SELECT aggregate, epsilon, delta, mechanism, details->'charged_delta' AS charged
 REVOKE SELECT ON b_t FROM dp_delta;
 DROP ROLE dp_delta;
 
+-- The audit trail (docs/guides/budgets.md, "The ledger"): each release records the statement the
+-- client sent (a wrapper's call with its argument, and the wrapper's query after "-- running:"),
+-- the releases of one statement share a statement_id, and the role's name at the time stays in
+-- the rows after a rename (role_now follows the rename; both are NULL-free until the drop, whose
+-- event carries the name too).
+CREATE ROLE dp_audit LOGIN;
+GRANT SELECT ON b_t TO dp_audit;
+SELECT dp_set_budget('dp_audit', 10, 1e-5);
+CREATE FUNCTION audit_wrapper(want integer) RETURNS double precision SECURITY DEFINER
+  LANGUAGE sql AS $$ SELECT dp_count(0.1, 0, 'laplace') FROM b_t WHERE k = want $$;
+GRANT EXECUTE ON FUNCTION audit_wrapper(integer) TO dp_audit;
+SET SESSION AUTHORIZATION dp_audit;
+SELECT audit_wrapper(2) IS NOT NULL AS released;
+SELECT k, dp_count(0.1, 0, 'laplace') IS NOT NULL AS a, dp_sum(x, 0.1, 0, 0, 400, 'laplace') IS NOT NULL AS b
+  FROM b_t WHERE k = 1 GROUP BY k;
+SELECT dp_count(0.1, 0, 'laplace') IS NOT NULL AS released FROM b_t;
+RESET SESSION AUTHORIZATION;
+SELECT query, aggregate FROM dp_ledger WHERE role = 'dp_audit' ORDER BY seq;
+SELECT count(DISTINCT statement_id) AS statements, count(*) AS releases,
+       count(*) FILTER (WHERE statement_id = seq) AS first_of_their_statement
+  FROM dp_ledger WHERE role = 'dp_audit';
+ALTER ROLE dp_audit RENAME TO dp_audit_renamed;
+SELECT DISTINCT role, role_now FROM dp_ledger WHERE role_oid = 'dp_audit_renamed'::regrole;
+SELECT DISTINCT j.role AS journal_of_1_0_0_shows FROM dpagg_journal() j JOIN dp_ledger l USING (seq)
+  WHERE l.role_oid = 'dp_audit_renamed'::regrole;
+DROP FUNCTION audit_wrapper(integer);
+REVOKE SELECT ON b_t FROM dp_audit_renamed;
+DROP ROLE dp_audit_renamed;
+SELECT event, role, role_now FROM dp_budget_log WHERE event = 'role dropped' AND role IN ('dp_audit', 'dp_audit_renamed');
+
 -- What the analyst cannot do.
 CREATE SCHEMA dp_analyst_s AUTHORIZATION dp_analyst;
 SET SESSION AUTHORIZATION dp_analyst;

@@ -126,9 +126,11 @@ executor_start(QueryDesc *qd, int eflags)
 		dpagg_charge_statement_begin();
 		PG_TRY();
 		{
-			dpagg_sites_prepare_tree(qd->planstate, qd->sourceText);
+			const char *text = dpagg_statement_text(qd->estate->es_query_cxt, qd->sourceText);
+
+			dpagg_sites_prepare_tree(qd->planstate, text);
 			foreach(lc, qd->estate->es_subplanstates)
-				dpagg_sites_prepare_tree((PlanState *) lfirst(lc), qd->sourceText);
+				dpagg_sites_prepare_tree((PlanState *) lfirst(lc), text);
 		}
 		PG_FINALLY();
 		{

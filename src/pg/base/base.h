@@ -38,6 +38,10 @@ extern void dpagg_report(const dpagg_error *err) pg_attribute_noreturn();
 
 /* The request of a scalar release (dimension 1) or of a vector release of dimension T, with the
  * objective of dpagg.objective. */
+/* The text the ledger records for the releases of a statement whose own text is `source`: the
+ * client's statement, and `source` after it when it differs (statement.c). */
+extern const char *dpagg_statement_text(MemoryContext cxt, const char *source);
+
 extern dpagg_request dpagg_scalar_request(double epsilon, double delta, double sensitivity,
 										  bool integer_valued);
 extern dpagg_request dpagg_vector_request(double epsilon, double delta, double l2_bound,

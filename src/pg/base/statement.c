@@ -7,6 +7,9 @@
  */
 #include "base/base.h"
 
+#include "tcop/tcopprot.h"
+#include "utils/memutils.h"
+
 static int	statement_depth = 0;
 static int	plain_explain_depth = 0;
 
@@ -46,4 +49,21 @@ bool
 dpagg_planning_plain_explain(void)
 {
 	return plain_explain_depth > 0;
+}
+
+/*
+ * The text the ledger records for a statement's releases (docs/guides/budgets.md): the statement
+ * the client sent, and when what runs is another statement inside it (a function's body, a
+ * wrapper's query), that one after "-- running:".  In `cxt`, which must outlive the releases.
+ */
+const char *
+dpagg_statement_text(MemoryContext cxt, const char *source)
+{
+	const char *client = debug_query_string;
+
+	if (client == NULL || client[0] == '\0')
+		return source != NULL ? MemoryContextStrdup(cxt, source) : NULL;
+	if (source == NULL || source == client || strcmp(source, client) == 0)
+		return MemoryContextStrdup(cxt, client);
+	return MemoryContextStrdup(cxt, psprintf("%s\n-- running: %s", client, source));
 }

@@ -610,7 +610,7 @@ dpagg_citus_grant_start(QueryDesc *qd, int eflags)
 			dpagg_charge_statement_end();
 		}
 		PG_END_TRY();
-		charge_calls(g, false, qd->sourceText);
+		charge_calls(g, false, dpagg_statement_text(CurrentMemoryContext, qd->sourceText));
 		if (dpagg_secure_bytes(g->nonce, sizeof(g->nonce), &err) != DPAGG_OK)
 			dpagg_report(&err);
 		g->issued_us = unix_now_us();

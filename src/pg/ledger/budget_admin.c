@@ -29,7 +29,8 @@ static object_access_hook_type prev_object_access_hook = NULL;
 
 /* A budget record: appended and applied under the lock, then flushed. */
 static void
-budget_record(RecordType type, Oid role, double epsilon, double delta, int method, double cap)
+budget_record(RecordType type, Oid role, double epsilon, double delta, int method, double cap,
+			  const char *role_name)
 {
 	char		buf[sizeof(LedgerRecord)];
 	LedgerRecord *r = (LedgerRecord *) buf;
@@ -38,6 +39,8 @@ budget_record(RecordType type, Oid role, double epsilon, double delta, int metho
 	ledger_store_check_writable();
 	ledger_require();
 	ledger_record_init(r, type, role);
+	if (role_name != NULL)
+		namestrcpy(&r->role_name, role_name);	/* a dropped role's: its row is gone by now */
 	r->epsilon = epsilon;
 	r->delta = delta;
 	r->method = method;
@@ -134,7 +137,7 @@ role_drop_xact(XactEvent event, void *arg)
 			PendingDrop *p = (PendingDrop *) lfirst(lc);
 
 			if (ledger_has_account(p->role))
-				budget_record(REC_ROLE_DROPPED, p->role, 0, 0, DPAGG_ACCOUNTING_BASIC, NAN);
+				budget_record(REC_ROLE_DROPPED, p->role, 0, 0, DPAGG_ACCOUNTING_BASIC, NAN, NameStr(p->name));
 		}
 	}
 	else if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT ||
@@ -278,7 +281,7 @@ dpagg_set_budget(PG_FUNCTION_ARGS)
 	if (method == DPAGG_ACCOUNTING_ZCDP && !(delta > 0))
 		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("zcdp accounting needs a budget delta > 0"),
 						errhint("The total rho is converted to epsilon at the budget's delta.")));
-	budget_record(REC_BUDGET_SET, role, eps, delta, method, cap);
+	budget_record(REC_BUDGET_SET, role, eps, delta, method, cap, NULL);
 
 	if (eps > WEAK_BUDGET_EPSILON || delta > WEAK_BUDGET_DELTA)
 		ereport(WARNING,
@@ -319,7 +322,7 @@ dpagg_drop_budget(PG_FUNCTION_ARGS)
 	had = a != NULL && a->acct.has_budget;
 	LWLockRelease(ledger->lock);
 	if (had)
-		budget_record(REC_BUDGET_DROP, role, 0, 0, DPAGG_ACCOUNTING_BASIC, NAN);
+		budget_record(REC_BUDGET_DROP, role, 0, 0, DPAGG_ACCOUNTING_BASIC, NAN, NULL);
 	PG_RETURN_BOOL(had);
 }
 

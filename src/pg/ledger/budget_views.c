@@ -128,6 +128,13 @@ typedef struct DroppedRole
 	uint64		last_drop_seq;	/* seq of the role's last "role dropped" record */
 } DroppedRole;
 
+/* The releases of one client statement, by their statement key (charge.c). */
+typedef struct StatementEntry
+{
+	uint64		key;
+	int64		first;			/* the seq (or ordinal) shown for its first release */
+} StatementEntry;
+
 /*
  * The journal, for the views dp_ledger and dp_budget_log.
  *
@@ -141,6 +148,11 @@ typedef struct DroppedRole
  *    other role sees its visible rows numbered 1, 2, ... in journal order, since the global
  *    number would tell how many releases and budget changes other roles made in between.
  *  - aggregate: "name xN" for a release of N > 1 grouping sets.
+ *  - role is the name recorded at the time (a rename or a drop does not rewrite history);
+ *    role_now the role's name today, NULL once dropped (the functions' last columns: the views
+ *    of 1.0.0 keep their columns, with role as it was: the current name while the role exists).
+ *  - statement_id ties the releases of one client statement together: the seq shown for its
+ *    first release (records of 1.0.0, which lack the key, are each their own statement).
  */
 PG_FUNCTION_INFO_V1(dpagg_journal);
 Datum
@@ -153,8 +165,12 @@ dpagg_journal(PG_FUNCTION_ARGS)
 	int64		ordinal = 0;
 	HASHCTL		ctl;
 	HTAB	   *dropped;
+	HTAB	   *statements;
+	bool		full;
 
 	InitMaterializedSRF(fcinfo, 0);
+	/* dpagg_events() (1.1.0) has 20 columns, dpagg_journal() (1.0.0) the first 18 */
+	full = rsinfo->setDesc->natts >= 20;
 	ledger_require();
 	LWLockAcquire(ledger->lock, LW_SHARED);
 	ledger_check_usable_locked();
@@ -167,6 +183,11 @@ dpagg_journal(PG_FUNCTION_ARGS)
 	ctl.entrysize = sizeof(DroppedRole);
 	ctl.hcxt = CurrentMemoryContext;
 	dropped = hash_create("dpagg dropped roles", 64, &ctl, HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	memset(&ctl, 0, sizeof(ctl));
+	ctl.keysize = sizeof(uint64);
+	ctl.entrysize = sizeof(StatementEntry);
+	ctl.hcxt = CurrentMemoryContext;
+	statements = hash_create("dpagg statements", 256, &ctl, HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
 	while ((r = ledger_reader_next(&rd)) != NULL)
 		if (r->type == REC_ROLE_DROPPED)
 		{
@@ -178,8 +199,8 @@ dpagg_journal(PG_FUNCTION_ARGS)
 	ledger_reader_rewind(&rd);
 	while ((r = ledger_reader_next(&rd)) != NULL)
 	{
-		Datum		v[18];
-		bool		nl[18];
+		Datum		v[20];
+		bool		nl[20];
 		DroppedRole *d = hash_search(dropped, &r->role, HASH_FIND, NULL);
 		bool		of_dropped = d != NULL && d->last_drop_seq >= r->seq;
 		const char *current = of_dropped ? NULL : GetUserNameFromId(r->role, true);
@@ -194,11 +215,22 @@ dpagg_journal(PG_FUNCTION_ARGS)
 		/* To the second for non-auditors: a microsecond stamp per release of one statement would
 		 * time the scans between them. */
 		v[2] = TimestampTzGetDatum(auditor ? r->at : r->at - (r->at % USECS_PER_SEC));
-		if (current)
-			namestrcpy(&role_name, current);
-		else
+		if (current && !full)
+			namestrcpy(&role_name, current);	/* 1.0.0's dpagg_journal(): the name today */
+		else if (r->role_name.data[0] != '\0' || current == NULL)
 			role_name = r->role_name;
+		else
+			namestrcpy(&role_name, current);	/* a record without the name (none expected) */
 		v[3] = NameGetDatum(&role_name);
+		v[19] = (Datum) 0;
+		nl[19] = current == NULL;
+		if (current)
+		{
+			NameData   *now = palloc(sizeof(NameData));
+
+			namestrcpy(now, current);
+			v[19] = NameGetDatum(now);
+		}
 		v[4] = ObjectIdGetDatum(r->role);
 		v[5] = NameGetDatum(&r->database_name);
 		v[6] = NameGetDatum(&r->actor_name);
@@ -220,6 +252,16 @@ dpagg_journal(PG_FUNCTION_ARGS)
 			v[15] = BoolGetDatum((r->flags & (FLAG_UNLIMITED | FLAG_NO_BUDGET)) == 0);
 			nl[16] = nl[17] = true;
 			v[16] = v[17] = 0;
+			{
+				StatementEntry *e;
+				bool		found;
+
+				e = r->statement_key != 0 ? hash_search(statements, &r->statement_key, HASH_ENTER, &found) : NULL;
+				if (e != NULL && !found)
+					e->first = DatumGetInt64(v[0]);
+				v[18] = Int64GetDatum(e != NULL ? e->first : DatumGetInt64(v[0]));
+				nl[18] = false;
+			}
 		}
 		else
 		{
@@ -231,10 +273,13 @@ dpagg_journal(PG_FUNCTION_ARGS)
 			v[16] = CStringGetTextDatum(ledger_method_name(r->method));
 			nl[16] = r->type != REC_BUDGET_SET;
 			v[17] = float_or_null(r->cap, &nl[17]);
+			nl[18] = true;
+			v[18] = 0;
 		}
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, nl);
 	}
 	hash_destroy(dropped);
+	hash_destroy(statements);
 	ledger_reader_end(&rd);
 	return (Datum) 0;
 }

@@ -40,6 +40,8 @@
 #include "ledger/ledger.h"
 
 #include "access/parallel.h"
+#include "access/xact.h"
+#include "common/hashfn.h"
 #include "executor/instrument.h"
 #include "mb/pg_wchar.h"
 #include "miscadmin.h"
@@ -294,6 +296,25 @@ ledger_charge(const char *aggregate, int sets, double epsilon, double delta,
 	ledger_require();
 	ledger_record_init(r, REC_RELEASE, role);
 	r->query_id = pgstat_get_my_query_id();
+	/* the key that ties the releases of one client statement together (dp_ledger.statement_id):
+	 * the session's pid (a parallel worker's leader's) and the statement's start time, which a
+	 * parallel worker shares with its leader */
+	{
+		struct
+		{
+			int64		start;
+			int32		pid;
+			int32		zero;
+		}			k;
+		uint64		h;
+
+		memset(&k, 0, sizeof(k));
+		k.start = GetCurrentStatementStartTimestamp();
+		k.pid = IsParallelWorker() && MyProc != NULL && MyProc->lockGroupLeader != NULL
+			? MyProc->lockGroupLeader->pid : MyProcPid;
+		h = DatumGetUInt64(hash_any_extended((const unsigned char *) &k, sizeof(k), 0));
+		r->statement_key = h != 0 ? h : 1;	/* 0: a record without a key (1.0.0) */
+	}
 	/* the bare name; the views show "name xN" for N > 1 grouping sets */
 	Assert(strlen(aggregate) < sizeof(r->aggregate));
 	strlcpy(r->aggregate, aggregate, sizeof(r->aggregate));

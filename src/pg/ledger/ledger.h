@@ -85,7 +85,14 @@ typedef struct LedgerRecord
 	double		delta;
 	double		rho;			/* release: rho charged under zcdp accounting */
 	double		delta_nz;		/* release: delta of its parts charged as approximate zCDP */
-	uint64		flushed_hint;	/* old journal: durable up to here when appended; now 0 */
+	union
+	{
+		uint64		flushed_hint;	/* old journal: durable up to here when appended */
+		uint64		statement_key;	/* WAL ledger, 1.1.0 on: release: a hash of the session's
+									 * pid and its client statement's start time, the same for
+									 * every release of the statement (dp_ledger.statement_id);
+									 * 0 before */
+	};
 	double		cap;			/* budget: per-release epsilon cap, NaN for none */
 	NameData	role_name;
 	NameData	database_name;

@@ -90,6 +90,7 @@ ledger_migrate_journal(int *nrec)
 			ledger->next_seq = r->seq;
 			if (r->type == REC_ROLE_DROPPED)
 				r->query_id = 0;	/* the old journal's drops were unconditional */
+			r->flushed_hint = 0;	/* the old journal's hint; statement_key in the WAL ledger */
 			last = ledger_store_append_locked(r);
 			if (!ledger_apply_record(r))
 				damaged("the ledger holds more roles than dpagg.max_roles (%lld records in); raise it and restart",

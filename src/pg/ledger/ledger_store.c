@@ -432,7 +432,6 @@ ledger_store_append_locked(LedgerRecord *r)
 	Assert(ledger->loaded);
 	r->magic = LEDGER_RECORD_MAGIC;
 	r->seq = ledger->next_seq;
-	r->flushed_hint = 0;
 	r->crc = ledger_record_crc(r);
 
 	if (ledger->last_block > 0)

@@ -169,7 +169,21 @@ dpagg_explain_sql(PG_FUNCTION_ARGS)
 		int			L = r->max_groups;
 
 		memset(nulls, 0, sizeof(nulls));
-		dpagg_arg_layout(r->aggref, r->kind, &lo);
+		if (r->kind == DP_SITE_VECTOR)
+		{
+			/* dp_sum_vector(values, dimension, epsilon, delta, bound [, mechanism]) (vector.c) */
+			memset(&lo, -1, sizeof(lo));
+			lo.nargs = list_length(r->aggref->args);
+			lo.value = 0;
+			lo.dimension = 1;
+			lo.epsilon = 2;
+			lo.delta = 3;
+			lo.upper = 4;
+			if (lo.nargs > 5)
+				lo.mechanism = 5;
+		}
+		else
+			dpagg_arg_layout(r->aggref, r->kind, &lo);
 		eps = float_arg(r->aggref, lo.epsilon);
 		delta = float_arg(r->aggref, lo.delta);
 		initStringInfo(&det);
