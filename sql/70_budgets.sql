@@ -268,6 +268,51 @@ REVOKE SELECT ON b_t FROM dp_audit_renamed;
 DROP ROLE dp_audit_renamed;
 SELECT event, role, role_now FROM dp_budget_log WHERE event = 'role dropped' AND role IN ('dp_audit', 'dp_audit_renamed');
 
+-- One epsilon per statement (docs/guides/budgets.md, "One epsilon per statement"): under
+-- dpagg.statement_epsilon the epsilons written are weights, scaled to add up to the setting,
+-- group selections included (at the first aggregate's weight); dpagg.statement_delta does the same
+-- for the deltas asked for; dp_explain shows the split and its total; a cached plan made under
+-- another setting is refused when it starts; GROUPING SETS and the selection settings are refused
+-- beside it.  Without the setting each release is charged what it says, as before.
+CREATE ROLE dp_stmt LOGIN;
+CREATE TABLE stmt_t AS SELECT g % 50 AS uid, g % 3 AS k, g::float8 AS x FROM generate_series(1, 600) g;
+SELECT dp_protect('stmt_t', 'uid', 1);
+GRANT SELECT ON b_t, stmt_t TO dp_stmt;
+SELECT dp_set_budget('dp_stmt', 20, 1e-4);
+SET SESSION AUTHORIZATION dp_stmt;
+SET dpagg.statement_epsilon = 1;
+SELECT dp_count(1, 0, 'laplace') IS NOT NULL AS a, dp_sum(x, 1, 0, 0, 400, 'laplace') IS NOT NULL AS b,
+       dp_avg(x, 2, 0, 0, 400, 'laplace') IS NOT NULL AS c FROM b_t;
+SET dpagg.statement_delta = 1e-6;
+SELECT count(*) >= 0 AS ran
+  FROM (SELECT k, dp_count(1, 1e-6) AS a, dp_sum(x, 1, 1e-6, 0, 600) AS b FROM stmt_t GROUP BY k) s
+ WHERE a IS NOT NULL AND b IS NOT NULL;
+SELECT aggregate, epsilon, delta FROM dp_explain($$SELECT k, dp_count(1, 1e-6), dp_sum(x, 1, 1e-6, 0, 600) FROM stmt_t GROUP BY k$$);
+RESET dpagg.statement_delta;
+PREPARE two AS SELECT dp_count(1, 0, 'laplace') IS NOT NULL AS a, dp_count(1, 0, 'laplace') IS NOT NULL AS b FROM b_t;
+SET plan_cache_mode = force_generic_plan;
+EXECUTE two;
+SET dpagg.statement_epsilon = 0.5;
+SELECT expect_error($$EXECUTE two$$) AS planned_under_another_setting;
+DEALLOCATE two;
+RESET plan_cache_mode;
+SELECT expect_error($$SELECT k, dp_count(1, 0, 'laplace') FROM b_t GROUP BY GROUPING SETS ((k), ())$$) AS grouping_sets;
+SET dpagg.selection_epsilon = 0.1;
+SELECT expect_error($$SELECT k, dp_count(1, 1e-6) FROM stmt_t GROUP BY k$$) AS selection_setting;
+RESET dpagg.selection_epsilon;
+RESET dpagg.statement_epsilon;
+SELECT dp_count(1, 0, 'laplace') IS NOT NULL AS as_written FROM b_t;
+RESET SESSION AUTHORIZATION;
+SELECT dense_rank() OVER (ORDER BY statement_id) AS statement, aggregate, round(epsilon::numeric, 6) AS epsilon,
+       delta, mechanism LIKE 'selection%' AS selection
+  FROM dp_ledger WHERE role = 'dp_stmt' ORDER BY seq;
+SELECT dense_rank() OVER (ORDER BY statement_id) AS statement, round(sum(epsilon)::numeric, 9) AS epsilon,
+       sum(delta) AS delta
+  FROM dp_ledger WHERE role = 'dp_stmt' GROUP BY statement_id ORDER BY statement_id;
+REVOKE SELECT ON b_t, stmt_t FROM dp_stmt;
+DROP TABLE stmt_t;
+DROP ROLE dp_stmt;
+
 -- What the analyst cannot do.
 CREATE SCHEMA dp_analyst_s AUTHORIZATION dp_analyst;
 SET SESSION AUTHORIZATION dp_analyst;

@@ -91,6 +91,9 @@ executor_start(QueryDesc *qd, int eflags)
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("this scrollable cursor could fetch dpagg's releases backwards by running the aggregation again"),
 				 errhint("Declare the cursor without SCROLL, or add ORDER BY to the query.")));
+	/* a cached plan made under another dpagg.statement_epsilon (statement_budget.c) */
+	if ((eflags & EXEC_FLAG_EXPLAIN_ONLY) == 0 && !IsParallelWorker())
+		dpagg_check_statement_budget(qd->plannedstmt, qd->params);
 	if (eflags & EXEC_FLAG_EXPLAIN_ONLY)
 		(void) dpagg_restrict_check_executor(qd->plannedstmt, true,
 											 dpagg_plan_reads_private(qd->plannedstmt));
@@ -257,6 +260,8 @@ planner(Query *parse, const char *query_string, int options, ParamListInfo param
 	/* a restricted session reads only what is allowed (restrict_objects.c) */
 	dpagg_restrict_check_objects(parse);
 	dpagg_bound_query(parse);
+	/* dpagg.statement_epsilon: the releases' epsilons scaled to it (statement_budget.c) */
+	dpagg_split_statement_budget(parse, params);
 	stmt = plan_citus(parse, query_string, options, params, DPAGG_CITUS_WORKER);
 	/* Last, on the finished plan that every check above has seen. */
 	dpagg_inline_sums(stmt);

@@ -231,12 +231,27 @@ conf fresh
 mkdir -p "$tmp/fresh/pg_dpagg"
 python3 - "$tmp/standby/global/4200000187" "$tmp/fresh/pg_dpagg/ledger" <<'EOF'
 import struct, sys
+def crc32c(data):  # CRC-32C (Castagnoli), as PostgreSQL's pg_crc32c
+    crc = 0xFFFFFFFF
+    for b in data:
+        crc ^= b
+        for _ in range(8):
+            crc = (crc >> 1) ^ (0x82F63B78 if crc & 1 else 0)
+    return crc ^ 0xFFFFFFFF
 data = open(sys.argv[1], 'rb').read()
 recs = b''
 for off in range(8192, len(data), 8192):          # every data page after the meta page
     page = data[off:off + 8192]
     lower = struct.unpack_from('<H', page, 12)[0]
-    recs += page[24:lower]
+    pos = 24
+    while pos < lower:                            # each record: an old journal's has, at byte
+        length = struct.unpack_from('<I', page, pos + 4)[0]   # 96, the flushed hint (0 here),
+        r = bytearray(page[pos:pos + length])     # where the WAL ledger keeps a statement key
+        r[96:104] = bytes(8)
+        r[8:12] = bytes(4)
+        struct.pack_into('<I', r, 8, crc32c(bytes(r)))
+        recs += bytes(r)
+        pos += length
 with open(sys.argv[2], 'wb') as f:
     f.write(b'DPAGGLG1' + bytes(8) + recs + b'DPRL\x40\x02\x00\x00partial')
 EOF

@@ -221,10 +221,20 @@ static char *selection_strategy = NULL;
 void
 dpagg_selection_settings(double *epsilon, double *delta, const char **strategy)
 {
-	if (selection_epsilon > 0)
+	/* under dpagg.statement_epsilon the selection's share is in its arguments
+	 * (query/statement_budget.c refuses the settings beside it when planning) */
+	if (selection_epsilon > 0 && !(dpagg_statement_epsilon > 0))
 		*epsilon = selection_epsilon;
-	if (selection_delta > 0)
+	if (selection_delta > 0 && !(dpagg_statement_epsilon > 0 && dpagg_statement_delta > 0))
 		*delta = selection_delta;
+	*strategy = selection_strategy ? selection_strategy : "auto";
+}
+
+void
+dpagg_selection_settings_raw(double *epsilon, double *delta, const char **strategy)
+{
+	*epsilon = selection_epsilon;
+	*delta = selection_delta;
 	*strategy = selection_strategy ? selection_strategy : "auto";
 }
 

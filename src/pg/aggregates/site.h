@@ -194,6 +194,8 @@ extern void dpagg_selection_plan_for(const char *strategy, double epsilon, doubl
  * setting above 0 replaces the first aggregate's epsilon or delta; the strategy is the
  * setting's (selection.c).  Defined at load by dpagg_selection_init. */
 extern void dpagg_selection_settings(double *epsilon, double *delta, const char **strategy);
+/* The settings as set (0: not set), for query/statement_budget.c. */
+extern void dpagg_selection_settings_raw(double *epsilon, double *delta, const char **strategy);
 extern void dpagg_selection_init(void);
 
 /* The rule for the clamping bounds of a call (22023 when they are unusable): the sensitivity B of

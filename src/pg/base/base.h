@@ -51,6 +51,11 @@ extern dpagg_request dpagg_vector_request(double epsilon, double delta, double l
  * to, which auto weighs (core auto.h; requests carry it).  The ledger registers the source at
  * load; without one, basic. */
 typedef int (*DpAccountingSource) (void);
+
+/* dpagg.statement_epsilon and dpagg.statement_delta (0: off): the budget of one statement, split
+ * among its releases (query/statement_budget.c). */
+extern double dpagg_statement_epsilon;
+extern double dpagg_statement_delta;
 extern void dpagg_set_accounting_source(DpAccountingSource source);
 extern int	dpagg_session_accounting(void);
 

@@ -21,6 +21,8 @@
 
 char	   *dpagg_default_mechanism = NULL;
 int			dpagg_objective_setting = DPAGG_OBJECTIVE_L2;
+double		dpagg_statement_epsilon = 0;
+double		dpagg_statement_delta = 0;
 double		dpagg_report_confidence = 0.95;
 
 static const struct config_enum_entry objective_options[] = {
@@ -107,6 +109,13 @@ dpagg_calibrate_init(void)
 							 NULL,
 							 NULL,
 							 NULL);
+	DefineCustomRealVariable("dpagg.statement_epsilon",
+							 "The epsilon of one statement, split among its releases (0: each release's epsilon as written).",
+							 "When set, the epsilons written in a statement's dpagg aggregates are weights: they are scaled to add up to this, group selections included.",
+							 &dpagg_statement_epsilon, 0, 0, 1e9, PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomRealVariable("dpagg.statement_delta",
+							 "The delta of one statement, split among its releases that ask for one (0: as written); with dpagg.statement_epsilon.",
+							 NULL, &dpagg_statement_delta, 0, 0, 0.999, PGC_USERSET, 0, NULL, NULL, NULL);
 	dpagg_set_interrupt_check(should_stop);
 }
 

@@ -153,6 +153,7 @@ dpagg_explain_sql(PG_FUNCTION_ARGS)
 				 errmsg("dp_explain explains a SELECT"),
 				 errhint("Pass the text of one SELECT.")));
 	made = dpagg_bound_capture(q);
+	dpagg_split_statement_budget(q, NULL);	/* as the planner hook (statement_budget.c) */
 	plain = NIL;
 	(void) query_tree_walker(q, plain_walker, &plain, 0);
 

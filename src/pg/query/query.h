@@ -78,6 +78,13 @@ extern void dpagg_restrict_init(void);
 extern void dpagg_restrict_check_plan_expr(Node *node, const char *where, Bitmapset *nest_params);
 extern void dpagg_restrict_refuse(const char *msg, const char *detail, const char *hint) pg_attribute_noreturn();
 
+/* ---- statement_budget.c: one budget per statement (dpagg.statement_epsilon) -------------------- */
+
+/* Scale the epsilons (and deltas) of a statement's releases to the settings, after the per-unit
+ * rewrite; and refuse, when a statement starts, a plan whose releases add up to more. */
+extern void dpagg_split_statement_budget(Query *parse, ParamListInfo params);
+extern void dpagg_check_statement_budget(PlannedStmt *stmt, ParamListInfo params);
+
 /* ---- restrict_functions.c: the allow-list of functions on private rows ---------------------- */
 
 /* Refuse (42501) a call of fn on private rows (`where` names the place) that is not allowed, its
