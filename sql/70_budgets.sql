@@ -313,6 +313,43 @@ REVOKE SELECT ON b_t, stmt_t FROM dp_stmt;
 DROP TABLE stmt_t;
 DROP ROLE dp_stmt;
 
+-- From a walk-through: a caller's dpagg.statement_epsilon does not rescale the epsilons written in
+-- a SECURITY DEFINER function (its owner's choice); dp_explain counts as the charge does (identical
+-- calls of a level are one release, each grouping set is one, a release in a sub-select is marked
+-- as charged per execution); a budget given again after a drop, below what was spent, gets its
+-- NOTICE; a budget on a group role says its members are not charged to it; a correlated subquery
+-- refused at a later execution says the earlier ones stay charged.
+CREATE ROLE dp_walk LOGIN;
+CREATE ROLE dp_walk_group;
+GRANT dp_walk_group TO dp_walk;
+GRANT SELECT ON b_t TO dp_walk;
+SELECT dp_set_budget('dp_walk', 0.35, 0);
+SELECT dp_set_budget('dp_walk_group', 1);
+CREATE FUNCTION walk_wrapper() RETURNS double precision SECURITY DEFINER
+  LANGUAGE sql AS $$ SELECT dp_count(0.1, 0, 'laplace') FROM b_t $$;
+GRANT EXECUTE ON FUNCTION walk_wrapper() TO dp_walk;
+SET SESSION AUTHORIZATION dp_walk;
+SET dpagg.statement_epsilon = 0.3;
+SELECT walk_wrapper() IS NOT NULL AS released;
+RESET dpagg.statement_epsilon;
+SELECT epsilon FROM dp_ledger WHERE role = 'dp_walk';
+SELECT expect_error($$SELECT v.k, (SELECT dp_count(0.1, 0, 'laplace') FROM b_t WHERE b_t.k = v.k)
+                       FROM (VALUES (1), (2), (3), (4)) v(k)$$) AS later_execution_refused;
+SELECT count(*) AS charged_before_the_refusal FROM dp_ledger WHERE role = 'dp_walk';
+RESET SESSION AUTHORIZATION;
+SELECT aggregate, epsilon, details->'grouping_sets_counted' AS sets, details->'per_execution' AS per_execution
+  FROM dp_explain($$SELECT k, dp_count(0.2, 0, 'laplace') FROM b_t GROUP BY ROLLUP (k)$$) WHERE aggregate = 'total';
+SELECT aggregate, epsilon FROM dp_explain($$SELECT dp_count(0.06, 0, 'laplace'), dp_count(0.06, 0, 'laplace') FROM b_t$$);
+SELECT aggregate, epsilon, details->'per_execution' AS per_execution
+  FROM dp_explain($$SELECT v.k, (SELECT dp_count(0.01, 0, 'laplace') FROM b_t WHERE b_t.k = v.k) FROM (VALUES (1), (2)) v(k)$$)
+ WHERE aggregate = 'total';
+SELECT dp_drop_budget('dp_walk');
+SELECT dp_set_budget('dp_walk', 0.1);
+DROP FUNCTION walk_wrapper();
+REVOKE SELECT ON b_t FROM dp_walk;
+DROP ROLE dp_walk;
+DROP ROLE dp_walk_group;
+
 -- What the analyst cannot do.
 CREATE SCHEMA dp_analyst_s AUTHORIZATION dp_analyst;
 SET SESSION AUTHORIZATION dp_analyst;

@@ -91,6 +91,8 @@ TEST(AutoMechanism, ZcdpAccountingWeighsTheRhoCharged) {
         bool free = false;
         const double score = c.l2 * cost(c, &free);
         if (free) EXPECT_LE(a_score, score * (1 + 1e-12)) << c.spec;
+        // of the candidates that tie with it (every Gaussian scores Delta^2 / 2), the least loss
+        if (free && score <= a_score * (1 + 1e-9)) EXPECT_LE(a.l2, c.l2) << c.spec;
       }
       if (delta > 0) {
         // a Gaussian scores Delta^2 / 2 and Laplace Delta^2: never Laplace, never the staircase

@@ -240,8 +240,8 @@ set_bounds(ScalarParams *p, double lower, double upper)
 			bad_bounds("lower and upper must be finite",
 					   "Pass finite bounds with lower <= upper.");
 		if (lower > upper)
-			bad_bounds("lower must not be greater than upper",
-					   "Pass finite bounds with lower <= upper.");
+			bad_bounds(psprintf("lower (%g) must not be greater than upper (%g)", lower, upper),
+					   "Pass finite bounds with lower <= upper; the arguments are (value, epsilon, delta, lower, upper).");
 		if (p->kind == DP_AVG && !(lower < upper))
 			bad_bounds("dp_avg needs lower < upper",
 					   "With lower = upper the average is known: it is lower.");

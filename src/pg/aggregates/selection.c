@@ -223,9 +223,9 @@ dpagg_selection_settings(double *epsilon, double *delta, const char **strategy)
 {
 	/* under dpagg.statement_epsilon the selection's share is in its arguments
 	 * (query/statement_budget.c refuses the settings beside it when planning) */
-	if (selection_epsilon > 0 && !(dpagg_statement_epsilon > 0))
+	if (selection_epsilon > 0 && !(dpagg_statement_epsilon_here() > 0))
 		*epsilon = selection_epsilon;
-	if (selection_delta > 0 && !(dpagg_statement_epsilon > 0 && dpagg_statement_delta > 0))
+	if (selection_delta > 0 && !(dpagg_statement_epsilon_here() > 0 && dpagg_statement_delta > 0))
 		*delta = selection_delta;
 	*strategy = selection_strategy ? selection_strategy : "auto";
 }

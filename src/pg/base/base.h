@@ -56,6 +56,9 @@ typedef int (*DpAccountingSource) (void);
  * among its releases (query/statement_budget.c). */
 extern double dpagg_statement_epsilon;
 extern double dpagg_statement_delta;
+/* dpagg.statement_epsilon as it applies here: 0 inside a SECURITY DEFINER function, whose
+ * owner's epsilons stand (calibrate.c). */
+extern double dpagg_statement_epsilon_here(void);
 extern void dpagg_set_accounting_source(DpAccountingSource source);
 extern int	dpagg_session_accounting(void);
 

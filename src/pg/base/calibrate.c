@@ -192,6 +192,12 @@ dpagg_mechanism_spec(text *arg, char *buf, size_t buflen)
 		pfree(tmp);
 }
 
+double
+dpagg_statement_epsilon_here(void)
+{
+	return InLocalUserIdChange() ? 0 : dpagg_statement_epsilon;
+}
+
 static DpAccountingSource accounting_source = NULL;
 
 void

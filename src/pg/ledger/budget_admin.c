@@ -14,6 +14,8 @@
 
 #include <math.h>
 
+#include "access/htup_details.h"
+#include "access/transam.h"
 #include "access/xact.h"
 #include "catalog/objectaccess.h"
 #include "catalog/pg_authid.h"
@@ -23,6 +25,7 @@
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/memutils.h"
+#include "utils/catcache.h"
 #include "utils/syscache.h"
 
 static object_access_hook_type prev_object_access_hook = NULL;
@@ -201,6 +204,7 @@ dpagg_set_budget(PG_FUNCTION_ARGS)
 	int			method = -1;
 	bool		keep_cap = PG_ARGISNULL(4);
 	bool		had = false;
+	bool		spent_before = false;	/* it released before (a dropped budget's spending stays) */
 	dpagg_account now;
 	dpagg_spent spent;
 	const char *name;
@@ -254,6 +258,7 @@ dpagg_set_budget(PG_FUNCTION_ARGS)
 		{
 			now = a->acct;
 			had = now.has_budget;
+			spent_before = now.releases > 0;
 		}
 	}
 	LWLockRelease(ledger->lock);
@@ -283,17 +288,38 @@ dpagg_set_budget(PG_FUNCTION_ARGS)
 						errhint("The total rho is converted to epsilon at the budget's delta.")));
 	budget_record(REC_BUDGET_SET, role, eps, delta, method, cap, NULL);
 
+	/* budgets belong to the login role (charge.c): a group's members are not charged to it */
+	{
+		HeapTuple	tup = SearchSysCache1(AUTHOID, ObjectIdGetDatum(role));
+
+		if (HeapTupleIsValid(tup))
+		{
+			bool		login = ((Form_pg_authid) GETSTRUCT(tup))->rolcanlogin;
+			CatCList   *members = SearchSysCacheList1(AUTHMEMROLEMEM, ObjectIdGetDatum(role));
+			bool		group = members->n_members > 0 || role < FirstNormalObjectId;
+
+			ReleaseSysCacheList(members);
+			ReleaseSysCache(tup);
+			if (!login && group)
+				ereport(NOTICE,
+						(errmsg("role \"%s\" is a group role that cannot log in: its budget is not shared by its members", name),
+						 errdetail("Releases are charged to the session user's own budget; a member of \"%s\" is charged to its own.", name),
+						 errhint("Give each member that releases a budget of its own.")));
+		}
+	}
+
 	if (eps > WEAK_BUDGET_EPSILON || delta > WEAK_BUDGET_DELTA)
 		ereport(WARNING,
 				(errmsg("the privacy budget of role \"%s\" (epsilon %g, delta %g) protects little", name, eps, delta),
 				 errdetail("Over all its releases, role \"%s\" may tell apart data that differ in one person by a factor of up to e^epsilon, and delta is the probability that even this fails; above epsilon %g or delta %g the guarantee is weak.",
 						   name, WEAK_BUDGET_EPSILON, WEAK_BUDGET_DELTA),
 				 errhint("Budgets of a few units of epsilon and a delta far below 1/n for n people (e.g. 1e-6) are usual (docs/guides/budgets.md).")));
-	if (had)
+	if (spent_before)
 	{
 		/* what it spent, under the new totals and method */
 		dpagg_account next = now;
 
+		next.has_budget = 1;
 		next.epsilon_total = eps;
 		next.delta_total = delta;
 		next.method = method;

@@ -215,7 +215,7 @@ dpagg_charge_statement_end(void)
  */
 static void pg_attribute_noreturn()
 refuse_overspending(const dpagg_account *acct, const dpagg_account *with, const dpagg_release_cost *cost,
-					double epsilon, const char *role, bool with_others)
+					double epsilon, const char *role, bool with_others, bool dry_run)
 {
 	dpagg_account acc = *acct;
 	dpagg_spent now = dpagg_spent_with(with, NULL);
@@ -232,9 +232,11 @@ refuse_overspending(const dpagg_account *acct, const dpagg_account *with, const 
 
 	LWLockRelease(ledger->lock);
 	snprintf(detail, sizeof(detail),
-			 "Spent epsilon %g and delta %g of %g and %g (%s accounting)%s. Nothing was released and nothing was charged.",
+			 "Spent epsilon %g and delta %g of %g and %g (%s accounting)%s. %s",
 			 dpagg_spent_with(&acc, NULL).epsilon, dpagg_spent_with(&acc, NULL).delta,
-			 acc.epsilon_total, acc.delta_total, ledger_method_name(acc.method), others);
+			 acc.epsilon_total, acc.delta_total, ledger_method_name(acc.method), others,
+			 dry_run ? "Nothing was released and nothing was charged."
+			 : "This execution released and was charged nothing; the statement's earlier releases (e.g. earlier executions of a correlated subquery) stay charged.");
 	if (!(left > (eps_short ? te : td) * DPAGG_BUDGET_SLACK))
 		ereport(ERROR, (errcode(ERRCODE_DPAGG_BUDGET_EXHAUSTED),
 						errmsg("privacy budget of role \"%s\" exhausted: its %s is used up", role,
@@ -251,7 +253,9 @@ refuse_overspending(const dpagg_account *acct, const dpagg_account *with, const 
 						errdetail("%s Under zcdp accounting this release (epsilon %g) is charged rho %g%s.",
 								  detail, epsilon, cost->rho,
 								  cost->delta_nz > 0 ? " and its delta, as an approximate zCDP release" : ""),
-						errhint("Request a smaller epsilon, or a Gaussian mechanism ('analytic_gaussian', 'multi_gaussian'), which zcdp accounting charges less.")));
+						cost->delta_nz > 0
+						? errhint("Request a smaller epsilon, or a Gaussian mechanism ('analytic_gaussian', 'multi_gaussian'), which zcdp accounting charges less.")
+						: errhint("Request a smaller epsilon, or ask an administrator to raise the total.")));
 	if (eps_short)
 		ereport(ERROR, (errcode(ERRCODE_DPAGG_BUDGET_EXHAUSTED),
 						errmsg("privacy budget of role \"%s\" too small for this release: it needs epsilon %g, %g is left",
@@ -425,7 +429,7 @@ ledger_charge(const char *aggregate, int sets, double epsilon, double delta,
 		}
 		if (verdict != DPAGG_ADMIT)
 			refuse_overspending(&a->acct, &with, &cost, epsilon, NameStr(r->role_name),
-								dry_run && statement_active && statement_npending > 0);
+								dry_run && statement_active && statement_npending > 0, dry_run);
 	}
 	if (dry_run)
 	{

@@ -20,6 +20,7 @@
 #include "catalog/pg_type.h"
 #include "funcapi.h"
 #include "nodes/nodeFuncs.h"
+#include "parser/parse_agg.h"
 #include "optimizer/optimizer.h"
 #include "tcop/tcopprot.h"
 #include "utils/builtins.h"
@@ -80,10 +81,23 @@ calibration_json(StringInfo buf, const dpagg_calibration *cal, bool joint, bool 
 /*
  * dpagg's aggregates as written (dp_sum, dp_avg, dp_count, dp_sum_vector and their report forms)
  * left in the query after the per-unit rewrite: releases over relations that are not private,
- * each charged like any other (one row each, without a unit).
+ * each charged like any other (one row each, without a unit).  As the executor charges them:
+ * identical calls of one query level share one state, so one release (the planner's
+ * find_compatible_agg compares them with equal()); a level with GROUPING SETS releases each set.
+ * And whether any release, of either kind, sits in a sub-select or a LATERAL subquery, which may
+ * run (and be charged) once per outer row: the total is then per execution.
  */
+typedef struct PlainWalk
+{
+	List	   *out;			/* DpBoundRelease * */
+	List	   *level;			/* the calls of the level being walked */
+	int			sets;			/* its grouping sets (1 without) */
+	int			nested;			/* inside a sub-select or a LATERAL subquery */
+	bool		rescanned;		/* a release there */
+} PlainWalk;
+
 static bool
-plain_walker(Node *node, List **out)
+plain_walker(Node *node, PlainWalk *w)
 {
 	if (node == NULL)
 		return false;
@@ -91,7 +105,13 @@ plain_walker(Node *node, List **out)
 	{
 		Aggref	   *a = (Aggref *) node;
 		int			kind = dpagg_aggregate_kind(a->aggfnoid);
+		ListCell   *lc;
 
+		if (kind != 0 && w->nested > 0)
+			w->rescanned = true;
+		foreach(lc, w->level)
+			if (equal(lfirst(lc), a))
+				return expression_tree_walker(node, plain_walker, w);
 		if (kind >= DP_SITE_SUM && kind <= DP_SITE_VECTOR)
 		{
 			DpBoundRelease *r = palloc0(sizeof(DpBoundRelease));
@@ -100,12 +120,46 @@ plain_walker(Node *node, List **out)
 			r->kind = kind;
 			r->relid = InvalidOid;
 			r->max_groups = 1;
-			*out = lappend(*out, r);
+			r->sets = w->sets;
+			w->out = lappend(w->out, r);
+			w->level = lappend(w->level, a);
 		}
 	}
+	if (IsA(node, SubLink))
+	{
+		bool		r;
+
+		w->nested++;
+		r = expression_tree_walker(node, plain_walker, w);
+		w->nested--;
+		return r;
+	}
 	if (IsA(node, Query))
-		return query_tree_walker((Query *) node, plain_walker, out, 0);
-	return expression_tree_walker(node, plain_walker, out);
+	{
+		Query	   *q = (Query *) node;
+		List	   *outer = w->level;
+		int			outer_sets = w->sets;
+		ListCell   *lc;
+		bool		r;
+
+		w->level = NIL;
+		w->sets = q->groupingSets != NIL
+			? list_length(expand_grouping_sets(q->groupingSets, q->groupDistinct, -1)) : 1;
+		r = false;
+		foreach(lc, q->rtable)
+		{
+			RangeTblEntry *rte = lfirst_node(RangeTblEntry, lc);
+
+			w->nested += rte->lateral ? 1 : 0;
+			r = r || range_table_entry_walker(rte, plain_walker, w, 0);
+			w->nested -= rte->lateral ? 1 : 0;
+		}
+		r = r || query_tree_walker(q, plain_walker, w, QTW_IGNORE_RANGE_TABLE);
+		w->level = outer;
+		w->sets = outer_sets;
+		return r;
+	}
+	return expression_tree_walker(node, plain_walker, w);
 }
 
 /* The delta a release of these calibrations is charged (dpagg_charged_delta, as charge.c). */
@@ -131,10 +185,12 @@ dpagg_explain_sql(PG_FUNCTION_ARGS)
 	Query	   *q;
 	List	   *made;
 	List	   *plain;
+	PlainWalk	pw;
 	ListCell   *lc;
 	int			n = 0;
 	double		eps_total = 0,
 				delta_total = 0;
+	int			n_sets = 0;
 	Datum		values[NCOLS];
 	bool		nulls[NCOLS];
 
@@ -154,8 +210,9 @@ dpagg_explain_sql(PG_FUNCTION_ARGS)
 				 errhint("Pass the text of one SELECT.")));
 	made = dpagg_bound_capture(q);
 	dpagg_split_statement_budget(q, NULL);	/* as the planner hook (statement_budget.c) */
-	plain = NIL;
-	(void) query_tree_walker(q, plain_walker, &plain, 0);
+	memset(&pw, 0, sizeof(pw));
+	(void) plain_walker((Node *) q, &pw);
+	plain = pw.out;
 
 	foreach(lc, list_concat_copy(made, plain))
 	{
@@ -224,8 +281,8 @@ dpagg_explain_sql(PG_FUNCTION_ARGS)
 													  dpagg_selection_strategy_name(plan.strategy)));
 			values[12] = Float8GetDatum(plan.noise_scale);
 			nulls[12] = isnan(plan.noise_scale);
-			appendStringInfo(&det, "{\"keep_one_unit\": %.17g, \"units_for_half\": %lld, \"plan\": %s}",
-							 dpagg_selection_probability(&plan, 1), (long long) half, json);
+			appendStringInfo(&det, "{\"keep_one_unit\": %.17g, \"units_for_half\": %lld, \"charged_delta\": %.17g, \"plan\": %s}",
+							 dpagg_selection_probability(&plan, 1), (long long) half, delta, json);
 		}
 		else if (r->kind == DP_SITE_UNIT_VECTOR || r->kind == DP_SITE_VECTOR)
 		{
@@ -307,8 +364,13 @@ dpagg_explain_sql(PG_FUNCTION_ARGS)
 			appendStringInfoString(&det, "]}");
 		}
 		values[13] = jsonb_of(det.data);
-		eps_total += eps;
-		delta_total += delta_charged;
+		{
+			int			sets = Max(r->sets, 1);
+
+			eps_total += eps * sets;
+			delta_total += delta_charged * sets;
+			n_sets += sets - 1;
+		}
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	/* The total charge of one execution (basic composition; zcdp budgets may charge less): the
@@ -320,8 +382,10 @@ dpagg_explain_sql(PG_FUNCTION_ARGS)
 	nulls[6] = false;
 	values[7] = Float8GetDatum(delta_total);
 	nulls[7] = false;
-	values[13] = jsonb_of(psprintf("{\"bounded_per_unit\": %s, \"releases\": %d}",
-								   made == NIL ? "false" : "true", n));
+	values[13] = jsonb_of(psprintf("{\"bounded_per_unit\": %s, \"releases\": %d%s%s}",
+								   made == NIL ? "false" : "true", n + n_sets,
+								   n_sets > 0 ? ", \"grouping_sets_counted\": true" : "",
+								   pw.rescanned ? ", \"per_execution\": true, \"note\": \"a release in a sub-select or LATERAL subquery is charged at every execution, e.g. once per outer row\"" : ""));
 	nulls[13] = false;
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	return (Datum) 0;

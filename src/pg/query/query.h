@@ -48,6 +48,7 @@ typedef struct DpBoundRelease
 	int			max_groups;		/* L used (1 without GROUP BY) */
 	int			max_rows;
 	bool		public_groups;
+	int			sets;			/* dp_explain: grouping sets of its level (0 or 1: one) */
 } DpBoundRelease;
 extern List *dpagg_bound_capture(Query *parse);
 

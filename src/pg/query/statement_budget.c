@@ -20,12 +20,17 @@
  * plan) is refused when it starts if its releases add up to more than the setting: the check
  * reads the finished plan (dpagg_check_statement_budget).  An aggregation that runs again (a
  * correlated subquery, a nested-loop rescan) is charged again, as without the setting.
+ *
+ * Not inside a SECURITY DEFINER function: the epsilons its owner wrote there are what the owner
+ * chose to release, and a caller's setting must not rescale them (a walk-through raised a
+ * wrapper's 0.1 to 5 this way).  Its statements are planned and charged as written.
  */
 #include "query/query.h"
 
 #include <math.h>
 
 #include "catalog/pg_type.h"
+#include "miscadmin.h"
 #include "executor/executor.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
@@ -234,7 +239,7 @@ dpagg_split_statement_budget(Query *parse, ParamListInfo params)
 	Collect		c;
 	ListCell   *lc;
 
-	if (!(dpagg_statement_epsilon > 0))
+	if (!(dpagg_statement_epsilon_here() > 0))
 		return;
 	memset(&c, 0, sizeof(c));
 	c.params = params;
@@ -248,7 +253,7 @@ dpagg_split_statement_budget(Query *parse, ParamListInfo params)
 				 errdetail("Each grouping set is a release of its own, charged in full."),
 				 errhint("Run one query per grouping set, or RESET dpagg.statement_epsilon.")));
 	not_with_selection_settings();
-	scale(c.eps, dpagg_statement_epsilon);
+	scale(c.eps, dpagg_statement_epsilon_here());
 	if (dpagg_statement_delta > 0)
 	{
 		List	   *asked = NIL;
@@ -325,13 +330,13 @@ dpagg_check_statement_budget(PlannedStmt *stmt, ParamListInfo params)
 {
 	Sum			s;
 
-	if (!(dpagg_statement_epsilon > 0))
+	if (!(dpagg_statement_epsilon_here() > 0))
 		return;
 	s.params = params;
 	s.eps = 0;
 	s.node = NIL;
 	dpagg_walk_statement(stmt, sum_plan, &s);
-	if (s.eps > dpagg_statement_epsilon * (1 + 1e-9))
+	if (s.eps > dpagg_statement_epsilon_here() * (1 + 1e-9))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("the releases of this statement add up to epsilon %g, more than dpagg.statement_epsilon (%g)",

@@ -122,6 +122,11 @@ class Auto final : public Mechanism {
   // loss is taken, as under basic accounting.
   void calibrate_for_zcdp(const PrivacyRequest& req, bool l1, dpagg_calibration& cal) const {
     const double half_eps2 = req.epsilon * req.epsilon / 2;
+    struct Free {
+      dpagg_calibration cal;
+      double score, loss;
+    };
+    std::vector<Free> free;
     dpagg_calibration best_free, best_any;
     double free_score = 0, any_loss = 0;
     bool have_free = false, have_any = false;
@@ -146,17 +151,29 @@ class Auto final : public Mechanism {
       if (!charged_rho && uses_delta) continue;  // would spend the budget's delta too
       const double score = (l1 ? loss * loss : loss) * (charged_rho ? rho : half_eps2);
       if (!std::isfinite(score)) continue;
-      if (!have_free || score < free_score) {
-        best_free = c;
-        free_score = score;
+      free.push_back({c, score, loss});
+    }
+    // Every Gaussian scores Delta^2 / 2: among the candidates that tie with the best score (to a
+    // relative 1e-9), the least loss at the requested epsilon (the analytic Gaussian, not the
+    // looser Gaussian rules), which is what the analyst sees.
+    for (const auto& f : free)
+      if (!have_free || f.score < free_score) {
+        free_score = f.score;
         have_free = true;
       }
-    }
+    double free_loss = 0;
+    bool picked = false;
+    for (const auto& f : free)
+      if (f.score <= free_score * (1 + 1e-9) && (!picked || f.loss < free_loss)) {
+        best_free = f.cal;
+        free_loss = f.loss;
+        picked = true;
+      }
     if (!have_any)
       invalid("no mechanism accepts this epsilon and delta", "See dp_mechanisms().");
     char requested[DPAGG_MECH_SPEC_LEN];
     std::memcpy(requested, cal.requested, sizeof(requested));
-    cal = have_free ? best_free : best_any;
+    cal = have_free && picked ? best_free : best_any;
     std::memcpy(cal.requested, requested, sizeof(requested));
   }
 };
