@@ -19,6 +19,17 @@ SECURITY LABEL FOR dpagg ON TABLE visits
 SELECT relation, privacy_unit, max_groups_contributed, max_rows_per_group FROM dp_protected;
 SELECT dp_protect('visits', 'user_id');
 SELECT relation, privacy_unit, max_groups_contributed, max_rows_per_group FROM dp_protected;
+-- Protected again with the same unit, an argument left out keeps its value (a change of L keeps
+-- the row cap); 0 removes the cap; another unit starts from the defaults.
+SELECT dp_protect('visits', 'user_id', 3, 50);
+SELECT dp_protect('visits', 'user_id', max_groups_contributed => 4);
+SELECT relation, privacy_unit, max_groups_contributed, max_rows_per_group FROM dp_protected;
+SELECT dp_protect('visits', 'user_id', max_rows_per_group => 0);
+SELECT relation, privacy_unit, max_groups_contributed, max_rows_per_group FROM dp_protected;
+SELECT dp_protect('visits', 'user_id', 3, 50);
+SELECT dp_protect('visits', 'region');
+SELECT relation, privacy_unit, max_groups_contributed, max_rows_per_group FROM dp_protected;
+SELECT dp_protect('visits', 'user_id');
 
 CREATE ROLE dp_protect_owner;
 -- Bad labels and arguments: each its own SQLSTATE, with a hint; nothing changes.
@@ -41,7 +52,7 @@ FROM (VALUES
   ($$SECURITY LABEL FOR dpagg ON ROLE dp_protect_owner IS 'privacy_unit = user_id'$$),
   ($$SELECT dp_protect('visits', 'nosuch')$$),
   ($$SELECT dp_protect('visits', 'user_id', 0)$$),
-  ($$SELECT dp_protect('visits', 'user_id', 1, 0)$$),
+  ($$SELECT dp_protect('visits', 'user_id', 1, -1)$$),
   ($$SELECT dp_protect('visits', '')$$),
   ($$SELECT dp_protect(NULL, 'user_id')$$),
   ($$SELECT dp_protect('nosuch_table', 'user_id')$$),

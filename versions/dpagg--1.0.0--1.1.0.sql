@@ -47,3 +47,13 @@ COMMENT ON COLUMN dp_budget_log.role IS 'the role, by its name at the time of th
 COMMENT ON COLUMN dp_budget_log.role_now IS 'the role''s name today (NULL once it is dropped)';
 COMMENT ON COLUMN dp_budgets.epsilon_spent IS 'basic accounting: the sum of the releases'' epsilons; zcdp: the total rho converted to epsilon at half the budget''s delta (rho + 2 sqrt(rho ln(2/delta))), which includes a fixed cost from the first release on';
 COMMENT ON COLUMN dp_budgets.delta_spent IS 'basic: the sum of the releases'' deltas (0 for mechanisms that use none); zcdp: the half of the budget''s delta reserved for the conversion (from the first release on) plus the deltas of the approximate releases';
+
+-- dp_protect: protected again with the same unit, an argument left out keeps its value; 0 removes
+-- the row cap (labels/protect.c).
+CREATE OR REPLACE FUNCTION dp_protect(relation regclass, privacy_unit text,
+                           max_groups_contributed integer DEFAULT NULL,
+                           max_rows_per_group integer DEFAULT NULL)
+  RETURNS void
+  AS 'MODULE_PATHNAME', 'dpagg_protect' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION dp_protect(regclass, text, integer, integer) IS
+  'declare a relation private: its privacy-unit column, the most groups a unit may contribute to (default 1), and optionally the most rows per group a count takes from one unit (0: none); protected again with the same unit, an argument left out keeps its value';

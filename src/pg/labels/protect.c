@@ -603,6 +603,19 @@ dpagg_protect(PG_FUNCTION_ARGS)
 				 errhint("Give the column's name as it is stored (no quotes), e.g. 'user_id'.")));
 	strlcpy(p.unit, unit, NAMEDATALEN);
 	p.max_groups = 1;
+	/* Protected again with the same unit: an argument left out keeps its current value (as
+	 * dp_set_budget does), so that a call that changes L does not drop the row cap. */
+	{
+		DpProtection now;
+		Oid			labelled;
+
+		if (dpagg_relation_protection(relid, &now, &labelled) && labelled == relid &&
+			strcmp(now.unit, p.unit) == 0)
+		{
+			p.max_groups = now.max_groups;
+			p.max_rows_per_group = now.max_rows_per_group;
+		}
+	}
 	if (!PG_ARGISNULL(2))
 	{
 		int32		l = PG_GETARG_INT32(2);
@@ -619,11 +632,11 @@ dpagg_protect(PG_FUNCTION_ARGS)
 	{
 		int32		c = PG_GETARG_INT32(3);
 
-		if (c < 1 || c > DPAGG_MAX_ROWS_PER_GROUP)
+		if (c < 0 || c > DPAGG_MAX_ROWS_PER_GROUP)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("max_rows_per_group must be between 1 and %d", DPAGG_MAX_ROWS_PER_GROUP),
-					 errhint("It is the most rows one privacy unit may contribute to a count in one group; leave it NULL to count units.")));
+					 errmsg("max_rows_per_group must be between 1 and %d, or 0 for none", DPAGG_MAX_ROWS_PER_GROUP),
+					 errhint("It is the most rows one privacy unit may contribute to a count in one group; 0 removes it (counts count units).")));
 		p.max_rows_per_group = c;
 	}
 	run_label_command(relid, canonical_label(&p));

@@ -4,12 +4,12 @@
 --   SECURITY LABEL FOR dpagg ON TABLE visits IS 'privacy_unit = user_id, max_groups_contributed = 3';
 -- dp_protect writes that label; pg_dump keeps it.  Only superusers may set or clear one.
 CREATE FUNCTION dp_protect(relation regclass, privacy_unit text,
-                           max_groups_contributed integer DEFAULT 1,
+                           max_groups_contributed integer DEFAULT NULL,
                            max_rows_per_group integer DEFAULT NULL)
   RETURNS void
   AS 'MODULE_PATHNAME', 'dpagg_protect' LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION dp_protect(regclass, text, integer, integer) IS
-  'declare a relation private: its privacy-unit column, the most groups a unit may contribute to, and optionally the most rows per group a count takes from one unit';
+  'declare a relation private: its privacy-unit column, the most groups a unit may contribute to (default 1), and optionally the most rows per group a count takes from one unit (0: none); protected again with the same unit, an argument left out keeps its value';
 CREATE FUNCTION dp_unprotect(relation regclass) RETURNS boolean
   AS 'MODULE_PATHNAME', 'dpagg_unprotect' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
 COMMENT ON FUNCTION dp_unprotect(regclass) IS
