@@ -54,6 +54,10 @@ CREATE TABLE shop (uid integer, item integer);
 INSERT INTO shop SELECT 0, g FROM generate_series(1, 50) g;
 INSERT INTO shop SELECT 1000 * i + g, g FROM generate_series(1, 50) g, generate_series(1, 200) i;
 SELECT dp_protect('shop', 'uid', 3);
+-- GROUP BY the unit itself: a WARNING before anything runs (every group holds one unit, and group
+-- selection releases almost none); dp_explain, which rewrites the same way, says it too.
+SELECT count(*) >= 0 AS ran FROM (SELECT uid, dp_count(1, 1e-6) AS c FROM shop GROUP BY uid) s WHERE c IS NOT NULL;
+SELECT count(*) AS rows FROM dp_explain($$SELECT uid, dp_count(1, 1e-6) FROM shop GROUP BY uid$$);
 CREATE TEMP TABLE kept (run integer, item integer, c bigint);
 DO $$ BEGIN FOR r IN 1..20 LOOP
   INSERT INTO kept SELECT r, item, c FROM (SELECT item, dp_count(1e6, 1e-3) AS c FROM shop GROUP BY item) s;

@@ -719,6 +719,34 @@ equal_means_identical(Oid type, Oid collation)
 	return DatumGetBool(OidFunctionCall1Coll(proc, collation, ObjectIdGetDatum(opcintype)));
 }
 
+/*
+ * GROUP BY the privacy unit itself: every group holds one unit, so group selection, which
+ * releases a group only when enough units are in it, releases (almost) nothing, and the query is
+ * charged all the same.  Said at once, from the query alone (a walk-through paid for empty
+ * answers): a WARNING, not a refusal, as the analyst may mean it.
+ */
+static void
+warn_unit_group_key(Query *q, Source *src)
+{
+	ListCell   *lc;
+
+	foreach(lc, q->groupClause)
+	{
+		SortGroupClause *sgc = lfirst_node(SortGroupClause, lc);
+		Node	   *e = (Node *) get_sortgroupclause_expr(sgc, q->targetList);
+
+		while (e != NULL && IsA(e, RelabelType))
+			e = (Node *) ((RelabelType *) e)->arg;
+		if (e != NULL && IsA(e, Var) && ((Var *) e)->varno == src->rtindex &&
+			((Var *) e)->varattno == src->attno && ((Var *) e)->varlevelsup == 0)
+			ereport(WARNING,
+					(errmsg("GROUP BY the privacy unit \"%s\": every group holds one unit, and group selection releases almost none of them",
+							src->prot.unit),
+					 errdetail("A group is released only when a DP test on its number of units passes; the query is charged all the same."),
+					 errhint("Group by other columns; dp_explain shows how many units a group needs.")));
+	}
+}
+
 static void
 check_group_keys(Query *q)
 {
@@ -1203,6 +1231,8 @@ rewrite_level(Query *q, Source *src)
 	lc.public_groups = pubno > 0;
 	if (pubno == 0)
 		check_group_keys(q);	/* public keys are printed from the public relation */
+	if (pubno == 0 && grouped)
+		warn_unit_group_key(q, src);
 	if (pubno > 0)
 	{
 		keys = public_keys(q, pubno);
