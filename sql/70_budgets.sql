@@ -296,6 +296,24 @@ SET dpagg.statement_epsilon = 0.5;
 SELECT expect_error($$EXECUTE two$$) AS planned_under_another_setting;
 DEALLOCATE two;
 RESET plan_cache_mode;
+-- (an attack review) the merge aggregates are releases too; identical calls with volatile
+-- arguments are two releases; a prepared statement's parameters are split at each custom plan,
+-- and its generic plan, which cannot be split, is priced out of the plan cache (a forced one is
+-- refused when it starts)
+SET dpagg.statement_epsilon = 0.01;
+SELECT dpagg_merge_count(1::bigint, 1.0, 0, 'laplace') IS NOT NULL AS a, dp_count(1, 0, 'laplace') IS NOT NULL AS b FROM b_t;
+SELECT dp_sum(random(), 1, 0, 0, 1, 'laplace') IS NOT NULL AS a, dp_sum(random(), 1, 0, 0, 1, 'laplace') IS NOT NULL AS b FROM b_t;
+PREPARE weighted(float8) AS SELECT dp_count($1, 0, 'laplace') IS NOT NULL AS a, dp_sum(x, 1, 0, 0, 400, 'laplace') IS NOT NULL AS b FROM b_t;
+RESET SESSION AUTHORIZATION;
+SELECT max(seq) AS before FROM dp_ledger \gset
+SET SESSION AUTHORIZATION dp_stmt;
+EXECUTE weighted(1); EXECUTE weighted(1); EXECUTE weighted(1); EXECUTE weighted(1);
+EXECUTE weighted(1); EXECUTE weighted(1); EXECUTE weighted(3);
+SET plan_cache_mode = force_generic_plan;
+SELECT expect_error($$EXECUTE weighted(1)$$) AS forced_generic;
+RESET plan_cache_mode;
+DEALLOCATE weighted;
+SET dpagg.statement_epsilon = 0.5;
 SELECT expect_error($$SELECT k, dp_count(1, 0, 'laplace') FROM b_t GROUP BY GROUPING SETS ((k), ())$$) AS grouping_sets;
 SET dpagg.selection_epsilon = 0.1;
 SELECT expect_error($$SELECT k, dp_count(1, 1e-6) FROM stmt_t GROUP BY k$$) AS selection_setting;
@@ -309,6 +327,8 @@ SELECT dense_rank() OVER (ORDER BY statement_id) AS statement, aggregate, round(
 SELECT dense_rank() OVER (ORDER BY statement_id) AS statement, round(sum(epsilon)::numeric, 9) AS epsilon,
        sum(delta) AS delta
   FROM dp_ledger WHERE role = 'dp_stmt' GROUP BY statement_id ORDER BY statement_id;
+SELECT round(epsilon::numeric, 6) AS weighted_epsilon, count(*) FROM dp_ledger
+ WHERE role = 'dp_stmt' AND seq > :before GROUP BY 1 ORDER BY 1;
 REVOKE SELECT ON b_t, stmt_t FROM dp_stmt;
 DROP TABLE stmt_t;
 DROP ROLE dp_stmt;

@@ -251,6 +251,7 @@ static PlannedStmt *
 planner(Query *parse, const char *query_string, int options, ParamListInfo params)
 {
 	PlannedStmt *stmt;
+	bool		unsplit;
 	bool		has_params = params == NULL && dpagg_session_restricted() &&
 		dpagg_query_has_params(parse);
 
@@ -260,9 +261,12 @@ planner(Query *parse, const char *query_string, int options, ParamListInfo param
 	/* a restricted session reads only what is allowed (restrict_objects.c) */
 	dpagg_restrict_check_objects(parse);
 	dpagg_bound_query(parse);
-	/* dpagg.statement_epsilon: the releases' epsilons scaled to it (statement_budget.c) */
-	dpagg_split_statement_budget(parse, params);
+	/* dpagg.statement_epsilon: the releases' epsilons scaled to it (statement_budget.c); a
+	 * generic plan it cannot split costs more than any plan cache would pick */
+	unsplit = dpagg_split_statement_budget(parse, params);
 	stmt = plan_citus(parse, query_string, options, params, DPAGG_CITUS_WORKER);
+	if (unsplit && stmt != NULL && stmt->planTree != NULL)
+		stmt->planTree->total_cost = Max(stmt->planTree->total_cost, 1e30);
 	/* Last, on the finished plan that every check above has seen. */
 	dpagg_inline_sums(stmt);
 	dpagg_restrict_plan_choices(stmt, params, has_params);

@@ -7,6 +7,7 @@
  */
 #include "base/base.h"
 
+#include "miscadmin.h"
 #include "tcop/tcopprot.h"
 #include "utils/memutils.h"
 
@@ -55,6 +56,9 @@ dpagg_planning_plain_explain(void)
  * The text the ledger records for a statement's releases (docs/guides/budgets.md): the statement
  * the client sent, and when what runs is another statement inside it (a function's body, a
  * wrapper's query), that one after "-- running:".  In `cxt`, which must outlive the releases.
+ * Not the text of a SECURITY DEFINER function's statement: it is its owner's, and may hold what
+ * the caller may not read (an attack review built a table's rows into a wrapper's dynamic SQL);
+ * the ledger says only that one ran (auditors read the function in pg_proc).
  */
 const char *
 dpagg_statement_text(MemoryContext cxt, const char *source)
@@ -65,5 +69,7 @@ dpagg_statement_text(MemoryContext cxt, const char *source)
 		return source != NULL ? MemoryContextStrdup(cxt, source) : NULL;
 	if (source == NULL || source == client || strcmp(source, client) == 0)
 		return MemoryContextStrdup(cxt, client);
+	if (InLocalUserIdChange())
+		return MemoryContextStrdup(cxt, psprintf("%s\n-- running: a statement of a SECURITY DEFINER function", client));
 	return MemoryContextStrdup(cxt, psprintf("%s\n-- running: %s", client, source));
 }

@@ -12,6 +12,8 @@
  */
 #include "ledger/ledger.h"
 
+#include "mb/pg_wchar.h"
+
 #include <math.h>
 
 #include "catalog/pg_authid.h"
@@ -120,6 +122,36 @@ event_name(int type)
 {
 	return type == REC_RELEASE ? "release" : type == REC_BUDGET_SET ? "set budget" :
 		type == REC_BUDGET_DROP ? "drop budget" : "role dropped";
+}
+
+/*
+ * A release's query text as this database can show it.  The ledger is the cluster's, and each
+ * text was recorded in its own database's encoding: bytes that are not valid here (a LATIN1 or
+ * SQL_ASCII database's) are shown as \xNN, so that one such row does not break the views (an
+ * attack review stopped every auditor's dp_ledger with one).
+ */
+static text *
+shown_query(const char *q, int len)
+{
+	StringInfoData buf;
+	int			i = 0;
+
+	if (pg_verifymbstr(q, len, true))
+		return cstring_to_text_with_len(q, len);
+	initStringInfo(&buf);
+	while (i < len)
+	{
+		int			l = pg_encoding_verifymbchar(GetDatabaseEncoding(), q + i, len - i);
+
+		if (l > 0 && !(l == 1 && (unsigned char) q[i] == 0))
+		{
+			appendBinaryStringInfo(&buf, q + i, l);
+			i += l;
+		}
+		else
+			appendStringInfo(&buf, "\\x%02x", (unsigned char) q[i++]);
+	}
+	return cstring_to_text_with_len(buf.data, buf.len);
 }
 
 typedef struct DroppedRole
@@ -239,7 +271,7 @@ dpagg_journal(PG_FUNCTION_ARGS)
 		{
 			v[8] = Int64GetDatum(r->query_id);
 			nl[8] = r->query_id == 0;
-			v[9] = PointerGetDatum(cstring_to_text_with_len(ledger_record_query(r), r->query_len));
+			v[9] = PointerGetDatum(shown_query(ledger_record_query(r), r->query_len));
 			if (r->sets > 1)
 				v[10] = PointerGetDatum(cstring_to_text(psprintf("%s x%u", r->aggregate, r->sets)));
 			else

@@ -83,7 +83,7 @@ extern void dpagg_restrict_refuse(const char *msg, const char *detail, const cha
 
 /* Scale the epsilons (and deltas) of a statement's releases to the settings, after the per-unit
  * rewrite; and refuse, when a statement starts, a plan whose releases add up to more. */
-extern void dpagg_split_statement_budget(Query *parse, ParamListInfo params);
+extern bool dpagg_split_statement_budget(Query *parse, ParamListInfo params);
 extern void dpagg_check_statement_budget(PlannedStmt *stmt, ParamListInfo params);
 
 /* ---- restrict_functions.c: the allow-list of functions on private rows ---------------------- */

@@ -36,6 +36,7 @@
 #include "nodes/nodeFuncs.h"
 #include "nodes/params.h"
 #include "optimizer/optimizer.h"
+#include "optimizer/optimizer.h"
 #include "utils/lsyscache.h"
 
 /* One release's parameter: the argument of the Aggref that holds it, and its value. */
@@ -52,6 +53,7 @@ typedef struct Collect
 	List	   *delta;
 	List	   *level;			/* the releases of the query level being walked */
 	bool		grouping_sets;
+	bool		unresolved;		/* a parameter without a value (a generic plan) */
 } Collect;
 
 static bool
@@ -68,6 +70,10 @@ releasing_kind(int kind)
 		case DP_SITE_UNIT_COUNT:
 		case DP_SITE_SELECT:
 		case DP_SITE_UNIT_VECTOR:
+		case DP_SITE_MERGE_SUM:
+		case DP_SITE_MERGE_AVG:
+		case DP_SITE_MERGE_COUNT:
+		case DP_SITE_MERGE_VECTOR:
 			return true;
 		default:
 			return false;
@@ -80,9 +86,10 @@ positions(Aggref *a, int kind, int *eps, int *delta)
 {
 	DpArgLayout lo;
 
-	if (kind == DP_SITE_VECTOR)
+	if (kind == DP_SITE_VECTOR || kind == DP_SITE_MERGE_VECTOR)
 	{
-		/* dp_sum_vector(values, dimension, epsilon, delta, bound [, mechanism]) (vector.c) */
+		/* dp_sum_vector(values, dimension, epsilon, delta, bound [, mechanism]) and its merge
+		 * (vector.c) */
 		*eps = 2;
 		*delta = 3;
 		return;
@@ -93,7 +100,7 @@ positions(Aggref *a, int kind, int *eps, int *delta)
 }
 
 static double
-value_of(Expr *e, ParamListInfo params)
+value_of(Expr *e, ParamListInfo params, bool *unresolved)
 {
 	/* a literal as the parser leaves it (1 is float8(1) until the planner folds it) */
 	if (!IsA(e, Const) && !IsA(e, Param))
@@ -117,6 +124,11 @@ value_of(Expr *e, ParamListInfo params)
 				return DatumGetFloat8(p->value);
 		}
 	}
+	if (unresolved != NULL && IsA(e, Param) && ((Param *) e)->paramkind == PARAM_EXTERN && params == NULL)
+	{
+		*unresolved = true;		/* a generic plan: its values come at execution */
+		return 0;
+	}
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 			 errmsg("dpagg.statement_epsilon needs the epsilon and delta of every release as constants"),
@@ -139,9 +151,10 @@ collect_walker(Node *node, Collect *c)
 
 		/* identical calls of one level share their state: one release (the planner's
 		 * find_compatible_agg compares them with equal() too) */
-		foreach(lc, c->level)
-			if (equal(lfirst(lc), a))
-				return expression_tree_walker(node, collect_walker, c);
+		if (!contain_volatile_functions((Node *) a))
+			foreach(lc, c->level)
+				if (equal(lfirst(lc), a))
+					return expression_tree_walker(node, collect_walker, c);
 		if (releasing_kind(kind))
 		{
 			int			ie,
@@ -153,11 +166,11 @@ collect_walker(Node *node, Collect *c)
 			positions(a, kind, &ie, &id);
 			w = palloc(sizeof(Weight));
 			w->tle = list_nth_node(TargetEntry, a->args, ie);
-			w->value = value_of(w->tle->expr, c->params);
+			w->value = value_of(w->tle->expr, c->params, &c->unresolved);
 			c->eps = lappend(c->eps, w);
 			w = palloc(sizeof(Weight));
 			w->tle = list_nth_node(TargetEntry, a->args, id);
-			w->value = value_of(w->tle->expr, c->params);
+			w->value = value_of(w->tle->expr, c->params, &c->unresolved);
 			c->delta = lappend(c->delta, w);
 		}
 	}
@@ -233,19 +246,25 @@ not_with_selection_settings(void)
 				 errhint("RESET dpagg.selection_epsilon and dpagg.selection_delta, or RESET dpagg.statement_epsilon.")));
 }
 
-void
+bool
 dpagg_split_statement_budget(Query *parse, ParamListInfo params)
 {
 	Collect		c;
 	ListCell   *lc;
 
 	if (!(dpagg_statement_epsilon_here() > 0))
-		return;
+		return false;
 	memset(&c, 0, sizeof(c));
 	c.params = params;
 	(void) collect_walker((Node *) parse, &c);
 	if (c.eps == NIL)
-		return;
+		return false;
+	/* A generic plan of a prepared statement whose parameters are privacy parameters: not split
+	 * (their values come at execution); the caller prices it out of the plan cache's choice, so
+	 * that each execution gets a custom plan, split with the values (a forced generic plan is
+	 * refused when it starts, by dpagg_check_statement_budget). */
+	if (c.unresolved)
+		return true;
 	if (c.grouping_sets)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
@@ -263,6 +282,7 @@ dpagg_split_statement_budget(Query *parse, ParamListInfo params)
 				asked = lappend(asked, lfirst(lc));
 		scale(asked, dpagg_statement_delta);
 	}
+	return false;
 }
 
 /* ---- when it starts: the plan's releases within the setting --------------------------------- */
@@ -271,6 +291,7 @@ typedef struct Sum
 {
 	ParamListInfo params;
 	double		eps;
+	double		delta;
 	List	   *node;			/* the releases of the Agg node being walked */
 } Sum;
 
@@ -285,9 +306,10 @@ sum_walker(Node *node, Sum *s)
 		int			kind = dpagg_aggregate_kind(a->aggfnoid);
 		ListCell   *lc;
 
-		foreach(lc, s->node)
-			if (equal(lfirst(lc), a))
-				return false;	/* one state, one release */
+		if (!contain_volatile_functions((Node *) a))
+			foreach(lc, s->node)
+				if (equal(lfirst(lc), a))
+					return false;	/* one state, one release */
 		if (releasing_kind(kind) && !DO_AGGSPLIT_SKIPFINAL(a->aggsplit))
 		{
 			int			ie,
@@ -302,9 +324,18 @@ sum_walker(Node *node, Sum *s)
 				tle = list_nth_node(TargetEntry, a->args, ie);
 				e = tle->expr;
 				if (IsA(e, Const) || IsA(e, Param))
-					s->eps += value_of(e, s->params);
+					s->eps += value_of(e, s->params, NULL);
 				else
 					s->eps = INFINITY;	/* not split: refused below */
+			}
+			if (id >= 0 && id < list_length(a->args))
+			{
+				tle = list_nth_node(TargetEntry, a->args, id);
+				e = tle->expr;
+				if (IsA(e, Const) || IsA(e, Param))
+					s->delta += value_of(e, s->params, NULL);
+				else
+					s->delta = INFINITY;
 			}
 		}
 		return false;
@@ -334,13 +365,15 @@ dpagg_check_statement_budget(PlannedStmt *stmt, ParamListInfo params)
 		return;
 	s.params = params;
 	s.eps = 0;
+	s.delta = 0;
 	s.node = NIL;
 	dpagg_walk_statement(stmt, sum_plan, &s);
-	if (s.eps > dpagg_statement_epsilon_here() * (1 + 1e-9))
+	if (s.eps > dpagg_statement_epsilon_here() * (1 + 1e-9) ||
+		(dpagg_statement_delta > 0 && s.delta > dpagg_statement_delta * (1 + 1e-9)))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("the releases of this statement add up to epsilon %g, more than dpagg.statement_epsilon (%g)",
-						s.eps, dpagg_statement_epsilon),
-				 errdetail("It was planned under another setting (a prepared statement or a cursor's cached plan). Nothing was released or charged."),
-				 errhint("Prepare the statement again, or set dpagg.statement_epsilon as it was.")));
+				 errmsg("the releases of this statement add up to epsilon %g and delta %g, more than dpagg.statement_epsilon (%g) or dpagg.statement_delta (%g)",
+						s.eps, s.delta, dpagg_statement_epsilon, dpagg_statement_delta),
+				 errdetail("The split was made for another plan: a prepared statement's or cursor's plan made under another setting or as a generic plan, or the planner runs a release more than once (a CTE or a SQL function it inlines after the split). Nothing was released or charged."),
+				 errhint("Prepare the statement again, write AS MATERIALIZED for a CTE with a dpagg aggregate, or RESET dpagg.statement_epsilon.")));
 }
