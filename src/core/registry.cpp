@@ -117,6 +117,37 @@ const char* family_name(const Mechanism& m, bool vector) {
   return serves_scalar(m) ? m.name() : nullptr;
 }
 
+// "Did you mean laplace? " for a name at most two edits (Levenshtein) from one mechanism's,
+// else "" (a walk-through typed laplase and multi_gausian).
+std::string did_you_mean(const std::string& name, bool vector) {
+  auto distance = [](const std::string& a, const std::string& b) {
+    std::vector<size_t> row(b.size() + 1);
+    for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (size_t i = 1; i <= a.size(); ++i) {
+      size_t diag = row[0];
+      row[0] = i;
+      for (size_t j = 1; j <= b.size(); ++j) {
+        const size_t up = row[j];
+        row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+        diag = up;
+      }
+    }
+    return row[b.size()];
+  };
+  std::string best;
+  size_t best_d = 3;
+  for (const Mechanism* m : all_mechanisms()) {
+    const char* n = family_name(*m, vector);
+    if (n == nullptr) continue;
+    const size_t d = distance(name, n);
+    if (d < best_d) {
+      best_d = d;
+      best = n;
+    }
+  }
+  return best.empty() ? "" : "Did you mean " + best + "? ";
+}
+
 std::string names_list(bool vector) {
   std::string out;
   for (const Mechanism* m : all_mechanisms()) {
@@ -190,8 +221,9 @@ ParsedSpec parse_spec(const std::string& raw, bool vector) {
   }
   if (out.mechanism == nullptr)
     invalid("unknown mechanism " + quoted(raw),
-            vector ? "Valid mechanisms for a vector release are: " + names_list(true) + "."
-                   : "Valid mechanisms are: " + names_list(false) + " (see dp_mechanisms()).");
+            did_you_mean(name, vector) +
+                (vector ? "Valid mechanisms for a vector release are: " + names_list(true) + "."
+                        : "Valid mechanisms are: " + names_list(false) + " (see dp_mechanisms())."));
   const std::vector<std::string> allowed = out.mechanism->option_names();
   size_t pos = 0;
   while (!trim_lower(args).empty() && pos <= args.size()) {
@@ -232,7 +264,9 @@ void validate_request(const Mechanism& m, const PrivacyRequest& req) {
     invalid("epsilon must be at most 1e9",
             "Pass epsilon in (0, 1e9]; beyond that no noise scale is meaningful.");
   if (!(req.delta >= 0 && req.delta < 1))  // also rejects NaN
-    invalid("delta must be in [0, 1)", "Pass delta in (0, 1), typically well below 1/n, e.g. 1e-6.");
+    invalid("delta must be in [0, 1)",
+            "Pass delta in [0, 1): 0 for pure DP, or well below 1/n for n people, e.g. 1e-6 "
+            "(epsilon comes first, then delta).");
   if (req.delta > 0 && req.delta < kMinDelta)
     invalid("delta must be 0 or at least 1e-290",
             "Pass delta = 0 (pure DP, laplace) or delta in [1e-290, 1).");

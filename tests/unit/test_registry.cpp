@@ -237,3 +237,15 @@ TEST(ScalarCalibration, ExtremesCalibrateOrRefuseCleanly) {
   std::printf("[ scalar ] extremes: %d calibrated, %d refused\n", calibrated, refused);
   EXPECT_GT(calibrated, 5 * refused);  // 908 and 154 (118 beyond the ratio, 36 Dwork)
 }
+
+// A mistyped name gets the nearest one (at most two edits away) in the hint.
+TEST(Registry, UnknownMechanismSuggestsTheNearestName) {
+  dpagg_calibration cal;
+  dpagg_error err;
+  ASSERT_NE(dpagg_calibrate("laplase", 1, 0, 1, &cal, &err), DPAGG_OK);
+  EXPECT_NE(std::string(err.hint).find("Did you mean laplace?"), std::string::npos) << err.hint;
+  ASSERT_NE(dpagg_calibrate("multi_gausian(k=12)", 1, 1e-6, 1, &cal, &err), DPAGG_OK);
+  EXPECT_NE(std::string(err.hint).find("Did you mean multi_gaussian?"), std::string::npos) << err.hint;
+  ASSERT_NE(dpagg_calibrate("zzzzzzzz", 1, 0, 1, &cal, &err), DPAGG_OK);
+  EXPECT_EQ(std::string(err.hint).find("Did you mean"), std::string::npos) << err.hint;
+}
