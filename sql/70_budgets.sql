@@ -313,6 +313,32 @@ SET plan_cache_mode = force_generic_plan;
 SELECT expect_error($$EXECUTE weighted(1)$$) AS forced_generic;
 RESET plan_cache_mode;
 DEALLOCATE weighted;
+-- (a second attack review) repeated identical calls are split too (one state, counted once); a
+-- parallel plan's releases are counted at their partial step; a plan split under the setting and
+-- cached (a function's) is refused where the setting does not apply, inside a SECURITY DEFINER
+-- function, until DISCARD PLANS
+SET dpagg.statement_epsilon = 0.5;
+SELECT dp_count(1, 0, 'laplace') IS NOT NULL AS a, dp_count(1, 0, 'laplace') IS NOT NULL AS b FROM b_t;
+SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0; SET min_parallel_table_scan_size = 0;
+SET plan_cache_mode = force_generic_plan;
+PREPARE par(float8) AS SELECT dp_sum(x, $1, 0, 0, 400, 'laplace') IS NOT NULL AS a FROM b_t;
+SELECT expect_error($$EXECUTE par(7)$$) AS parallel_generic;
+DEALLOCATE par;
+RESET plan_cache_mode; RESET parallel_setup_cost; RESET parallel_tuple_cost; RESET min_parallel_table_scan_size;
+RESET SESSION AUTHORIZATION;
+CREATE FUNCTION stmt_helper() RETURNS boolean LANGUAGE plpgsql AS
+  $$ BEGIN RETURN (SELECT dp_count(0.1, 0, 'laplace') FROM b_t) IS NOT NULL; END $$;
+CREATE FUNCTION stmt_wrapper() RETURNS boolean SECURITY DEFINER LANGUAGE plpgsql AS
+  $$ BEGIN RETURN stmt_helper(); END $$;
+GRANT EXECUTE ON FUNCTION stmt_wrapper() TO dp_stmt;
+SET SESSION AUTHORIZATION dp_stmt;
+SET dpagg.statement_epsilon = 0.05;
+SELECT stmt_helper() AS split_to_the_setting;
+SELECT expect_error($$SELECT stmt_wrapper()$$) AS cached_split_in_a_definer;
+DISCARD PLANS;
+SELECT stmt_wrapper() AS as_its_owner_wrote;
+RESET dpagg.statement_epsilon;
+SELECT epsilon FROM dp_ledger ORDER BY seq DESC LIMIT 2;
 SET dpagg.statement_epsilon = 0.5;
 SELECT expect_error($$SELECT k, dp_count(1, 0, 'laplace') FROM b_t GROUP BY GROUPING SETS ((k), ())$$) AS grouping_sets;
 SET dpagg.selection_epsilon = 0.1;
@@ -330,6 +356,7 @@ SELECT dense_rank() OVER (ORDER BY statement_id) AS statement, round(sum(epsilon
 SELECT round(epsilon::numeric, 6) AS weighted_epsilon, count(*) FROM dp_ledger
  WHERE role = 'dp_stmt' AND seq > :before GROUP BY 1 ORDER BY 1;
 REVOKE SELECT ON b_t, stmt_t FROM dp_stmt;
+DROP FUNCTION stmt_wrapper(), stmt_helper();
 DROP TABLE stmt_t;
 DROP ROLE dp_stmt;
 

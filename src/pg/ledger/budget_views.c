@@ -126,16 +126,28 @@ event_name(int type)
 
 /*
  * A release's query text as this database can show it.  The ledger is the cluster's, and each
- * text was recorded in its own database's encoding: bytes that are not valid here (a LATIN1 or
- * SQL_ASCII database's) are shown as \xNN, so that one such row does not break the views (an
- * attack review stopped every auditor's dp_ledger with one).
+ * text was recorded in its own database's encoding: a text from another database shows its
+ * bytes beyond ASCII as \xNN (they may not be valid here, nor convert to the client's
+ * encoding), and a text from this one its invalid bytes, so that no row breaks the views (an
+ * attack review stopped every auditor's dp_ledger with one, from a LATIN1, an SQL_ASCII and a
+ * UTF8 database read from an EUC_JP one).
  */
 static text *
-shown_query(const char *q, int len)
+shown_query(const char *q, int len, bool other_database)
 {
 	StringInfoData buf;
 	int			i = 0;
 
+	if (other_database)
+	{
+		initStringInfo(&buf);
+		for (i = 0; i < len; i++)
+			if ((unsigned char) q[i] < 0x80 && q[i] != 0)
+				appendStringInfoChar(&buf, q[i]);
+			else
+				appendStringInfo(&buf, "\\x%02x", (unsigned char) q[i]);
+		return cstring_to_text_with_len(buf.data, buf.len);
+	}
 	if (pg_verifymbstr(q, len, true))
 		return cstring_to_text_with_len(q, len);
 	initStringInfo(&buf);
@@ -271,7 +283,8 @@ dpagg_journal(PG_FUNCTION_ARGS)
 		{
 			v[8] = Int64GetDatum(r->query_id);
 			nl[8] = r->query_id == 0;
-			v[9] = PointerGetDatum(shown_query(ledger_record_query(r), r->query_len));
+			v[9] = PointerGetDatum(shown_query(ledger_record_query(r), r->query_len,
+											   r->database != MyDatabaseId));
 			if (r->sets > 1)
 				v[10] = PointerGetDatum(cstring_to_text(psprintf("%s x%u", r->aggregate, r->sets)));
 			else

@@ -109,9 +109,10 @@ plain_walker(Node *node, PlainWalk *w)
 
 		if (kind != 0 && w->nested > 0)
 			w->rescanned = true;
-		foreach(lc, w->level)
-			if (equal(lfirst(lc), a))
-				return expression_tree_walker(node, plain_walker, w);
+		if (!contain_volatile_functions((Node *) a))
+			foreach(lc, w->level)
+				if (equal(lfirst(lc), a))
+					return expression_tree_walker(node, plain_walker, w);
 		if (kind >= DP_SITE_SUM && kind <= DP_SITE_VECTOR)
 		{
 			DpBoundRelease *r = palloc0(sizeof(DpBoundRelease));

@@ -44,7 +44,15 @@ typedef struct Weight
 {
 	TargetEntry *tle;
 	double		value;
+	bool		counted;		/* false for a repeated identical call: one state, one release */
 } Weight;
+
+/* The location of the constants the split writes (no parser or stored tree makes it): a plan
+ * that carries them was split, which dpagg_check_statement_budget checks when it runs. */
+#define DPAGG_SPLIT_MARK (-0x4451)
+
+/* Whether this backend ever split a statement: the start-time check walks plans only then. */
+static bool split_ever = false;
 
 typedef struct Collect
 {
@@ -151,26 +159,31 @@ collect_walker(Node *node, Collect *c)
 
 		/* identical calls of one level share their state: one release (the planner's
 		 * find_compatible_agg compares them with equal() too) */
+		bool		repeated = false;
+
 		if (!contain_volatile_functions((Node *) a))
 			foreach(lc, c->level)
 				if (equal(lfirst(lc), a))
-					return expression_tree_walker(node, collect_walker, c);
+					repeated = true;
 		if (releasing_kind(kind))
 		{
 			int			ie,
 						id;
 			Weight	   *w;
 
-			c->level = lappend(c->level, a);
+			if (!repeated)
+				c->level = lappend(c->level, a);
 
 			positions(a, kind, &ie, &id);
 			w = palloc(sizeof(Weight));
 			w->tle = list_nth_node(TargetEntry, a->args, ie);
 			w->value = value_of(w->tle->expr, c->params, &c->unresolved);
+			w->counted = !repeated;
 			c->eps = lappend(c->eps, w);
 			w = palloc(sizeof(Weight));
 			w->tle = list_nth_node(TargetEntry, a->args, id);
 			w->value = value_of(w->tle->expr, c->params, &c->unresolved);
+			w->counted = !repeated;
 			c->delta = lappend(c->delta, w);
 		}
 	}
@@ -216,7 +229,8 @@ scale(List *weights, double total)
 
 		if (!(isfinite(w->value) && w->value >= 0))
 			return;				/* left as written: the release refuses it (22023) */
-		sum += w->value;
+		if (w->counted)
+			sum += w->value;
 	}
 	if (!(sum > 0))
 		return;
@@ -224,9 +238,13 @@ scale(List *weights, double total)
 	{
 		Weight	   *w = (Weight *) lfirst(lc);
 
-		w->tle->expr = (Expr *) makeConst(FLOAT8OID, -1, InvalidOid, sizeof(float8),
-										  Float8GetDatum(share(w->value, total, sum)), false,
-										  FLOAT8PASSBYVAL);
+		Const	   *k = makeConst(FLOAT8OID, -1, InvalidOid, sizeof(float8),
+									  Float8GetDatum(share(w->value, total, sum)), false,
+									  FLOAT8PASSBYVAL);
+
+		k->location = DPAGG_SPLIT_MARK;
+		w->tle->expr = (Expr *) k;
+		split_ever = true;
 	}
 }
 
@@ -292,6 +310,7 @@ typedef struct Sum
 	ParamListInfo params;
 	double		eps;
 	double		delta;
+	bool		split;			/* constants the split wrote */
 	List	   *node;			/* the releases of the Agg node being walked */
 } Sum;
 
@@ -310,7 +329,9 @@ sum_walker(Node *node, Sum *s)
 			foreach(lc, s->node)
 				if (equal(lfirst(lc), a))
 					return false;	/* one state, one release */
-		if (releasing_kind(kind) && !DO_AGGSPLIT_SKIPFINAL(a->aggsplit))
+		/* the aggregate's first step carries its arguments: a parallel plan's partial one (its
+		 * finalizing step reads them from it, and has a column in their place), or the whole */
+		if (releasing_kind(kind) && !DO_AGGSPLIT_COMBINE(a->aggsplit))
 		{
 			int			ie,
 						id;
@@ -323,6 +344,8 @@ sum_walker(Node *node, Sum *s)
 			{
 				tle = list_nth_node(TargetEntry, a->args, ie);
 				e = tle->expr;
+				if (IsA(e, Const) && ((Const *) e)->location == DPAGG_SPLIT_MARK)
+					s->split = true;
 				if (IsA(e, Const) || IsA(e, Param))
 					s->eps += value_of(e, s->params, NULL);
 				else
@@ -360,20 +383,33 @@ void
 dpagg_check_statement_budget(PlannedStmt *stmt, ParamListInfo params)
 {
 	Sum			s;
+	double		here = dpagg_statement_epsilon_here();
 
-	if (!(dpagg_statement_epsilon_here() > 0))
-		return;
+	if (!(here > 0) && !split_ever)
+		return;					/* nothing split in this backend: nothing to check */
+	memset(&s, 0, sizeof(s));
 	s.params = params;
-	s.eps = 0;
-	s.delta = 0;
-	s.node = NIL;
 	dpagg_walk_statement(stmt, sum_plan, &s);
-	if (s.eps > dpagg_statement_epsilon_here() * (1 + 1e-9) ||
+	/*
+	 * A plan split where the setting applied, run where it does not: a function's plan cached in
+	 * this session under the setting and run again inside a SECURITY DEFINER function or after
+	 * RESET (an attack review raised a wrapper's written 0.1 to 5 through a helper function's
+	 * cached plan).  Its owner's epsilons must stand: refused.
+	 */
+	if (s.split && !(here > 0))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("this statement's plan was split under dpagg.statement_epsilon, which does not apply here"),
+				 errdetail("The plan was cached while the setting was on (a function's statement, a prepared statement or a cursor), and runs inside a SECURITY DEFINER function or after the setting was reset. Nothing was released or charged."),
+				 errhint("Run DISCARD PLANS (or reconnect), then run it again.")));
+	if (!(here > 0))
+		return;
+	if (s.eps > here * (1 + 1e-9) ||
 		(dpagg_statement_delta > 0 && s.delta > dpagg_statement_delta * (1 + 1e-9)))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("the releases of this statement add up to epsilon %g and delta %g, more than dpagg.statement_epsilon (%g) or dpagg.statement_delta (%g)",
-						s.eps, s.delta, dpagg_statement_epsilon, dpagg_statement_delta),
+						s.eps, s.delta, here, dpagg_statement_delta),
 				 errdetail("The split was made for another plan: a prepared statement's or cursor's plan made under another setting or as a generic plan, or the planner runs a release more than once (a CTE or a SQL function it inlines after the split). Nothing was released or charged."),
 				 errhint("Prepare the statement again, write AS MATERIALIZED for a CTE with a dpagg aggregate, or RESET dpagg.statement_epsilon.")));
 }
