@@ -397,6 +397,14 @@ REVOKE SELECT ON b_t FROM dp_walk;
 DROP ROLE dp_walk;
 DROP ROLE dp_walk_group;
 
+-- A role created in the same transaction gets no budget: the record is not transactional, and a
+-- ROLLBACK would leave an account for an OID no role has (a walk-through found one, nameless).
+BEGIN;
+CREATE ROLE dp_ghost LOGIN;
+SELECT expect_error($$SELECT dp_set_budget('dp_ghost', 3, 1e-6)$$) AS created_here;
+ROLLBACK;
+SELECT count(*) AS nameless_accounts FROM dp_budgets WHERE role IS NULL;
+
 -- What the analyst cannot do.
 CREATE SCHEMA dp_analyst_s AUTHORIZATION dp_analyst;
 SET SESSION AUTHORIZATION dp_analyst;

@@ -128,7 +128,8 @@ restart_with 'mv "$tmpdir_l/store.moved" "$store"'
 check "... and the restored ledger has every charge" "$expect" "$(charges)"
 
 # --- concurrency: 16 clients x 20 releases of 0.1 against a budget of 1.0 -----------------
-q "CREATE ROLE racer LOGIN; GRANT SELECT ON t TO racer; SELECT dp_set_budget('racer', 1.0, 0)" >/dev/null
+q "CREATE ROLE racer LOGIN; GRANT SELECT ON t TO racer" >/dev/null
+q "SELECT dp_set_budget('racer', 1.0, 0)" >/dev/null
 tmp=$(mktemp -d)
 for c in $(seq 1 16); do
   (

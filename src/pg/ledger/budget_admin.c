@@ -246,6 +246,29 @@ dpagg_set_budget(PG_FUNCTION_ARGS)
 		LockSharedObject(AuthIdRelationId, role, 0, AccessShareLock);
 	if (!OidIsValid(role) || !SearchSysCacheExists1(AUTHOID, ObjectIdGetDatum(role)))
 		ereport(ERROR, (errcode(ERRCODE_UNDEFINED_OBJECT), errmsg("role with OID %u does not exist", role)));
+	/*
+	 * A role created by this very transaction: the budget record is not transactional, so a
+	 * ROLLBACK would leave an account for an OID no role has, which a later role could be given
+	 * (a walk-through found one in dp_budgets, nameless).  Commit the role first.
+	 */
+	{
+		HeapTuple	tup = SearchSysCache1(AUTHOID, ObjectIdGetDatum(role));
+
+		if (HeapTupleIsValid(tup))
+		{
+			bool		created_here =
+				TransactionIdIsCurrentTransactionId(HeapTupleHeaderGetXmin(tup->t_data)) &&
+				(tup->t_data->t_infomask & HEAP_UPDATED) == 0;
+
+			ReleaseSysCache(tup);
+			if (created_here)
+				ereport(ERROR,
+						(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+						 errmsg("role \"%s\" was created in this transaction", GetUserNameFromId(role, false)),
+						 errdetail("A budget is recorded at once, whatever the transaction does; were the role's creation rolled back, the budget would outlive it."),
+						 errhint("Commit the CREATE ROLE first, then set the budget.")));
+		}
+	}
 	name = GetUserNameFromId(role, false);
 
 	/* The current budget, for the arguments left out. */
