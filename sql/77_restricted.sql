@@ -283,7 +283,9 @@ FROM (VALUES
   ($$SELECT dp_count(1, 1e-5) FROM pay WHERE amount BETWEEN 10 AND 100.5 OR raw IN (1, 2, 3) OR raw <> wide$$),
   ($$SELECT CASE WHEN amount >= 200 THEN 'big' ELSE 'small' END AS band, dp_sum(amount, 1, 1e-5, 0, 500) FROM pay GROUP BY 1$$),
   ($$SELECT dp_count(1, 1e-5) FROM pay WHERE amount::float8 > 100$$),
-  ($$SELECT dp_date_trunc('month', at) AS m, dp_count(1, 1e-5) FROM pay GROUP BY 1$$)
+  ($$SELECT dp_date_trunc('month', at) AS m, dp_count(1, 1e-5) FROM pay GROUP BY 1$$),
+  -- built-in immutable calls on constants only: folded into a constant before any row is read
+  ($$SELECT dp_count(1, 1e-5) FROM pay WHERE amount > 50 + 50 AND amount < (100 * 2)::numeric - 1.5$$)
 ) AS v(q);
 RESET ROLE;
 SELECT count(*) - :before AS charged FROM dp_ledger;
@@ -294,7 +296,10 @@ FROM (VALUES
   ($$SELECT dp_count(1, 1e-5) FROM pay WHERE raw::float8 > 100$$),
   ($$SELECT dp_count(1, 1e-5) FROM pay WHERE wide::float8 > 100$$),
   ($$SELECT dp_count(1, 1e-5) FROM pay WHERE amount + 1 > 100$$),
-  ($$SELECT dp_date_trunc('month', at::timestamp) AS m, dp_count(1, 1e-5) FROM pay GROUP BY 1$$)
+  ($$SELECT dp_date_trunc('month', at::timestamp) AS m, dp_count(1, 1e-5) FROM pay GROUP BY 1$$),
+  -- stable (now(), timestamptz arithmetic) or over a column: not folded, still refused
+  ($$SELECT dp_count(1, 1e-5) FROM pay WHERE at > now() - interval '30 days'$$),
+  ($$SELECT dp_count(1, 1e-5) FROM pay WHERE amount * 2 > 50 + 50$$)
 ) AS v(q);
 RESET ROLE;
 SELECT count(*) - :before AS charged FROM dp_ledger;

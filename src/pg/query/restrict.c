@@ -123,6 +123,50 @@ too_big(void)
 		   "Use smaller constants and expressions.");
 }
 
+/*
+ * A call of a built-in immutable function (or operator) on constants only, nested or not: the
+ * planner folds it into a constant (eval_const_expressions) before any row is read, so nothing of
+ * it runs per row, and an error it raises comes while planning, whatever the data.  So
+ * `amount > 50 + 50` is `amount > 100` (a walk-through found such filters refused).  Stable
+ * functions (now(), timestamptz arithmetic) are not folded and stay refused; the finished plan
+ * is checked again (restrict_plan.c), with the constant the folding made (its size too).
+ */
+static bool
+folds_before_rows(Node *node)
+{
+	Oid			fn;
+	List	   *args;
+	ListCell   *lc;
+
+	if (node == NULL || IsA(node, Const))
+		return true;
+	if (IsA(node, RelabelType))
+		return folds_before_rows((Node *) ((RelabelType *) node)->arg);
+	if (IsA(node, FuncExpr))
+	{
+		if (((FuncExpr *) node)->funcretset)
+			return false;
+		fn = ((FuncExpr *) node)->funcid;
+		args = ((FuncExpr *) node)->args;
+	}
+	else if (IsA(node, OpExpr))
+	{
+		if (((OpExpr *) node)->opretset || ((OpExpr *) node)->opno >= FirstGenbkiObjectId)
+			return false;
+		set_opfuncid((OpExpr *) node);
+		fn = ((OpExpr *) node)->opfuncid;
+		args = ((OpExpr *) node)->args;
+	}
+	else
+		return false;
+	if (fn >= FirstGenbkiObjectId || func_volatile(fn) != PROVOLATILE_IMMUTABLE)
+		return false;
+	foreach(lc, args)
+		if (!folds_before_rows((Node *) lfirst(lc)))
+			return false;
+	return true;
+}
+
 static bool
 allow_walker(Node *node, AllowContext *ac)
 {
@@ -164,6 +208,8 @@ allow_walker(Node *node, AllowContext *ac)
 		case T_FuncExpr:
 			if (ac->plan && rewrite_made(((FuncExpr *) node)->location))
 				break;
+			if (!ac->plan && folds_before_rows(node))
+				return false;	/* a constant by the time any row is read */
 			dpagg_restrict_function(((FuncExpr *) node)->funcid, ((FuncExpr *) node)->args,
 							 ((FuncExpr *) node)->inputcollid, ac->where);
 			break;
@@ -172,6 +218,8 @@ allow_walker(Node *node, AllowContext *ac)
 		case T_NullIfExpr:
 			if (ac->plan && rewrite_made(((OpExpr *) node)->location))
 				break;
+			if (!ac->plan && IsA(node, OpExpr) && folds_before_rows(node))
+				return false;	/* a constant by the time any row is read */
 			builtin_operator(((OpExpr *) node)->opno, ac);
 			set_opfuncid((OpExpr *) node);
 			dpagg_restrict_function(((OpExpr *) node)->opfuncid, ((OpExpr *) node)->args,

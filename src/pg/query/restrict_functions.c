@@ -17,6 +17,7 @@
 #include "catalog/dependency.h"
 #include "catalog/indexing.h"
 #include "catalog/pg_namespace.h"
+#include "optimizer/optimizer.h"
 #include "parser/parse_func.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_language.h"
@@ -38,6 +39,16 @@ static void pg_attribute_noreturn()
 refuse(const char *msg, const char *detail, const char *hint)
 {
 	dpagg_restrict_refuse(msg, detail, hint);
+}
+
+static bool
+has_param(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Param))
+		return true;
+	return expression_tree_walker(node, has_param, context);
 }
 
 /*
@@ -370,6 +381,12 @@ dpagg_restrict_function(Oid fn, List *args, Oid inputcollid, const char *where)
 			   psprintf("The conversion depends on the TimeZone setting and fails at the ends of the range, on one private row (%s).",
 						where),
 			   "dp_date_trunc and dp_extract take date, timestamp and timestamp with time zone values as they are: dp_date_trunc('month', visited_at).");
+	if (!ok && func_volatile(fn) == PROVOLATILE_STABLE && !contain_var_clause((Node *) args) &&
+		!has_param((Node *) args, NULL))
+		refuse(psprintf("restricted roles cannot apply %s() beside private data", name),
+			   psprintf("Only built-in immutable functions of constants are computed before any private row is read (%s); this one would run as rows reach it.",
+						where),
+			   "Write its value as a literal, or pass it as a parameter of a prepared statement ($1), e.g. visited_at > $1 for now() - interval '30 days'.");
 	if (!ok)
 		refuse(psprintf("restricted roles cannot apply %s() to private data", name),
 			   psprintf("Expressions over private rows (%s) may use only functions and operators that cannot raise an error that depends on the data, have no side effects and take bounded time (docs/guides/restricted-analysts.md).",
