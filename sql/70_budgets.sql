@@ -235,6 +235,9 @@ SELECT epsilon_spent, delta_spent FROM dp_budgets WHERE role = 'dp_delta';
 SELECT aggregate, epsilon, delta, mechanism, details->'charged_delta' AS charged_delta
   FROM dp_explain($$SELECT dp_sum(x, 1.0, 1e-6, 0, 200000), dp_count(1.0, 1e-6, 'analytic_gaussian'),
                            dp_avg(x, 1.0, 1e-6, 0, 200000) FROM b_t$$);
+-- dp_sum_vector over a table that is not private (its argument list is vector.c's)
+SELECT aggregate, epsilon, delta, mechanism
+  FROM dp_explain($$SELECT dp_sum_vector(ARRAY[x, x], 2, 1.0, 1e-6, 400) FROM b_t$$);
 REVOKE SELECT ON b_t FROM dp_delta;
 DROP ROLE dp_delta;
 

@@ -84,6 +84,18 @@ dpagg_arg_layout(Aggref *aggref, int kind, DpArgLayout *lo)
 		lo->max_groups = p++;
 		lo->unit = p++;
 	}
+	else if (kind == DP_SITE_VECTOR || kind == DP_SITE_MERGE_VECTOR)
+	{
+		/* dp_sum_vector and its merge (vector.c): value (or state), dimension, epsilon, delta,
+		 * l2_bound [, mechanism] */
+		lo->value = p++;
+		lo->dimension = p++;
+		lo->epsilon = p++;
+		lo->delta = p++;
+		lo->upper = p++;
+		if (has_mech)
+			lo->mechanism = p++;
+	}
 	else if (DPAGG_KIND_IS_MERGE(kind))
 	{
 		/* Fixed by scripts/generate_sql.py: (quanta,) n, epsilon, delta, (lower, upper,)

@@ -105,14 +105,11 @@ plain_walker(Node *node, PlainWalk *w)
 	{
 		Aggref	   *a = (Aggref *) node;
 		int			kind = dpagg_aggregate_kind(a->aggfnoid);
-		ListCell   *lc;
 
 		if (kind != 0 && w->nested > 0)
 			w->rescanned = true;
-		if (!contain_volatile_functions((Node *) a))
-			foreach(lc, w->level)
-				if (equal(lfirst(lc), a))
-					return expression_tree_walker(node, plain_walker, w);
+		if (dpagg_same_release_in(w->level, a))
+			return expression_tree_walker(node, plain_walker, w);
 		if (kind >= DP_SITE_SUM && kind <= DP_SITE_VECTOR)
 		{
 			DpBoundRelease *r = palloc0(sizeof(DpBoundRelease));
@@ -228,21 +225,7 @@ dpagg_explain_sql(PG_FUNCTION_ARGS)
 		int			L = r->max_groups;
 
 		memset(nulls, 0, sizeof(nulls));
-		if (r->kind == DP_SITE_VECTOR)
-		{
-			/* dp_sum_vector(values, dimension, epsilon, delta, bound [, mechanism]) (vector.c) */
-			memset(&lo, -1, sizeof(lo));
-			lo.nargs = list_length(r->aggref->args);
-			lo.value = 0;
-			lo.dimension = 1;
-			lo.epsilon = 2;
-			lo.delta = 3;
-			lo.upper = 4;
-			if (lo.nargs > 5)
-				lo.mechanism = 5;
-		}
-		else
-			dpagg_arg_layout(r->aggref, r->kind, &lo);
+		dpagg_arg_layout(r->aggref, r->kind, &lo);
 		eps = float_arg(r->aggref, lo.epsilon);
 		delta = float_arg(r->aggref, lo.delta);
 		initStringInfo(&det);

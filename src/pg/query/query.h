@@ -84,6 +84,8 @@ extern void dpagg_restrict_refuse(const char *msg, const char *detail, const cha
 /* Scale the epsilons (and deltas) of a statement's releases to the settings, after the per-unit
  * rewrite; and refuse, when a statement starts, a plan whose releases add up to more. */
 extern bool dpagg_split_statement_budget(Query *parse, ParamListInfo params);
+/* An identical call among these (one state, one release; not with volatile arguments)? */
+extern bool dpagg_same_release_in(List *seen, Aggref *a);
 extern void dpagg_check_statement_budget(PlannedStmt *stmt, ParamListInfo params);
 
 /* ---- restrict_functions.c: the allow-list of functions on private rows ---------------------- */

@@ -64,6 +64,24 @@ typedef struct Collect
 	bool		unresolved;		/* a parameter without a value (a generic plan) */
 } Collect;
 
+/*
+ * Is an identical call among `seen` (the calls of one query level or Agg node)?  Identical calls
+ * share one transition state, so one release: the planner's find_compatible_agg compares them with
+ * equal() too, but never merges calls with volatile arguments.  For dp_explain as well.
+ */
+bool
+dpagg_same_release_in(List *seen, Aggref *a)
+{
+	ListCell   *lc;
+
+	if (contain_volatile_functions((Node *) a))
+		return false;
+	foreach(lc, seen)
+		if (equal(lfirst(lc), a))
+			return true;
+	return false;
+}
+
 static bool
 releasing_kind(int kind)
 {
@@ -94,14 +112,6 @@ positions(Aggref *a, int kind, int *eps, int *delta)
 {
 	DpArgLayout lo;
 
-	if (kind == DP_SITE_VECTOR || kind == DP_SITE_MERGE_VECTOR)
-	{
-		/* dp_sum_vector(values, dimension, epsilon, delta, bound [, mechanism]) and its merge
-		 * (vector.c) */
-		*eps = 2;
-		*delta = 3;
-		return;
-	}
 	dpagg_arg_layout(a, kind, &lo);
 	*eps = lo.epsilon;
 	*delta = lo.delta;
@@ -155,16 +165,11 @@ collect_walker(Node *node, Collect *c)
 		Aggref	   *a = (Aggref *) node;
 		int			kind = dpagg_aggregate_kind(a->aggfnoid);
 
-		ListCell   *lc;
 
 		/* identical calls of one level share their state: one release (the planner's
 		 * find_compatible_agg compares them with equal() too) */
-		bool		repeated = false;
+		bool		repeated = dpagg_same_release_in(c->level, a);
 
-		if (!contain_volatile_functions((Node *) a))
-			foreach(lc, c->level)
-				if (equal(lfirst(lc), a))
-					repeated = true;
 		if (releasing_kind(kind))
 		{
 			int			ie,
@@ -323,12 +328,9 @@ sum_walker(Node *node, Sum *s)
 	{
 		Aggref	   *a = (Aggref *) node;
 		int			kind = dpagg_aggregate_kind(a->aggfnoid);
-		ListCell   *lc;
 
-		if (!contain_volatile_functions((Node *) a))
-			foreach(lc, s->node)
-				if (equal(lfirst(lc), a))
-					return false;	/* one state, one release */
+		if (dpagg_same_release_in(s->node, a))
+			return false;		/* one state, one release */
 		/* the aggregate's first step carries its arguments: a parallel plan's partial one (its
 		 * finalizing step reads them from it, and has a column in their place), or the whole */
 		if (releasing_kind(kind) && !DO_AGGSPLIT_COMBINE(a->aggsplit))
