@@ -105,6 +105,10 @@ typedef struct LedgerRecord
 								 * count is then in `aggregate` ("dp_count x2") or 1 */
 } LedgerRecord;
 
+/* The layout never changes (it is on disk and in the WAL; docs/ledger_wal.md, and the size
+ * docs/guides/budgets.md gives per release). */
+StaticAssertDecl(sizeof(LedgerRecord) == 456, "the ledger record's layout must not change");
+
 /* Room for the longest record (header, query text, padding). */
 #define LEDGER_RECORD_MAX (sizeof(LedgerRecord) + QUERY_TEXT_MAX + 8)
 
