@@ -1,0 +1,244 @@
+// quantile.cpp — private quantiles (quantile.h; docs/quantiles.md).
+#include "quantile.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <string>
+
+#include <boost/multiprecision/cpp_int.hpp>
+
+#include "dpagg_quantile.h"
+#include "errors.h"
+#include "guarded.h"
+#include "interrupt.h"
+
+namespace dpagg {
+
+namespace {
+
+using boost::multiprecision::cpp_int;
+using u128 = unsigned __int128;
+
+constexpr int kUnitBits = 60;  // p and every score in units of 2^-60
+const u128 kOne = static_cast<u128>(1) << kUnitBits;
+
+// Uniform on {0, ..., k-1}, k >= 1, by rejection (exact).
+uint64_t uniform_below(uint64_t k, RandomSource& rng) {
+  if (k == 1) return 0;
+  const uint64_t limit = UINT64_MAX - UINT64_MAX % k;  // a multiple of k
+  for (;;) {
+    const uint64_t v = rng.next_u64();
+    if (v < limit) return v % k;
+  }
+}
+
+// Uniform on {0, ..., den-1} for a big den >= 1 (exact: rejection on the bits of den).
+cpp_int uniform_below(const cpp_int& den, RandomSource& rng) {
+  const unsigned bits = boost::multiprecision::msb(den) + 1;
+  for (;;) {
+    cpp_int v = 0;
+    unsigned have = 0;
+    while (have < bits) {
+      const unsigned take = std::min(64u, bits - have);
+      uint64_t w = rng.next_u64();
+      if (take < 64) w &= (uint64_t{1} << take) - 1;
+      v |= cpp_int(w) << have;
+      have += take;
+    }
+    if (v < den) return v;
+  }
+}
+
+bool bernoulli_ratio(const cpp_int& num, const cpp_int& den, RandomSource& rng) {
+  if (num <= 0) return false;
+  if (num >= den) return true;
+  return uniform_below(den, rng) < num;
+}
+
+// Canonne, Kamath & Steinke, Algorithm 1: Bernoulli(exp(-gamma)) for gamma = num/den in [0, 1]:
+// K = 1; while Bernoulli(gamma / K) succeeds, K = K + 1; heads iff K is odd.
+bool bernoulli_exp_neg_le1(const cpp_int& num, const cpp_int& den, RandomSource& rng) {
+  cpp_int k = 1;
+  for (;;) {
+    if (!bernoulli_ratio(num, den * k, rng)) break;
+    k += 1;
+  }
+  return (k & 1) != 0;
+}
+
+// The same for gamma = 1, on machine integers (the common coin of far bins).
+bool bernoulli_exp_minus_one(RandomSource& rng) {
+  uint64_t k = 1;
+  for (;;) {
+    if (uniform_below(k, rng) != 0) break;  // Bernoulli(1/k)
+    ++k;
+  }
+  return (k & 1) != 0;
+}
+
+// gamma >= 0 rational: exp(-gamma) = exp(-1)^floor(gamma) * exp(-(gamma - floor(gamma))).
+bool bernoulli_exp_neg_big(cpp_int num, const cpp_int& den, RandomSource& rng) {
+  while (num > den) {
+    if (!bernoulli_exp_minus_one(rng)) return false;
+    num -= den;
+  }
+  return bernoulli_exp_neg_le1(num, den, rng);
+}
+
+// epsilon = mantissa * 2^exponent exactly (epsilon finite, > 0).
+void split_double(double x, cpp_int& mantissa, int& exponent) {
+  int e = 0;
+  const double f = std::frexp(x, &e);  // x = f 2^e, f in [0.5, 1)
+  const auto m = static_cast<uint64_t>(std::ldexp(f, 53));  // exact: 53 bits
+  mantissa = m;
+  exponent = e - 53;
+}
+
+// The coin of a bin at gamma = epsilon * diff / (2 D k), diff and D in units of 2^-60: exact.
+// Far bins (gamma well above 1) first flip exp(-1) coins on machine integers while gamma - c
+// stays above 1.5 by a floating-point estimate (its error is far below 0.5, so each such step
+// is one of exp(-1)'s factors of exp(-gamma) for certain); the rest is drawn in rational
+// arithmetic.
+class Coins {
+ public:
+  Coins(double epsilon, u128 D, int k) : eps_(epsilon), approx_den_(2.0L * static_cast<long double>(D) * k) {
+    split_double(epsilon, m_, e_);
+    den_ = cpp_int(2) * cpp_int(D) * k;
+    if (e_ < 0) den_ <<= -e_;
+  }
+  bool flip(u128 diff, RandomSource& rng) const {
+    if (diff == 0) return true;
+    const long double gamma = static_cast<long double>(eps_) * static_cast<long double>(diff) / approx_den_;
+    uint64_t c = 0;
+    while (gamma - static_cast<long double>(c) > 1.5L) {
+      if (!bernoulli_exp_minus_one(rng)) return false;
+      ++c;
+    }
+    cpp_int num = m_ * cpp_int(diff);
+    if (e_ > 0) num <<= e_;
+    num -= cpp_int(c) * den_;
+    if (num < 0) throw Error(DPAGG_INTERNAL, "dpagg: quantile coin below zero");
+    return bernoulli_exp_neg_big(num, den_, rng);
+  }
+
+ private:
+  double eps_;
+  long double approx_den_;
+  cpp_int m_;
+  int e_ = 0;
+  cpp_int den_;
+};
+
+}  // namespace
+
+uint64_t quantile_target_units(double p) {
+  return static_cast<uint64_t>(std::nearbyint(std::ldexp(p, kUnitBits)));
+}
+
+std::vector<u128> quantile_scores(const uint64_t* counts, int bins, uint64_t P) {
+  u128 n = 0;
+  for (int j = 0; j < bins; ++j) n += counts[j];
+  if (n >= (static_cast<u128>(1) << 63)) throw Error(DPAGG_INTERNAL, "dpagg: too many values for a quantile");
+  const u128 t = static_cast<u128>(P) * n;  // < 2^123
+  std::vector<u128> s(static_cast<size_t>(bins));
+  u128 a = 0;
+  for (int j = 0; j < bins; ++j) {
+    const u128 lo = a << kUnitBits, hi = (a + counts[j]) << kUnitBits;
+    s[static_cast<size_t>(j)] = lo > t ? lo - t : (t > hi ? t - hi : 0);
+    a += counts[j];
+  }
+  return s;
+}
+
+bool bernoulli_exp_neg(u128 num, u128 den, RandomSource& rng) {
+  if (den == 0) throw Error(DPAGG_INTERNAL, "dpagg: zero denominator");
+  return bernoulli_exp_neg_big(cpp_int(num), cpp_int(den), rng);
+}
+
+int quantile_select_bin(const uint64_t* counts, int bins, double p, double epsilon, int k,
+                        RandomSource& rng) {
+  const uint64_t P = quantile_target_units(p);
+  const u128 D = std::max<u128>(P, kOne - P);  // the scores' sensitivity, >= 2^59
+  const std::vector<u128> s = quantile_scores(counts, bins, P);
+  const u128 best = *std::min_element(s.begin(), s.end());
+  const Coins coins(epsilon, D, k);
+  std::vector<int> order(static_cast<size_t>(bins));
+  std::iota(order.begin(), order.end(), 0);
+  // A uniformly random order, drawn as it is visited (Fisher-Yates); a bin of the best score
+  // always flips heads, so the loop ends.
+  for (int i = 0; i < bins; ++i) {
+    const int r = i + static_cast<int>(uniform_below(static_cast<uint64_t>(bins - i), rng));
+    std::swap(order[static_cast<size_t>(i)], order[static_cast<size_t>(r)]);
+    const int j = order[static_cast<size_t>(i)];
+    if (coins.flip(s[static_cast<size_t>(j)] - best, rng)) return j;
+  }
+  throw Error(DPAGG_INTERNAL, "dpagg: permute-and-flip chose no bin");
+}
+
+void check_quantile_parameters(const double* ps, int k, double epsilon, double lower,
+                               double upper) {
+  if (k < 1 || k > DPAGG_QUANTILE_MAX_K)
+    invalid("dp_percentiles takes 1 to " + std::to_string(DPAGG_QUANTILE_MAX_K) + " quantiles",
+            "Pass an array of 1 to " + std::to_string(DPAGG_QUANTILE_MAX_K) +
+                " values of p in [0, 1]; split longer lists over several calls.");
+  for (int i = 0; i < k; ++i)
+    if (!(ps[i] >= 0.0 && ps[i] <= 1.0))
+      invalid("p must lie in [0, 1]", "Pass the quantile as a fraction: 0.5 for the median, 0.9 for the 90th percentile.");
+  if (!(std::isfinite(epsilon) && epsilon > 0.0))
+    invalid("epsilon must be a finite number greater than 0", "Pass epsilon in (0, infinity), e.g. 1.0.");
+  if (!std::isfinite(lower) || !std::isfinite(upper) || !(lower < upper) ||
+      !std::isfinite(upper - lower))
+    invalid("lower and upper must be finite with lower < upper",
+            "Pass finite bounds with lower < upper (and upper - lower finite): the answer lies in "
+            "[lower, upper], at a resolution of (upper - lower) / " +
+                std::to_string(DPAGG_QUANTILE_BINS) + ".");
+}
+
+std::vector<double> release_quantiles(const uint64_t* counts, double lower, double upper,
+                                      const std::vector<double>& ps, double epsilon,
+                                      RandomSource& rng) {
+  const int k = static_cast<int>(ps.size());
+  check_quantile_parameters(ps.data(), k, epsilon, lower, upper);
+  const int B = DPAGG_QUANTILE_BINS;
+  const double width = (upper - lower) / B;
+  std::vector<double> answers;
+  for (int i = 0; i < k; ++i) {
+    check_interrupt();
+    const int j = quantile_select_bin(counts, B, ps[static_cast<size_t>(i)], epsilon, k, rng);
+    // A uniform point of the chosen bin: independent of the data given the bin.
+    double x = lower + (static_cast<double>(j) + rng.uniform53()) * width;
+    answers.push_back(std::min(std::max(x, lower), upper));
+  }
+  // Sorted to the order of the ps (post-processing).
+  std::vector<int> by_p(static_cast<size_t>(k));
+  std::iota(by_p.begin(), by_p.end(), 0);
+  std::stable_sort(by_p.begin(), by_p.end(),
+                   [&](int a, int b) { return ps[static_cast<size_t>(a)] < ps[static_cast<size_t>(b)]; });
+  std::vector<double> sorted = answers;
+  std::sort(sorted.begin(), sorted.end());
+  std::vector<double> out(static_cast<size_t>(k));
+  for (int i = 0; i < k; ++i) out[static_cast<size_t>(by_p[static_cast<size_t>(i)])] = sorted[static_cast<size_t>(i)];
+  return out;
+}
+
+}  // namespace dpagg
+
+extern "C" {
+
+int dpagg_quantile_check(const double* ps, int k, double epsilon, double lower, double upper,
+                         dpagg_error* err) {
+  return dpagg::guarded(err, [&] { dpagg::check_quantile_parameters(ps, k, epsilon, lower, upper); });
+}
+
+int dpagg_quantile_release(const uint64_t* counts, double lower, double upper, const double* ps,
+                           int k, double epsilon, double* out, dpagg_error* err) {
+  return dpagg::guarded(err, [&] {
+    dpagg::SecureRandom rng;
+    const std::vector<double> r = dpagg::release_quantiles(
+        counts, lower, upper, std::vector<double>(ps, ps + std::max(k, 0)), epsilon, rng);
+    std::copy(r.begin(), r.end(), out);
+  });
+}
+
+}  // extern "C"

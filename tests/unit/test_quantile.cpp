@@ -1,0 +1,188 @@
+// Tests of private quantiles (src/core/quantile/quantile.h, docs/quantiles.md): the scores and
+// their sensitivity, the exact Bernoulli(exp(-gamma)) coins, permute-and-flip's law against an
+// independent evaluation (tests/unit/oracles/quantile_pf.h, two-sided), the privacy ratio of
+// that law on neighbouring data, and the C interface's checks.
+#include <boost/math/distributions/chi_squared.hpp>
+
+#include "quantile/dpagg_quantile.h"
+#include "oracles/quantile_pf.h"
+#include "quantile/quantile.h"
+#include "test_support.h"
+
+namespace {
+
+using dpagg_test::SeededRandom;
+using u128 = unsigned __int128;
+
+long double to_ld(u128 v) { return static_cast<long double>(v); }
+
+TEST(Quantile, ScoresAreTheDistanceInRankFromTheTarget) {
+  // 10 values: bins hold 2, 0, 5, 3; the median's target rank is 5.
+  const std::vector<uint64_t> c{2, 0, 5, 3};
+  const auto s = dpagg::quantile_scores(c.data(), 4, dpagg::quantile_target_units(0.5));
+  const long double unit = std::ldexp(1.0L, 60);
+  EXPECT_EQ(to_ld(s[0]) / unit, 3.0L);  // ranks [0, 2]
+  EXPECT_EQ(to_ld(s[1]) / unit, 3.0L);  // [2, 2]
+  EXPECT_EQ(to_ld(s[2]) / unit, 0.0L);  // [2, 7] holds 5
+  EXPECT_EQ(to_ld(s[3]) / unit, 2.0L);  // [7, 10]
+  const auto o = dpagg_test::quantile_scores_oracle(c, 0.5L);
+  for (int j = 0; j < 4; ++j) EXPECT_EQ(to_ld(s[static_cast<size_t>(j)]) / unit, o[static_cast<size_t>(j)]);
+}
+
+TEST(Quantile, OneValueMovesEveryScoreByAtMostMaxOfPAndOneMinusP) {
+  SeededRandom rng(11);
+  std::mt19937_64 gen(5);
+  for (double p : {0.0, 0.1, 0.25, 0.5, 0.731, 0.9, 1.0}) {
+    const uint64_t P = dpagg::quantile_target_units(p);
+    const u128 one = static_cast<u128>(1) << 60;
+    const u128 D = std::max<u128>(P, one - P);
+    for (int trial = 0; trial < 300; ++trial) {
+      const int B = 1 + static_cast<int>(gen() % 12);
+      std::vector<uint64_t> c(static_cast<size_t>(B));
+      for (auto& x : c) x = gen() % 4 == 0 ? gen() % 50 : gen() % 3;
+      std::vector<uint64_t> d = c;
+      d[gen() % static_cast<size_t>(B)] += 1;  // one value added
+      const auto s = dpagg::quantile_scores(c.data(), B, P);
+      const auto t = dpagg::quantile_scores(d.data(), B, P);
+      for (int j = 0; j < B; ++j) {
+        const u128 a = s[static_cast<size_t>(j)], b = t[static_cast<size_t>(j)];
+        EXPECT_LE(a > b ? a - b : b - a, D) << "p " << p << " bin " << j;
+      }
+    }
+  }
+}
+
+TEST(Quantile, ExactCoinsHaveTheirProbabilityTwoSided) {
+  SeededRandom rng(3);
+  const int N = 200000;
+  // gamma = num / den: 0.3, 1, 2.7, 5.5 and a large one made of many exp(-1) factors
+  const std::vector<std::pair<u128, u128>> gammas{{3, 10}, {1, 1}, {27, 10}, {11, 2}, {1, 3}};
+  for (auto [num, den] : gammas) {
+    int heads = 0;
+    for (int i = 0; i < N; ++i) heads += dpagg::bernoulli_exp_neg(num, den, rng) ? 1 : 0;
+    const double q = std::exp(-static_cast<double>(num) / static_cast<double>(den));
+    const double sd = std::sqrt(N * q * (1 - q));
+    EXPECT_NEAR(heads, N * q, 5 * sd) << "gamma " << static_cast<double>(num) / static_cast<double>(den);
+  }
+  EXPECT_TRUE(dpagg::bernoulli_exp_neg(0, 1, rng));
+}
+
+// The sampler's frequencies against the oracle's law: chi-square, two-sided (a sampler too
+// concentrated on the best bin fails as surely as one too spread out).
+void expect_law(const std::vector<uint64_t>& c, double p, double eps, int k, uint64_t seed) {
+  SeededRandom rng(seed);
+  const int B = static_cast<int>(c.size());
+  const int N = 120000;
+  std::vector<int> freq(static_cast<size_t>(B), 0);
+  for (int i = 0; i < N; ++i) freq[static_cast<size_t>(dpagg::quantile_select_bin(c.data(), B, p, eps, k, rng))]++;
+  const auto law = dpagg_test::quantile_pf_law(c, p, static_cast<long double>(eps) / k);
+  double chi = 0;
+  int df = -1;
+  for (int j = 0; j < B; ++j) {
+    const double e = N * static_cast<double>(law[static_cast<size_t>(j)]);
+    if (e < 5) {
+      EXPECT_LE(freq[static_cast<size_t>(j)], 5 + 10 * e) << "bin " << j;
+      continue;
+    }
+    chi += (freq[static_cast<size_t>(j)] - e) * (freq[static_cast<size_t>(j)] - e) / e;
+    df++;
+  }
+  if (df < 1) return;
+  boost::math::chi_squared dist(df);
+  const double pv = boost::math::cdf(boost::math::complement(dist, chi));
+  EXPECT_GT(pv, 1e-4) << "chi2 " << chi << " df " << df << " p " << p << " eps " << eps;
+  EXPECT_LT(pv, 1 - 1e-4) << "too good a fit: chi2 " << chi << " df " << df;
+}
+
+TEST(Quantile, PermuteAndFlipFollowsItsLaw) {
+  expect_law({2, 0, 5, 3, 0, 0, 1, 4}, 0.5, 1.0, 1, 21);
+  expect_law({2, 0, 5, 3, 0, 0, 1, 4}, 0.9, 2.0, 1, 22);
+  expect_law({0, 0, 0, 0, 0, 0}, 0.5, 1.0, 1, 23);  // empty: uniform
+  expect_law({7, 1, 1, 1, 9, 0, 0, 2, 2, 30}, 0.25, 0.5, 1, 24);
+  expect_law({7, 1, 1, 1, 9, 0, 0, 2, 2, 30}, 0.0, 3.0, 1, 25);
+  expect_law({7, 1, 1, 1, 9, 0, 0, 2, 2, 30}, 1.0, 3.0, 1, 26);
+  expect_law({40, 3, 0, 2, 1, 1, 0, 50}, 0.5, 4.0, 2, 27);  // epsilon / k
+  expect_law({1000, 2000, 500, 0, 1, 1, 1, 1}, 0.37, 0.01, 1, 28);
+}
+
+TEST(Quantile, TheLawOfNeighboursIsWithinExpEpsilon) {
+  std::mt19937_64 gen(8);
+  for (double eps : {0.1, 1.0, 3.0}) {
+    for (double p : {0.0, 0.2, 0.5, 0.8, 1.0}) {
+      for (int trial = 0; trial < 40; ++trial) {
+        const int B = 2 + static_cast<int>(gen() % 7);
+        std::vector<uint64_t> c(static_cast<size_t>(B));
+        for (auto& x : c) x = gen() % 6;
+        std::vector<uint64_t> d = c;
+        d[gen() % static_cast<size_t>(B)] += 1;
+        const auto a = dpagg_test::quantile_pf_law(c, p, eps);
+        const auto b = dpagg_test::quantile_pf_law(d, p, eps);
+        for (int j = 0; j < B; ++j) {
+          const long double r = a[static_cast<size_t>(j)] / b[static_cast<size_t>(j)];
+          EXPECT_LE(r, std::exp(static_cast<long double>(eps)) * (1 + 1e-12L));
+          EXPECT_GE(r, std::exp(-static_cast<long double>(eps)) * (1 - 1e-12L));
+        }
+      }
+    }
+  }
+}
+
+TEST(Quantile, ManyValuesAtModerateEpsilonLandInTheQuantilesBin) {
+  SeededRandom rng(4);
+  std::vector<uint64_t> c(DPAGG_QUANTILE_BINS, 0);
+  for (int j = 0; j < DPAGG_QUANTILE_BINS; ++j) c[static_cast<size_t>(j)] = 100;  // uniform
+  int hits = 0;
+  for (int i = 0; i < 200; ++i) {
+    const int j = dpagg::quantile_select_bin(c.data(), DPAGG_QUANTILE_BINS, 0.5, 1.0, 1, rng);
+    hits += std::abs(j - 512) <= 1 ? 1 : 0;
+  }
+  EXPECT_GT(hits, 150);  // the rank error is O(log(B) / epsilon), far below a bin's 100
+}
+
+TEST(Quantile, ReleasesAreInsideTheBoundsAndFollowTheOrderOfP) {
+  SeededRandom rng(5);
+  std::vector<uint64_t> c(DPAGG_QUANTILE_BINS, 0);
+  for (int j = 0; j < DPAGG_QUANTILE_BINS; ++j) c[static_cast<size_t>(j)] = 10;
+  for (int i = 0; i < 50; ++i) {
+    const auto r = dpagg::release_quantiles(c.data(), -5.0, 20.0, {0.9, 0.1, 0.5}, 0.3, rng);
+    ASSERT_EQ(r.size(), 3u);
+    EXPECT_LE(r[1], r[2]);
+    EXPECT_LE(r[2], r[0]);
+    for (double x : r) {
+      EXPECT_GE(x, -5.0);
+      EXPECT_LE(x, 20.0);
+    }
+  }
+}
+
+TEST(Quantile, BinsAreADeterministicFunctionOfTheValue) {
+  EXPECT_EQ(dpagg_quantile_bin(-1e300, 0, 1), 0);
+  EXPECT_EQ(dpagg_quantile_bin(-INFINITY, 0, 1), 0);
+  EXPECT_EQ(dpagg_quantile_bin(0.0, 0, 1), 0);
+  EXPECT_EQ(dpagg_quantile_bin(1.0, 0, 1), DPAGG_QUANTILE_BINS - 1);
+  EXPECT_EQ(dpagg_quantile_bin(INFINITY, 0, 1), DPAGG_QUANTILE_BINS - 1);
+  EXPECT_EQ(dpagg_quantile_bin(NAN, 0, 1), DPAGG_QUANTILE_BINS - 1);
+  EXPECT_EQ(dpagg_quantile_bin(0.5, 0, 1), DPAGG_QUANTILE_BINS / 2);
+  EXPECT_EQ(dpagg_quantile_bin(std::nextafter(1.0, 0.0), 0, 1), DPAGG_QUANTILE_BINS - 1);
+}
+
+TEST(Quantile, TheCInterfaceRefusesBadParameters) {
+  dpagg_error err;
+  const double half = 0.5, bad = 1.5, nan = NAN;
+  EXPECT_EQ(dpagg_quantile_check(&half, 1, 1.0, 0, 10, &err), DPAGG_OK);
+  EXPECT_EQ(dpagg_quantile_check(&bad, 1, 1.0, 0, 10, &err), DPAGG_INVALID_PARAMETER);
+  EXPECT_EQ(dpagg_quantile_check(&nan, 1, 1.0, 0, 10, &err), DPAGG_INVALID_PARAMETER);
+  EXPECT_EQ(dpagg_quantile_check(&half, 1, 0.0, 0, 10, &err), DPAGG_INVALID_PARAMETER);
+  EXPECT_EQ(dpagg_quantile_check(&half, 1, INFINITY, 0, 10, &err), DPAGG_INVALID_PARAMETER);
+  EXPECT_EQ(dpagg_quantile_check(&half, 1, 1.0, 10, 10, &err), DPAGG_INVALID_PARAMETER);
+  EXPECT_EQ(dpagg_quantile_check(&half, 1, 1.0, -1e308, 1e308, &err), DPAGG_INVALID_PARAMETER);
+  EXPECT_EQ(dpagg_quantile_check(&half, 0, 1.0, 0, 10, &err), DPAGG_INVALID_PARAMETER);
+  EXPECT_NE(std::string(err.hint), "");
+  std::vector<uint64_t> c(DPAGG_QUANTILE_BINS, 1);
+  double out[2];
+  const double ps[2] = {0.25, 0.75};
+  EXPECT_EQ(dpagg_quantile_release(c.data(), 0, 1, ps, 2, 1.0, out, &err), DPAGG_OK);
+  EXPECT_LE(out[0], out[1]);
+}
+
+}  // namespace
