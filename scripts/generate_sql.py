@@ -308,8 +308,39 @@ MERGE_VECTOR.add("dpagg_merge_vector", MVARGS + MECH, "dpagg_merge_vsum_trans_m"
                  "differentially private sums of vectors from partial sums (dp_sum_vector split for Citus)",
                  named_sfunc_args=False)
 
+# Private quantiles (src/pg/aggregates/percentile.c, src/core/quantile/quantile.h, docs/quantiles.md):
+# the state counts values in 1 024 bins of [lower, upper]; the final function releases by
+# permute-and-flip.  dp_percentiles is the same kind with a final function returning an array.
+Q_SUPPORT = dict(
+    combine=Function("dpagg_percentile_combine", [("", "internal"), ("", "internal")], "internal",
+                     strict=False),
+    serial=Function("dpagg_percentile_serialize", [("", "internal")], "bytea"),
+    deserial=Function("dpagg_percentile_deserialize", [("", "bytea"), ("", "internal")], "internal"))
+PERCENTILE = Kind("DP_SITE_PERCENTILE",
+                  "dp_percentile and dp_median: a private quantile of values counted in 1 024 bins of [lower, upper].",
+                  "internal", Q_SUPPORT["combine"],
+                  Function("dpagg_percentile_final", [("", "internal")], F8, "VOLATILE", strict=False),
+                  Q_SUPPORT["serial"], Q_SUPPORT["deserial"])
+PERCENTILES = Kind("DP_SITE_PERCENTILE",
+                   "dp_percentiles: several private quantiles released together (each at epsilon / k).",
+                   "internal", Q_SUPPORT["combine"],
+                   Function("dpagg_percentiles_final", [("", "internal")], f"{F8}[]", "VOLATILE", strict=False),
+                   Q_SUPPORT["serial"], Q_SUPPORT["deserial"])
+Q_BOUNDS = EPS_DELTA + [("lower", F8), ("upper", F8)]
+for sqlt, short in TYPES:
+    for form, extra in [("", []), ("_m", MECH)]:
+        PERCENTILE.add("dp_percentile", [("value", sqlt), ("p", F8)] + Q_BOUNDS + extra,
+                       f"dpagg_percentile_trans_{short}{form}", f"dpagg_percentile_trans_{short}",
+                       "differentially private p-quantile of values in [lower, upper] (permute-and-flip)")
+        PERCENTILE.add("dp_median", [("value", sqlt)] + Q_BOUNDS + extra,
+                       f"dpagg_median_trans_{short}{form}", f"dpagg_percentile_trans_{short}",
+                       "differentially private median of values in [lower, upper] (permute-and-flip)")
+        PERCENTILES.add("dp_percentiles", [("value", sqlt), ("p", f"{F8}[]")] + Q_BOUNDS + extra,
+                        f"dpagg_percentiles_trans_{short}{form}", f"dpagg_percentile_trans_{short}",
+                        "differentially private quantiles of values in [lower, upper], released together")
+
 KINDS = [SUM, SUM_INLINE, AVG, COUNT, VECTOR, UNIT_SUM, UNIT_AVG, UNIT_COUNT, SELECT, UNIT_VECTOR,
-         MERGE_SUM, MERGE_AVG, MERGE_COUNT, MERGE_VECTOR]
+         MERGE_SUM, MERGE_AVG, MERGE_COUNT, MERGE_VECTOR, PERCENTILE, PERCENTILES]
 
 # One row's quanta (src/pg/aggregates/partial.c): plain functions, summed with sum(bigint) on Citus workers.
 QUANTA = [(f"dpagg_quanta_{what}", sqlt, f"dpagg_quanta_{what}_{short}")

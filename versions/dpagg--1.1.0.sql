@@ -1351,6 +1351,360 @@ CREATE AGGREGATE dpagg_merge_vector(partial bytea, dimension integer, epsilon do
 );
 COMMENT ON AGGREGATE dpagg_merge_vector(partial bytea, dimension integer, epsilon double precision, delta double precision, l2_bound double precision, mechanism text) IS 'differentially private sums of vectors from partial sums (dp_sum_vector split for Citus)';
 
+-- dp_percentile and dp_median: a private quantile of values counted in 1 024 bins of [lower, upper].
+CREATE FUNCTION dpagg_percentile_combine(internal, internal) RETURNS internal
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION dpagg_percentile_final(internal) RETURNS double precision
+  AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE FUNCTION dpagg_percentile_serialize(internal) RETURNS bytea
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION dpagg_percentile_deserialize(bytea, internal) RETURNS internal
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION dpagg_percentile_trans_int2(internal, value smallint, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_int2' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dp_percentile(value smallint, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision) (
+  SFUNC = dpagg_percentile_trans_int2, STYPE = internal, COMBINEFUNC = dpagg_percentile_combine,
+  SERIALFUNC = dpagg_percentile_serialize, DESERIALFUNC = dpagg_percentile_deserialize,
+  FINALFUNC = dpagg_percentile_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_percentile(value smallint, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private p-quantile of values in [lower, upper] (permute-and-flip)';
+
+CREATE FUNCTION dpagg_median_trans_int2(internal, value smallint, epsilon double precision, delta double precision, lower double precision, upper double precision) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_int2' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dp_median(value smallint, epsilon double precision, delta double precision, lower double precision, upper double precision) (
+  SFUNC = dpagg_median_trans_int2, STYPE = internal, COMBINEFUNC = dpagg_percentile_combine,
+  SERIALFUNC = dpagg_percentile_serialize, DESERIALFUNC = dpagg_percentile_deserialize,
+  FINALFUNC = dpagg_percentile_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_median(value smallint, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private median of values in [lower, upper] (permute-and-flip)';
+
+CREATE FUNCTION dpagg_percentile_trans_int2_m(internal, value smallint, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_int2' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dp_percentile(value smallint, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
+  SFUNC = dpagg_percentile_trans_int2_m, STYPE = internal,
+  COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
+  DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentile_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_percentile(value smallint, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private p-quantile of values in [lower, upper] (permute-and-flip)';
+
+CREATE FUNCTION dpagg_median_trans_int2_m(internal, value smallint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_int2' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dp_median(value smallint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
+  SFUNC = dpagg_median_trans_int2_m, STYPE = internal, COMBINEFUNC = dpagg_percentile_combine,
+  SERIALFUNC = dpagg_percentile_serialize, DESERIALFUNC = dpagg_percentile_deserialize,
+  FINALFUNC = dpagg_percentile_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_median(value smallint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private median of values in [lower, upper] (permute-and-flip)';
+
+CREATE FUNCTION dpagg_percentile_trans_int4(internal, value integer, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_int4' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dp_percentile(value integer, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision) (
+  SFUNC = dpagg_percentile_trans_int4, STYPE = internal, COMBINEFUNC = dpagg_percentile_combine,
+  SERIALFUNC = dpagg_percentile_serialize, DESERIALFUNC = dpagg_percentile_deserialize,
+  FINALFUNC = dpagg_percentile_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_percentile(value integer, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private p-quantile of values in [lower, upper] (permute-and-flip)';
+
+CREATE FUNCTION dpagg_median_trans_int4(internal, value integer, epsilon double precision, delta double precision, lower double precision, upper double precision) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_int4' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dp_median(value integer, epsilon double precision, delta double precision, lower double precision, upper double precision) (
+  SFUNC = dpagg_median_trans_int4, STYPE = internal, COMBINEFUNC = dpagg_percentile_combine,
+  SERIALFUNC = dpagg_percentile_serialize, DESERIALFUNC = dpagg_percentile_deserialize,
+  FINALFUNC = dpagg_percentile_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_median(value integer, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private median of values in [lower, upper] (permute-and-flip)';
+
+CREATE FUNCTION dpagg_percentile_trans_int4_m(internal, value integer, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_int4' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dp_percentile(value integer, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
+  SFUNC = dpagg_percentile_trans_int4_m, STYPE = internal,
+  COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
+  DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentile_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_percentile(value integer, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private p-quantile of values in [lower, upper] (permute-and-flip)';
+
+CREATE FUNCTION dpagg_median_trans_int4_m(internal, value integer, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_int4' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dp_median(value integer, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
+  SFUNC = dpagg_median_trans_int4_m, STYPE = internal, COMBINEFUNC = dpagg_percentile_combine,
+  SERIALFUNC = dpagg_percentile_serialize, DESERIALFUNC = dpagg_percentile_deserialize,
+  FINALFUNC = dpagg_percentile_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_median(value integer, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private median of values in [lower, upper] (permute-and-flip)';
+
+CREATE FUNCTION dpagg_percentile_trans_int8(internal, value bigint, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_int8' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dp_percentile(value bigint, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision) (
+  SFUNC = dpagg_percentile_trans_int8, STYPE = internal, COMBINEFUNC = dpagg_percentile_combine,
+  SERIALFUNC = dpagg_percentile_serialize, DESERIALFUNC = dpagg_percentile_deserialize,
+  FINALFUNC = dpagg_percentile_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_percentile(value bigint, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private p-quantile of values in [lower, upper] (permute-and-flip)';
+
+CREATE FUNCTION dpagg_median_trans_int8(internal, value bigint, epsilon double precision, delta double precision, lower double precision, upper double precision) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_int8' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dp_median(value bigint, epsilon double precision, delta double precision, lower double precision, upper double precision) (
+  SFUNC = dpagg_median_trans_int8, STYPE = internal, COMBINEFUNC = dpagg_percentile_combine,
+  SERIALFUNC = dpagg_percentile_serialize, DESERIALFUNC = dpagg_percentile_deserialize,
+  FINALFUNC = dpagg_percentile_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_median(value bigint, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private median of values in [lower, upper] (permute-and-flip)';
+
+CREATE FUNCTION dpagg_percentile_trans_int8_m(internal, value bigint, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_int8' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dp_percentile(value bigint, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
+  SFUNC = dpagg_percentile_trans_int8_m, STYPE = internal,
+  COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
+  DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentile_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_percentile(value bigint, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private p-quantile of values in [lower, upper] (permute-and-flip)';
+
+CREATE FUNCTION dpagg_median_trans_int8_m(internal, value bigint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_int8' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dp_median(value bigint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
+  SFUNC = dpagg_median_trans_int8_m, STYPE = internal, COMBINEFUNC = dpagg_percentile_combine,
+  SERIALFUNC = dpagg_percentile_serialize, DESERIALFUNC = dpagg_percentile_deserialize,
+  FINALFUNC = dpagg_percentile_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_median(value bigint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private median of values in [lower, upper] (permute-and-flip)';
+
+CREATE FUNCTION dpagg_percentile_trans_float4(internal, value real, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_float4' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dp_percentile(value real, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision) (
+  SFUNC = dpagg_percentile_trans_float4, STYPE = internal,
+  COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
+  DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentile_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_percentile(value real, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private p-quantile of values in [lower, upper] (permute-and-flip)';
+
+CREATE FUNCTION dpagg_median_trans_float4(internal, value real, epsilon double precision, delta double precision, lower double precision, upper double precision) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_float4' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dp_median(value real, epsilon double precision, delta double precision, lower double precision, upper double precision) (
+  SFUNC = dpagg_median_trans_float4, STYPE = internal, COMBINEFUNC = dpagg_percentile_combine,
+  SERIALFUNC = dpagg_percentile_serialize, DESERIALFUNC = dpagg_percentile_deserialize,
+  FINALFUNC = dpagg_percentile_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_median(value real, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private median of values in [lower, upper] (permute-and-flip)';
+
+CREATE FUNCTION dpagg_percentile_trans_float4_m(internal, value real, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_float4' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dp_percentile(value real, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
+  SFUNC = dpagg_percentile_trans_float4_m, STYPE = internal,
+  COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
+  DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentile_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_percentile(value real, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private p-quantile of values in [lower, upper] (permute-and-flip)';
+
+CREATE FUNCTION dpagg_median_trans_float4_m(internal, value real, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_float4' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dp_median(value real, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
+  SFUNC = dpagg_median_trans_float4_m, STYPE = internal, COMBINEFUNC = dpagg_percentile_combine,
+  SERIALFUNC = dpagg_percentile_serialize, DESERIALFUNC = dpagg_percentile_deserialize,
+  FINALFUNC = dpagg_percentile_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_median(value real, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private median of values in [lower, upper] (permute-and-flip)';
+
+CREATE FUNCTION dpagg_percentile_trans_float8(internal, value double precision, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_float8' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dp_percentile(value double precision, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision) (
+  SFUNC = dpagg_percentile_trans_float8, STYPE = internal,
+  COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
+  DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentile_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_percentile(value double precision, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private p-quantile of values in [lower, upper] (permute-and-flip)';
+
+CREATE FUNCTION dpagg_median_trans_float8(internal, value double precision, epsilon double precision, delta double precision, lower double precision, upper double precision) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_float8' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dp_median(value double precision, epsilon double precision, delta double precision, lower double precision, upper double precision) (
+  SFUNC = dpagg_median_trans_float8, STYPE = internal, COMBINEFUNC = dpagg_percentile_combine,
+  SERIALFUNC = dpagg_percentile_serialize, DESERIALFUNC = dpagg_percentile_deserialize,
+  FINALFUNC = dpagg_percentile_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_median(value double precision, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private median of values in [lower, upper] (permute-and-flip)';
+
+CREATE FUNCTION dpagg_percentile_trans_float8_m(internal, value double precision, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_float8' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dp_percentile(value double precision, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
+  SFUNC = dpagg_percentile_trans_float8_m, STYPE = internal,
+  COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
+  DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentile_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_percentile(value double precision, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private p-quantile of values in [lower, upper] (permute-and-flip)';
+
+CREATE FUNCTION dpagg_median_trans_float8_m(internal, value double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_float8' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dp_median(value double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
+  SFUNC = dpagg_median_trans_float8_m, STYPE = internal, COMBINEFUNC = dpagg_percentile_combine,
+  SERIALFUNC = dpagg_percentile_serialize, DESERIALFUNC = dpagg_percentile_deserialize,
+  FINALFUNC = dpagg_percentile_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_median(value double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private median of values in [lower, upper] (permute-and-flip)';
+
+CREATE FUNCTION dpagg_percentile_trans_numeric(internal, value numeric, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_numeric' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dp_percentile(value numeric, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision) (
+  SFUNC = dpagg_percentile_trans_numeric, STYPE = internal,
+  COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
+  DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentile_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_percentile(value numeric, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private p-quantile of values in [lower, upper] (permute-and-flip)';
+
+CREATE FUNCTION dpagg_median_trans_numeric(internal, value numeric, epsilon double precision, delta double precision, lower double precision, upper double precision) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_numeric' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dp_median(value numeric, epsilon double precision, delta double precision, lower double precision, upper double precision) (
+  SFUNC = dpagg_median_trans_numeric, STYPE = internal, COMBINEFUNC = dpagg_percentile_combine,
+  SERIALFUNC = dpagg_percentile_serialize, DESERIALFUNC = dpagg_percentile_deserialize,
+  FINALFUNC = dpagg_percentile_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_median(value numeric, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private median of values in [lower, upper] (permute-and-flip)';
+
+CREATE FUNCTION dpagg_percentile_trans_numeric_m(internal, value numeric, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_numeric' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dp_percentile(value numeric, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
+  SFUNC = dpagg_percentile_trans_numeric_m, STYPE = internal,
+  COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
+  DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentile_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_percentile(value numeric, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private p-quantile of values in [lower, upper] (permute-and-flip)';
+
+CREATE FUNCTION dpagg_median_trans_numeric_m(internal, value numeric, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_numeric' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dp_median(value numeric, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
+  SFUNC = dpagg_median_trans_numeric_m, STYPE = internal, COMBINEFUNC = dpagg_percentile_combine,
+  SERIALFUNC = dpagg_percentile_serialize, DESERIALFUNC = dpagg_percentile_deserialize,
+  FINALFUNC = dpagg_percentile_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_median(value numeric, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private median of values in [lower, upper] (permute-and-flip)';
+
+-- dp_percentiles: several private quantiles released together (each at epsilon / k).
+CREATE FUNCTION dpagg_percentiles_final(internal) RETURNS double precision[]
+  AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE FUNCTION dpagg_percentiles_trans_int2(internal, value smallint, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_int2' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dp_percentiles(value smallint, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision) (
+  SFUNC = dpagg_percentiles_trans_int2, STYPE = internal, COMBINEFUNC = dpagg_percentile_combine,
+  SERIALFUNC = dpagg_percentile_serialize, DESERIALFUNC = dpagg_percentile_deserialize,
+  FINALFUNC = dpagg_percentiles_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_percentiles(value smallint, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private quantiles of values in [lower, upper], released together';
+
+CREATE FUNCTION dpagg_percentiles_trans_int2_m(internal, value smallint, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_int2' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dp_percentiles(value smallint, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
+  SFUNC = dpagg_percentiles_trans_int2_m, STYPE = internal,
+  COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
+  DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentiles_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_percentiles(value smallint, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private quantiles of values in [lower, upper], released together';
+
+CREATE FUNCTION dpagg_percentiles_trans_int4(internal, value integer, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_int4' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dp_percentiles(value integer, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision) (
+  SFUNC = dpagg_percentiles_trans_int4, STYPE = internal, COMBINEFUNC = dpagg_percentile_combine,
+  SERIALFUNC = dpagg_percentile_serialize, DESERIALFUNC = dpagg_percentile_deserialize,
+  FINALFUNC = dpagg_percentiles_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_percentiles(value integer, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private quantiles of values in [lower, upper], released together';
+
+CREATE FUNCTION dpagg_percentiles_trans_int4_m(internal, value integer, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_int4' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dp_percentiles(value integer, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
+  SFUNC = dpagg_percentiles_trans_int4_m, STYPE = internal,
+  COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
+  DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentiles_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_percentiles(value integer, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private quantiles of values in [lower, upper], released together';
+
+CREATE FUNCTION dpagg_percentiles_trans_int8(internal, value bigint, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_int8' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dp_percentiles(value bigint, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision) (
+  SFUNC = dpagg_percentiles_trans_int8, STYPE = internal, COMBINEFUNC = dpagg_percentile_combine,
+  SERIALFUNC = dpagg_percentile_serialize, DESERIALFUNC = dpagg_percentile_deserialize,
+  FINALFUNC = dpagg_percentiles_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_percentiles(value bigint, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private quantiles of values in [lower, upper], released together';
+
+CREATE FUNCTION dpagg_percentiles_trans_int8_m(internal, value bigint, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_int8' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dp_percentiles(value bigint, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
+  SFUNC = dpagg_percentiles_trans_int8_m, STYPE = internal,
+  COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
+  DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentiles_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_percentiles(value bigint, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private quantiles of values in [lower, upper], released together';
+
+CREATE FUNCTION dpagg_percentiles_trans_float4(internal, value real, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_float4' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dp_percentiles(value real, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision) (
+  SFUNC = dpagg_percentiles_trans_float4, STYPE = internal,
+  COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
+  DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentiles_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_percentiles(value real, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private quantiles of values in [lower, upper], released together';
+
+CREATE FUNCTION dpagg_percentiles_trans_float4_m(internal, value real, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_float4' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dp_percentiles(value real, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
+  SFUNC = dpagg_percentiles_trans_float4_m, STYPE = internal,
+  COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
+  DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentiles_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_percentiles(value real, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private quantiles of values in [lower, upper], released together';
+
+CREATE FUNCTION dpagg_percentiles_trans_float8(internal, value double precision, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_float8' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dp_percentiles(value double precision, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision) (
+  SFUNC = dpagg_percentiles_trans_float8, STYPE = internal,
+  COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
+  DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentiles_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_percentiles(value double precision, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private quantiles of values in [lower, upper], released together';
+
+CREATE FUNCTION dpagg_percentiles_trans_float8_m(internal, value double precision, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_float8' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dp_percentiles(value double precision, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
+  SFUNC = dpagg_percentiles_trans_float8_m, STYPE = internal,
+  COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
+  DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentiles_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_percentiles(value double precision, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private quantiles of values in [lower, upper], released together';
+
+CREATE FUNCTION dpagg_percentiles_trans_numeric(internal, value numeric, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_numeric' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dp_percentiles(value numeric, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision) (
+  SFUNC = dpagg_percentiles_trans_numeric, STYPE = internal,
+  COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
+  DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentiles_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_percentiles(value numeric, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private quantiles of values in [lower, upper], released together';
+
+CREATE FUNCTION dpagg_percentiles_trans_numeric_m(internal, value numeric, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_numeric' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dp_percentiles(value numeric, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
+  SFUNC = dpagg_percentiles_trans_numeric_m, STYPE = internal,
+  COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
+  DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentiles_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_percentiles(value numeric, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private quantiles of values in [lower, upper], released together';
+
 -- Calibration without release.
 CREATE FUNCTION dp_calibrate(
     mechanism text, epsilon double precision, delta double precision,
@@ -1741,5 +2095,46 @@ REVOKE ALL ON FUNCTION
   dpagg_merge_count_trans(dpagg_state, bigint, double precision, double precision, text),
   dpagg_merge_vsum_final(internal),
   dpagg_merge_vsum_trans(internal, bytea, integer, double precision, double precision, double precision),
-  dpagg_merge_vsum_trans_m(internal, bytea, integer, double precision, double precision, double precision, text)
+  dpagg_merge_vsum_trans_m(internal, bytea, integer, double precision, double precision, double precision, text),
+  dpagg_percentile_combine(internal, internal),
+  dpagg_percentile_final(internal),
+  dpagg_percentile_serialize(internal),
+  dpagg_percentile_deserialize(bytea, internal),
+  dpagg_percentile_trans_int2(internal, smallint, double precision, double precision, double precision, double precision, double precision),
+  dpagg_median_trans_int2(internal, smallint, double precision, double precision, double precision, double precision),
+  dpagg_percentile_trans_int2_m(internal, smallint, double precision, double precision, double precision, double precision, double precision, text),
+  dpagg_median_trans_int2_m(internal, smallint, double precision, double precision, double precision, double precision, text),
+  dpagg_percentile_trans_int4(internal, integer, double precision, double precision, double precision, double precision, double precision),
+  dpagg_median_trans_int4(internal, integer, double precision, double precision, double precision, double precision),
+  dpagg_percentile_trans_int4_m(internal, integer, double precision, double precision, double precision, double precision, double precision, text),
+  dpagg_median_trans_int4_m(internal, integer, double precision, double precision, double precision, double precision, text),
+  dpagg_percentile_trans_int8(internal, bigint, double precision, double precision, double precision, double precision, double precision),
+  dpagg_median_trans_int8(internal, bigint, double precision, double precision, double precision, double precision),
+  dpagg_percentile_trans_int8_m(internal, bigint, double precision, double precision, double precision, double precision, double precision, text),
+  dpagg_median_trans_int8_m(internal, bigint, double precision, double precision, double precision, double precision, text),
+  dpagg_percentile_trans_float4(internal, real, double precision, double precision, double precision, double precision, double precision),
+  dpagg_median_trans_float4(internal, real, double precision, double precision, double precision, double precision),
+  dpagg_percentile_trans_float4_m(internal, real, double precision, double precision, double precision, double precision, double precision, text),
+  dpagg_median_trans_float4_m(internal, real, double precision, double precision, double precision, double precision, text),
+  dpagg_percentile_trans_float8(internal, double precision, double precision, double precision, double precision, double precision, double precision),
+  dpagg_median_trans_float8(internal, double precision, double precision, double precision, double precision, double precision),
+  dpagg_percentile_trans_float8_m(internal, double precision, double precision, double precision, double precision, double precision, double precision, text),
+  dpagg_median_trans_float8_m(internal, double precision, double precision, double precision, double precision, double precision, text),
+  dpagg_percentile_trans_numeric(internal, numeric, double precision, double precision, double precision, double precision, double precision),
+  dpagg_median_trans_numeric(internal, numeric, double precision, double precision, double precision, double precision),
+  dpagg_percentile_trans_numeric_m(internal, numeric, double precision, double precision, double precision, double precision, double precision, text),
+  dpagg_median_trans_numeric_m(internal, numeric, double precision, double precision, double precision, double precision, text),
+  dpagg_percentiles_final(internal),
+  dpagg_percentiles_trans_int2(internal, smallint, double precision[], double precision, double precision, double precision, double precision),
+  dpagg_percentiles_trans_int2_m(internal, smallint, double precision[], double precision, double precision, double precision, double precision, text),
+  dpagg_percentiles_trans_int4(internal, integer, double precision[], double precision, double precision, double precision, double precision),
+  dpagg_percentiles_trans_int4_m(internal, integer, double precision[], double precision, double precision, double precision, double precision, text),
+  dpagg_percentiles_trans_int8(internal, bigint, double precision[], double precision, double precision, double precision, double precision),
+  dpagg_percentiles_trans_int8_m(internal, bigint, double precision[], double precision, double precision, double precision, double precision, text),
+  dpagg_percentiles_trans_float4(internal, real, double precision[], double precision, double precision, double precision, double precision),
+  dpagg_percentiles_trans_float4_m(internal, real, double precision[], double precision, double precision, double precision, double precision, text),
+  dpagg_percentiles_trans_float8(internal, double precision, double precision[], double precision, double precision, double precision, double precision),
+  dpagg_percentiles_trans_float8_m(internal, double precision, double precision[], double precision, double precision, double precision, double precision, text),
+  dpagg_percentiles_trans_numeric(internal, numeric, double precision[], double precision, double precision, double precision, double precision),
+  dpagg_percentiles_trans_numeric_m(internal, numeric, double precision[], double precision, double precision, double precision, double precision, text)
   FROM PUBLIC;

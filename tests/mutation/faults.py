@@ -148,6 +148,25 @@ FAULTS = [
                 "delta (the Gaussians), so a role's delta budget never runs out.",
         "killers": ["unit:ChargedDelta.*", "regress:" + _LATE + ",70_budgets"],
     },
+    # ---------------------------------------------------------------- core: quantiles ---------
+    {
+        "id": "quantile-sensitivity-halved",
+        "file": "src/core/quantile/quantile.cpp",
+        "find": "const u128 D = std::max<u128>(P, kOne - P);  // the scores' sensitivity, >= 2^59",
+        "replace": "const u128 D = std::max<u128>(P, kOne - P) / 2;  // the scores' sensitivity, >= 2^59",
+        "what": "Permute-and-flip weighs the bins' scores by epsilon / D with D half the scores' "
+                "sensitivity, so a quantile release is only 2-epsilon-DP.",
+        "killers": ["unit:Quantile.*"],
+    },
+    {
+        "id": "quantile-uncharged",
+        "file": "src/pg/aggregates/percentile.c",
+        "find": "dpagg_site_set_charge(site, p->epsilon, 0.0, &part, 1);",
+        "replace": "dpagg_site_set_charge(site, p->epsilon / 2, 0.0, &part, 1);",
+        "what": "dp_percentile's releases are charged half their epsilon, so a role releases "
+                "quantiles worth twice what its budget records.",
+        "killers": ["regress:" + _LATE + ",82_percentile"],
+    },
     # ---------------------------------------------------------------- core: selection ---------
     {
         "id": "selection-laplace-threshold-lowered",

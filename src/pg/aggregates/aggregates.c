@@ -96,6 +96,20 @@ dpagg_arg_layout(Aggref *aggref, int kind, DpArgLayout *lo)
 		if (has_mech)
 			lo->mechanism = p++;
 	}
+	else if (kind == DP_SITE_PERCENTILE)
+	{
+		/* dp_percentile(value, p, ...), dp_percentiles(value, ps, ...), dp_median(value, ...):
+		 * epsilon, delta, lower, upper [, mechanism] */
+		lo->value = p++;
+		if (n - (has_mech ? 1 : 0) == 6)
+			lo->quantile = p++;
+		lo->epsilon = p++;
+		lo->delta = p++;
+		lo->lower = p++;
+		lo->upper = p++;
+		if (has_mech)
+			lo->mechanism = p++;
+	}
 	else if (DPAGG_KIND_IS_MERGE(kind))
 	{
 		/* Fixed by scripts/generate_sql.py: (quanta,) n, epsilon, delta, (lower, upper,)

@@ -395,6 +395,8 @@ dpagg_kind_name(int kind)
 			return "dp_avg";
 		case DP_SITE_MERGE_COUNT:
 			return "dp_count";
+		case DP_SITE_PERCENTILE:
+			return "dp_percentile";
 		default:
 			return "dp_sum_vector";
 	}
@@ -740,6 +742,7 @@ site_prepare(AggState *as, AggStatePerTrans pt, int expected_kind)
 	site->params = kind == DP_SITE_VECTOR || kind == DP_SITE_UNIT_VECTOR || kind == DP_SITE_MERGE_VECTOR
 		? dpagg_vector_site_params(site)
 		: kind == DP_SITE_SELECT ? dpagg_select_site_params(site)
+		: kind == DP_SITE_PERCENTILE ? dpagg_percentile_site_params(site)
 		: dpagg_scalar_site_params(site);
 	/* Published only once complete: a failed preparation leaves no half-made site behind. */
 	pt->transfn.fn_extra = site;

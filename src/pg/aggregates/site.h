@@ -45,7 +45,9 @@ typedef enum DpSiteKind
 	DP_SITE_MERGE_SUM = 10,
 	DP_SITE_MERGE_AVG = 11,
 	DP_SITE_MERGE_COUNT = 12,
-	DP_SITE_MERGE_VECTOR = 13	/* dp_sum_vector over partial sums (vector.c) */
+	DP_SITE_MERGE_VECTOR = 13,	/* dp_sum_vector over partial sums (vector.c) */
+	/* dp_percentile, dp_median and dp_percentiles (percentile.c) */
+	DP_SITE_PERCENTILE = 14
 } DpSiteKind;
 
 #define DPAGG_KIND_IS_UNIT(k) ((k) >= DP_SITE_UNIT_SUM && (k) <= DP_SITE_UNIT_VECTOR)
@@ -145,6 +147,7 @@ typedef struct DpArgLayout
 	int			dimension;		/* dpagg_unit_vsum (its l2 bound is `upper`) */
 	int			unit;			/* per-unit kinds: the privacy unit's name (for the ledger) */
 	int			integer;		/* merged dp_sum: the values were of an integer type */
+	int			quantile;		/* dp_percentile: p (dp_percentiles: the array of ps) */
 } DpArgLayout;
 
 /* The privacy unit's name of a per-unit call site, for the ledger ("" if absent). */
@@ -159,6 +162,7 @@ extern bool dpagg_select_keep(DpSite *site, int64 n_units);
  * the payload for site->params (allocated in site->cxt). */
 extern void *dpagg_scalar_site_params(DpSite *site);
 extern void *dpagg_vector_site_params(DpSite *site);
+extern void *dpagg_percentile_site_params(DpSite *site);
 
 /* x / L rounded down so that L shares never exceed x (aggregates.c). */
 extern double dpagg_share(double x, int L);

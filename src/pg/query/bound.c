@@ -865,6 +865,10 @@ collect_walker(Node *node, LevelContext *lc)
 			unsupported("dpagg aggregates over a private relation cannot be combined with other aggregates in the same query level",
 						"Only dpagg's aggregates are bounded per privacy unit.",
 						"Compute the other aggregates in a separate query.");
+		if (kind == DP_SITE_PERCENTILE)
+			unsupported("dp_percentile, dp_median and dp_percentiles over a private relation are not available yet",
+						"Per privacy unit, a quantile needs each unit's values bounded in number, which is not built yet.",
+						"Run it over a relation that is not private, or use dp_avg over the private relation.");
 		if (DPAGG_KIND_IS_ANY_MERGE(kind))
 			unsupported("dpagg_merge_sum, dpagg_merge_avg, dpagg_merge_count and dpagg_merge_vector cannot read private relations",
 						"They release partial sums as given, not bounded per privacy unit.",

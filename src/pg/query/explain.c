@@ -23,10 +23,12 @@
 #include "parser/parse_agg.h"
 #include "optimizer/optimizer.h"
 #include "tcop/tcopprot.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
 #include "utils/lsyscache.h"
 
+#include "quantile/dpagg_quantile.h"
 #include "selection/dpagg_selection.h"
 
 #define NCOLS 14
@@ -110,7 +112,7 @@ plain_walker(Node *node, PlainWalk *w)
 			w->rescanned = true;
 		if (dpagg_same_release_in(w->level, a))
 			return expression_tree_walker(node, plain_walker, w);
-		if (kind >= DP_SITE_SUM && kind <= DP_SITE_VECTOR)
+		if ((kind >= DP_SITE_SUM && kind <= DP_SITE_VECTOR) || kind == DP_SITE_PERCENTILE)
 		{
 			DpBoundRelease *r = palloc0(sizeof(DpBoundRelease));
 
@@ -294,6 +296,61 @@ dpagg_explain_sql(PG_FUNCTION_ARGS)
 							 r->public_groups ? "true" : "false", delta_charged);
 			calibration_json(&det, &cal, false, unit);
 			appendStringInfo(&det, "], \"dimension\": %d}", cal.dimension);
+		}
+		else if (r->kind == DP_SITE_PERCENTILE)
+		{
+			/* Permute-and-flip over 1 024 bins of [lower, upper], pure epsilon-DP: each of the k
+			 * quantiles at epsilon / k, its score (rank distance) of sensitivity max(p, 1 - p). */
+			double		lower = float_arg(r->aggref, lo.lower);
+			double		upper = float_arg(r->aggref, lo.upper);
+			int			k = 1;
+			double		worst = 0.5;
+			StringInfoData ps;
+
+			initStringInfo(&ps);
+			if (lo.quantile < 0)
+				appendStringInfoString(&ps, "0.5");
+			else
+			{
+				Const	   *c = const_arg(r->aggref, lo.quantile);
+
+				if (c == NULL || c->constisnull)
+					ereport(ERROR,
+							(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+							 errmsg("p of dp_percentile must be a constant"),
+							 errhint("Pass p as a literal for dp_explain.")));
+				if (c->consttype == FLOAT8ARRAYOID)
+				{
+					Datum	   *elems;
+					bool	   *enulls;
+					int			i;
+
+					deconstruct_array(DatumGetArrayTypeP(c->constvalue), FLOAT8OID, sizeof(float8),
+									  FLOAT8PASSBYVAL, TYPALIGN_DOUBLE, &elems, &enulls, &k);
+					for (i = 0; i < k; i++)
+					{
+						double		q = enulls[i] ? NAN : DatumGetFloat8(elems[i]);
+
+						appendStringInfo(&ps, "%s%.17g", i ? ", " : "", q);
+						worst = fmax(worst, fmax(q, 1 - q));
+					}
+				}
+				else
+				{
+					double		q = DatumGetFloat8(c->constvalue);
+
+					appendStringInfo(&ps, "%.17g", q);
+					worst = fmax(q, 1 - q);
+				}
+			}
+			delta_charged = 0;
+			values[8] = Float8GetDatum(k > 0 ? eps / k : eps);
+			values[9] = Float8GetDatum(0.0);
+			values[10] = Float8GetDatum(worst);
+			values[11] = CStringGetTextDatum("permute_and_flip");
+			nulls[12] = true;
+			appendStringInfo(&det, "{\"charged_delta\": 0, \"lower\": %.17g, \"upper\": %.17g, \"bins\": %d, \"resolution\": %.17g, \"quantiles\": [%s]}",
+							 lower, upper, DPAGG_QUANTILE_BINS, (upper - lower) / DPAGG_QUANTILE_BINS, ps.data);
 		}
 		else
 		{

@@ -1,0 +1,458 @@
+/*
+ * percentile.c — dp_percentile, dp_median and dp_percentiles: private quantiles
+ * (src/core/quantile/quantile.h; the argument is docs/quantiles.md).
+ *
+ *   dp_percentile(value, p, epsilon, delta, lower, upper [, mechanism])  ->  double precision
+ *   dp_median(value, epsilon, delta, lower, upper [, mechanism])         ->  double precision
+ *   dp_percentiles(value, p double precision[], epsilon, delta, lower, upper [, mechanism])
+ *                                                                        ->  double precision[]
+ *
+ * The state of a group counts its values in DPAGG_QUANTILE_BINS equal bins of [lower, upper]
+ * (values outside go to the end bins; NaN, which PostgreSQL sorts above every number, to the
+ * top one; NULLs are skipped): while a group has few values it keeps their bins in a list (2
+ * bytes per value), past QSPARSE_MAX values the 1 024 counts (8 KiB), so no group holds more
+ * than about 8 KiB however many rows it has.  The final function asks the core for a release
+ * (permute-and-flip over the bins, sampled exactly, then a uniform point of the chosen bin),
+ * after the charge.  Pure epsilon-DP: the delta argument is accepted and charged 0.
+ *
+ * The parameters (p or the ps, epsilon, delta, the bounds, the mechanism) belong to the call
+ * site and are read once per query (site.c).  The state is `internal`; parallel plans move it
+ * through the serialize/deserialize functions (counts only).  Not over private relations
+ * (query/bound.c refuses it) nor on Citus (citus/citus.c refuses it) yet.
+ */
+#include "aggregates/state.h"
+
+#include <math.h>
+
+#include "catalog/pg_type.h"
+#include "lib/stringinfo.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+
+#include "quantile/dpagg_quantile.h"
+
+#define QSTATE_VERSION 1
+#define QNAME "dp_percentile"
+#define QSPARSE_MAX 4096		/* values kept as bins before the counts: 8 KiB either way */
+
+typedef struct QState
+{
+	int32		version;
+	int32		nsparse;		/* bins in sparse[], or -1 once dense */
+	int32		cap;			/* sparse[]'s allocated length */
+	int64		n;				/* values counted */
+	uint16	   *sparse;
+	uint64	   *dense;			/* DPAGG_QUANTILE_BINS counts, once dense */
+	bool		released;
+	Datum		released_value; /* in the aggregate context, once released */
+} QState;
+
+typedef struct QParams
+{
+	double		epsilon;
+	double		delta;
+	double		lower;
+	double		upper;
+	int			k;				/* quantiles asked (1 unless dp_percentiles) */
+	bool		array;			/* dp_percentiles: answers as an array */
+	double		ps[DPAGG_QUANTILE_MAX_K];
+} QParams;
+
+static void
+bad(const char *msg, const char *hint)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("%s", msg),
+			 errhint("%s", hint)));
+}
+
+static double
+qparam(DpSite *site, int i, const char *name)
+{
+	bool		isnull;
+	Datum		d = dpagg_site_param(site, i, &isnull);
+
+	if (isnull)
+		bad(psprintf("%s of %s must not be NULL", name, QNAME), "Pass a number.");
+	return DatumGetFloat8(d);
+}
+
+/* Read and validate the parameters of a call site (site.c calls this once per query, before any
+ * row is read: a refusal never depends on the data). */
+void *
+dpagg_percentile_site_params(DpSite *site)
+{
+	DpArgLayout lo;
+	QParams    *p = MemoryContextAllocZero(site->cxt, sizeof(QParams));
+	dpagg_error err;
+
+	dpagg_arg_layout(site->argref, site->kind, &lo);
+	p->epsilon = qparam(site, lo.epsilon, "epsilon");
+	p->delta = qparam(site, lo.delta, "delta");
+	p->lower = qparam(site, lo.lower, "lower");
+	p->upper = qparam(site, lo.upper, "upper");
+	if (lo.quantile < 0)
+	{
+		p->k = 1;
+		p->ps[0] = 0.5;			/* dp_median */
+	}
+	else if (list_nth_oid(site->argref->aggargtypes, lo.quantile) == FLOAT8ARRAYOID)
+	{
+		bool		isnull;
+		Datum		d = dpagg_site_param(site, lo.quantile, &isnull);
+		ArrayType  *arr;
+		Datum	   *elems;
+		bool	   *nulls;
+		int			n,
+					i;
+
+		if (isnull)
+			bad("p of dp_percentiles must not be NULL", "Pass an array of values in [0, 1], e.g. ARRAY[0.25, 0.5, 0.75].");
+		arr = DatumGetArrayTypeP(d);
+		if (ARR_NDIM(arr) > 1)
+			bad("p of dp_percentiles must be a one-dimensional array", "Pass an array of values in [0, 1], e.g. ARRAY[0.25, 0.5, 0.75].");
+		deconstruct_array(arr, FLOAT8OID, sizeof(float8), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE,
+						  &elems, &nulls, &n);
+		if (n < 1 || n > DPAGG_QUANTILE_MAX_K)
+			bad(psprintf("dp_percentiles takes 1 to %d quantiles, not %d", DPAGG_QUANTILE_MAX_K, n),
+				"Pass an array of 1 to 64 values in [0, 1]; split a longer list over several calls (each one is charged).");
+		for (i = 0; i < n; i++)
+		{
+			if (nulls[i])
+				bad("p of dp_percentiles must not contain NULL", "Pass an array of values in [0, 1].");
+			p->ps[i] = DatumGetFloat8(elems[i]);
+		}
+		p->k = n;
+		p->array = true;
+	}
+	else
+	{
+		p->k = 1;
+		p->ps[0] = qparam(site, lo.quantile, "p");
+	}
+	if (lo.mechanism >= 0)
+	{
+		bool		isnull;
+		Datum		d = dpagg_site_param(site, lo.mechanism, &isnull);
+		char	   *m;
+
+		if (isnull)
+			bad("mechanism of dp_percentile must not be NULL",
+				"Name 'permute_and_flip' (or 'auto', the same), or omit the argument.");
+		m = TextDatumGetCString(d);
+		if (strcmp(m, "auto") != 0 && strcmp(m, "permute_and_flip") != 0)
+			bad(psprintf("dp_percentile has no mechanism %s", dpagg_quote_input(m)),
+				"Quantiles are released by 'permute_and_flip' (or 'auto', the same); the noise mechanisms of dp_sum do not apply to them.");
+	}
+	if (!(p->delta >= 0 && p->delta < 1))
+		bad("delta must lie in [0, 1)", "Quantiles spend no delta (permute-and-flip is pure epsilon-DP): pass 0.");
+	if (dpagg_quantile_check(p->ps, p->k, p->epsilon, p->lower, p->upper, &err) != DPAGG_OK)
+		dpagg_report(&err);
+	{
+		/* Pure epsilon-DP: no delta is charged; under zCDP it is (epsilon^2 / 2)-zCDP (Bun &
+		 * Steinke 2016, Proposition 1.4). */
+		DpChargePart part = {NULL, p->epsilon, 0.0, p->epsilon * p->epsilon / 2};
+		StringInfoData spec;
+		int			i;
+
+		/* the ledger's mechanism: which quantiles (at most 64 numbers of %.6g) */
+		initStringInfo(&spec);
+		appendStringInfoString(&spec, "permute_and_flip(p=");
+		for (i = 0; i < p->k; i++)
+			appendStringInfo(&spec, "%s%.6g", i ? "," : "", p->ps[i]);
+		appendStringInfoChar(&spec, ')');
+		part.spec = MemoryContextStrdup(site->cxt, spec.data);
+		dpagg_site_set_charge(site, p->epsilon, 0.0, &part, 1);
+	}
+	return p;
+}
+
+/* ---- the state ------------------------------------------------------------------------------- */
+
+static QState *
+qstate_new(MemoryContext cxt)
+{
+	QState	   *st = MemoryContextAllocZero(cxt, sizeof(QState));
+
+	st->version = QSTATE_VERSION;
+	st->cap = 16;
+	st->sparse = MemoryContextAlloc(cxt, sizeof(uint16) * st->cap);
+	return st;
+}
+
+static void
+check_qstate(const QState *st)
+{
+	if (st->version != QSTATE_VERSION)
+		elog(ERROR, "dp_percentile: state of the wrong kind");
+}
+
+static void
+densify(QState *st, MemoryContext cxt)
+{
+	int			i;
+
+	st->dense = MemoryContextAllocZero(cxt, sizeof(uint64) * DPAGG_QUANTILE_BINS);
+	for (i = 0; i < st->nsparse; i++)
+		st->dense[st->sparse[i]]++;
+	pfree(st->sparse);
+	st->sparse = NULL;
+	st->nsparse = -1;
+	st->cap = 0;
+}
+
+static inline void
+add_bin(QState *st, int j, MemoryContext cxt)
+{
+	if (st->nsparse < 0)
+		st->dense[j]++;
+	else
+	{
+		if (st->nsparse == st->cap)
+		{
+			if (st->cap >= QSPARSE_MAX)
+			{
+				densify(st, cxt);
+				st->dense[j]++;
+				st->n++;
+				return;
+			}
+			st->cap *= 2;
+			st->sparse = repalloc(st->sparse, sizeof(uint16) * st->cap);
+		}
+		st->sparse[st->nsparse++] = (uint16) j;
+	}
+	st->n++;
+}
+
+static void
+counts_of(const QState *st, uint64 *counts)
+{
+	int			i;
+
+	memset(counts, 0, sizeof(uint64) * DPAGG_QUANTILE_BINS);
+	if (st == NULL)
+		return;
+	if (st->nsparse < 0)
+		memcpy(counts, st->dense, sizeof(uint64) * DPAGG_QUANTILE_BINS);
+	else
+		for (i = 0; i < st->nsparse; i++)
+			counts[st->sparse[i]]++;
+}
+
+static Datum
+percentile_trans(FunctionCallInfo fcinfo, ValueType vt)
+{
+	MemoryContext cxt = dpagg_aggregate_context(fcinfo, QNAME);
+	DpSite	   *site = dpagg_site_of_trans(fcinfo, DP_SITE_PERCENTILE);
+	const QParams *p = (const QParams *) site->params;
+	QState	   *st = PG_ARGISNULL(0) ? NULL : (QState *) PG_GETARG_POINTER(0);
+
+	if (st == NULL)
+		st = qstate_new(cxt);
+	if (!PG_ARGISNULL(1))
+		add_bin(st, dpagg_quantile_bin(value_as_double(fcinfo, 1, vt), p->lower, p->upper), cxt);
+	PG_RETURN_POINTER(st);
+}
+
+#define DPAGG_Q_TRANS(fname, vt) \
+	PG_FUNCTION_INFO_V1(fname); \
+	Datum fname(PG_FUNCTION_ARGS) { return percentile_trans(fcinfo, vt); }
+
+DPAGG_Q_TRANS(dpagg_percentile_trans_int2, VT_INT2)
+DPAGG_Q_TRANS(dpagg_percentile_trans_int4, VT_INT4)
+DPAGG_Q_TRANS(dpagg_percentile_trans_int8, VT_INT8)
+DPAGG_Q_TRANS(dpagg_percentile_trans_float4, VT_FLOAT4)
+DPAGG_Q_TRANS(dpagg_percentile_trans_float8, VT_FLOAT8)
+DPAGG_Q_TRANS(dpagg_percentile_trans_numeric, VT_NUMERIC)
+
+PG_FUNCTION_INFO_V1(dpagg_percentile_combine);
+Datum
+dpagg_percentile_combine(PG_FUNCTION_ARGS)
+{
+	MemoryContext cxt = dpagg_aggregate_context(fcinfo, QNAME);
+	QState	   *a = PG_ARGISNULL(0) ? NULL : (QState *) PG_GETARG_POINTER(0);
+	QState	   *b = PG_ARGISNULL(1) ? NULL : (QState *) PG_GETARG_POINTER(1);
+	int			i;
+
+	(void) dpagg_site_of_trans(fcinfo, DP_SITE_PERCENTILE);
+	if (b == NULL)
+	{
+		if (a == NULL)
+			PG_RETURN_NULL();
+		PG_RETURN_POINTER(a);
+	}
+	check_qstate(b);
+	if (a == NULL)
+		a = qstate_new(cxt);
+	check_qstate(a);
+	if (b->nsparse < 0)
+	{
+		if (a->nsparse >= 0)
+			densify(a, cxt);
+		for (i = 0; i < DPAGG_QUANTILE_BINS; i++)
+			a->dense[i] += b->dense[i];
+		a->n += b->n;
+	}
+	else
+		for (i = 0; i < b->nsparse; i++)
+			add_bin(a, b->sparse[i], cxt);
+	PG_RETURN_POINTER(a);
+}
+
+/* Serialised: version, n, nsparse, then nsparse uint16 bins or DPAGG_QUANTILE_BINS uint64 counts. */
+typedef struct QWire
+{
+	int32		version;
+	int32		nsparse;
+	int64		n;
+} QWire;
+
+PG_FUNCTION_INFO_V1(dpagg_percentile_serialize);
+Datum
+dpagg_percentile_serialize(PG_FUNCTION_ARGS)
+{
+	QState	   *st;
+	QWire		w;
+	Size		body;
+	bytea	   *out;
+
+	(void) dpagg_aggregate_context(fcinfo, QNAME);
+	st = (QState *) PG_GETARG_POINTER(0);
+	check_qstate(st);
+	w.version = QSTATE_VERSION;
+	w.nsparse = st->nsparse;
+	w.n = st->n;
+	body = st->nsparse < 0 ? sizeof(uint64) * DPAGG_QUANTILE_BINS : sizeof(uint16) * st->nsparse;
+	out = palloc(VARHDRSZ + sizeof(QWire) + body);
+	SET_VARSIZE(out, VARHDRSZ + sizeof(QWire) + body);
+	memcpy(VARDATA(out), &w, sizeof(QWire));
+	memcpy(VARDATA(out) + sizeof(QWire), st->nsparse < 0 ? (void *) st->dense : (void *) st->sparse, body);
+	PG_RETURN_BYTEA_P(out);
+}
+
+PG_FUNCTION_INFO_V1(dpagg_percentile_deserialize);
+Datum
+dpagg_percentile_deserialize(PG_FUNCTION_ARGS)
+{
+	bytea	   *in;
+	QWire		w;
+	Size		len;
+	QState	   *st;
+	int			i;
+	int64		total = 0;
+
+	(void) dpagg_aggregate_context(fcinfo, QNAME);
+	in = PG_GETARG_BYTEA_PP(0);
+	len = VARSIZE_ANY_EXHDR(in);
+	/* Bytes from outside (only a superuser can pair this function with another serialisation):
+	 * malformed input, 22P03 as core's binary input functions. */
+	if (len < sizeof(QWire))
+		goto malformed;
+	memcpy(&w, VARDATA_ANY(in), sizeof(QWire));
+	if (w.version != QSTATE_VERSION || w.nsparse < -1 || w.nsparse > QSPARSE_MAX || w.n < 0 ||
+		len != sizeof(QWire) + (w.nsparse < 0 ? sizeof(uint64) * DPAGG_QUANTILE_BINS
+								: sizeof(uint16) * w.nsparse))
+		goto malformed;
+	st = palloc0(sizeof(QState));
+	st->version = QSTATE_VERSION;
+	st->n = w.n;
+	st->nsparse = w.nsparse;
+	if (w.nsparse < 0)
+	{
+		st->dense = palloc(sizeof(uint64) * DPAGG_QUANTILE_BINS);
+		memcpy(st->dense, VARDATA_ANY(in) + sizeof(QWire), sizeof(uint64) * DPAGG_QUANTILE_BINS);
+		for (i = 0; i < DPAGG_QUANTILE_BINS; i++)
+		{
+			if (st->dense[i] > (uint64) PG_INT64_MAX - (uint64) total)
+				goto malformed;
+			total += (int64) st->dense[i];
+		}
+	}
+	else
+	{
+		st->cap = Max(w.nsparse, 16);
+		st->sparse = palloc(sizeof(uint16) * st->cap);
+		memcpy(st->sparse, VARDATA_ANY(in) + sizeof(QWire), sizeof(uint16) * w.nsparse);
+		for (i = 0; i < w.nsparse; i++)
+			if (st->sparse[i] >= DPAGG_QUANTILE_BINS)
+				goto malformed;
+		total = w.nsparse;
+	}
+	if (total != w.n)
+		goto malformed;
+	PG_RETURN_POINTER(st);
+malformed:
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+			 errmsg("malformed partial state of %s", QNAME),
+			 errhint("Only dp_percentile's own serialisation function makes its partial states.")));
+	PG_RETURN_NULL();			/* keep the compiler quiet */
+}
+
+/* The release of one group: charged (normally already, before the first row), then drawn; a
+ * state finalized again (a rescan that reuses the groups) returns the value it released. */
+static Datum
+percentile_final(FunctionCallInfo fcinfo, bool want_array)
+{
+	MemoryContext cxt = dpagg_aggregate_context(fcinfo, QNAME);
+	DpSite	   *site = dpagg_site_of_final(fcinfo, DP_SITE_PERCENTILE);
+	const QParams *p = (const QParams *) site->params;
+	QState	   *st = PG_ARGISNULL(0) ? NULL : (QState *) PG_GETARG_POINTER(0);
+	uint64	   *counts;
+	double		out[DPAGG_QUANTILE_MAX_K];
+	dpagg_error err;
+	Datum		result;
+
+	if (p->array != want_array)
+		elog(ERROR, "dp_percentile: final function of the wrong form");
+	if (st != NULL)
+	{
+		check_qstate(st);
+		if (st->released)
+			return want_array ? PointerGetDatum(DatumGetArrayTypePCopy(st->released_value))
+				: st->released_value;
+	}
+	dpagg_site_charge(site);
+	counts = palloc(sizeof(uint64) * DPAGG_QUANTILE_BINS);
+	counts_of(st, counts);		/* an empty group: no state, every count 0 */
+	if (dpagg_quantile_release(counts, p->lower, p->upper, p->ps, p->k, p->epsilon, out, &err) != DPAGG_OK)
+		dpagg_report(&err);
+	pfree(counts);
+	if (want_array)
+	{
+		Datum		elems[DPAGG_QUANTILE_MAX_K];
+		int			i;
+
+		for (i = 0; i < p->k; i++)
+			elems[i] = Float8GetDatum(out[i]);
+		result = PointerGetDatum(construct_array(elems, p->k, FLOAT8OID, sizeof(float8),
+												 FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+	}
+	else
+		result = Float8GetDatum(out[0]);
+	if (st != NULL)
+	{
+		MemoryContext old = MemoryContextSwitchTo(cxt);
+
+		st->released_value = want_array ? PointerGetDatum(DatumGetArrayTypePCopy(result)) : result;
+		st->released = true;
+		MemoryContextSwitchTo(old);
+	}
+	return result;
+}
+
+PG_FUNCTION_INFO_V1(dpagg_percentile_final);
+Datum
+dpagg_percentile_final(PG_FUNCTION_ARGS)
+{
+	return percentile_final(fcinfo, false);
+}
+
+PG_FUNCTION_INFO_V1(dpagg_percentiles_final);
+Datum
+dpagg_percentiles_final(PG_FUNCTION_ARGS)
+{
+	return percentile_final(fcinfo, true);
+}
