@@ -75,6 +75,8 @@
 #      dp_count, dp_avg (+ report halves), dp_sum_report, dp_sum_vector.      [var, tol, ks]
 #   8. Group selection, L = 3, optimal/laplace/gaussian: release rates of groups of 1, 2, 4, 7
 #      units, and keep_one_unit.                                                     [select]
+#   9. dp_median and dp_percentile: the share of releases in the quantile's bin against
+#      permute-and-flip's exact chance.                                                [qhit]
 #
 # dp_avg.  It releases m + s/max(c, 1), clamped to [lower, upper], from a noisy centred sum s
 # (sensitivity B = (upper - lower)/2) and a noisy count c (sensitivity 1, rounded), each at
@@ -469,6 +471,23 @@ for s in optimal laplace gaussian; do
       "L1,rate:0.5:keep rate halved,rate:2:keep rate doubled" >> "$manifest"
   done
 done
+
+# ------------------------------------------------------------------------------------------
+# 9. Private quantiles (docs/quantiles.md): 4000 groups of 10 values all at 512.5, bounds
+#    [0, 1024] (bins of width 1; the values' bin is 512, with 512 bins below and 511 above).
+#    For the median (D = 1/2) every other bin has score 5; for p = 0.9 (D = 0.9) the bins below
+#    score 9 and those above 1.  The share of releases in bin 512 against permute-and-flip's
+#    exact chance (0.51 and 0.60 here).  Catches: epsilon halved or doubled in the weights (a
+#    wrong sensitivity D, or epsilon not divided), the exponential mechanism in place of
+#    permute-and-flip (0.39 and 0.47), a coin of the wrong law.
+q "CREATE TABLE qn AS SELECT g, 512.5::float8 AS x FROM generate_series(1, 4000) g, generate_series(1, 10) j"
+QF="qeps:0.5:epsilon halved in the bins' weights,qeps:2:epsilon doubled in the bins' weights,qem:1:the exponential mechanism instead of permute-and-flip"
+sample q_median qhit "dp_median(x, 1.3, 0, 0, 1024): releases in the values' bin" \
+  "w=1;eps=1.3;D=0.5;below=512;above=511;sb=5;sa=5" "$QF" \
+  "SELECT dp_median(x, 1.3, 0, 0, 1024) - 512.5 FROM qn GROUP BY g"
+sample q_p90 qhit "dp_percentile(x, 0.9, 11, 0, 0, 1024): releases in the values' bin" \
+  "w=1;eps=11;D=0.9;below=512;above=511;sb=9;sa=1" "$QF" \
+  "SELECT dp_percentile(x, 0.9, 11, 0, 0, 1024) - 512.5 FROM qn GROUP BY g"
 
 # ------------------------------------------------------------------------------------------
 # The statistics.

@@ -247,6 +247,28 @@ def ks_power(family, T, eps):
 
 # ---------------------------------------------------------------------------------------------
 
+def quantile_hit_p(eps, D, below, above, s_below, s_above, em=False):
+    """The chance that a quantile release (src/core/quantile/quantile.h) picks the one bin of score
+    0 when `below` bins have score s_below and `above` bins s_above: permute-and-flip's law
+    E[1 / (1 + X + Y)], X ~ Bin(below, q1), Y ~ Bin(above, q2), q = exp(-eps s / (2 D))
+    (docs/quantiles.md section 3); em: the exponential mechanism's 1 / (1 + below q1 + above q2)."""
+    q1, q2 = math.exp(-eps * s_below / (2 * D)), math.exp(-eps * s_above / (2 * D))
+    if em:
+        return 1 / (1 + below * q1 + above * q2)
+
+    def pmf(m, q):
+        return [math.exp(math.lgamma(m + 1) - math.lgamma(k + 1) - math.lgamma(m - k + 1)
+                         + k * math.log(q) + (m - k) * math.log1p(-q)) for k in range(m + 1)]
+    a, b = pmf(below, q1), pmf(above, q2)
+    conv = [0.0] * (below + above + 1)
+    for i, x in enumerate(a):
+        if x < 1e-300:
+            continue
+        for j, y in enumerate(b):
+            conv[i + j] += x * y
+    return sum(c / (1 + k) for k, c in enumerate(conv))
+
+
 def parse_params(s):
     out = {}
     for kv in s.split(";"):
@@ -282,6 +304,22 @@ def evaluate(kind, rows, P, fault=None, work=None):
                               f"(tolerance {fmt(tol)}; exact arithmetic, never fails by chance)")
     if kind == "ks":
         return ks_test([r[0] * f for r in rows], P["family"], int(P["T"]))
+    if kind == "qhit":
+        # releases of a quantile in the bin of score 0 (|d| < w/2 from its centre), against
+        # permute-and-flip's exact chance: exact two-sided binomial test
+        w = float(P["w"])
+        n = len(rows)
+        k = sum(1 for r in rows if -w / 2 <= r[0] < w / 2)
+        args = (float(P["eps"]), float(P["D"]), int(P["below"]), int(P["above"]),
+                float(P["sb"]), float(P["sa"]))
+        p = quantile_hit_p(*args)
+        if fault and fault.startswith("qeps:"):
+            f = float(fault.split(":")[1])
+            k = round(k * quantile_hit_p(args[0] * f, *args[1:]) / p)
+        if fault and fault.startswith("qem:"):
+            k = round(k * quantile_hit_p(*args, em=True) / p)
+        ok, txt = binom_test(min(k, n), n, p)
+        return ok, f"releases in the quantile's bin {k} of {n}: " + txt
     if kind == "select":
         k, M = int(P["k"]), int(P["M"])
         extra = ""

@@ -163,17 +163,17 @@ int quantile_select_bin(const uint64_t* counts, int bins, double p, double epsil
   const std::vector<u128> s = quantile_scores(counts, bins, P);
   const u128 best = *std::min_element(s.begin(), s.end());
   const Coins coins(epsilon, D, k);
-  std::vector<int> order(static_cast<size_t>(bins));
-  std::iota(order.begin(), order.end(), 0);
-  // A uniformly random order, drawn as it is visited (Fisher-Yates); a bin of the best score
-  // always flips heads, so the loop ends.
-  for (int i = 0; i < bins; ++i) {
-    const int r = i + static_cast<int>(uniform_below(static_cast<uint64_t>(bins - i), rng));
-    std::swap(order[static_cast<size_t>(i)], order[static_cast<size_t>(r)]);
-    const int j = order[static_cast<size_t>(i)];
-    if (coins.flip(s[static_cast<size_t>(j)] - best, rng)) return j;
-  }
-  throw Error(DPAGG_INTERNAL, "dpagg: permute-and-flip chose no bin");
+  // Permute-and-flip stops at the first heads in a uniformly random order; flipping every coin
+  // and taking a uniformly random one of the heads has the same law (the first heads in a
+  // uniform order is a uniform member of the set of heads), and flips the same number of coins
+  // (all of them) whatever the data: the walk's length tells nothing.  A bin of the best score
+  // always flips heads, so there is one.
+  std::vector<int> heads;
+  heads.reserve(static_cast<size_t>(bins));
+  for (int j = 0; j < bins; ++j)
+    if (coins.flip(s[static_cast<size_t>(j)] - best, rng)) heads.push_back(j);
+  if (heads.empty()) throw Error(DPAGG_INTERNAL, "dpagg: permute-and-flip chose no bin");
+  return heads[static_cast<size_t>(uniform_below(static_cast<uint64_t>(heads.size()), rng))];
 }
 
 void check_quantile_parameters(const double* ps, int k, double epsilon, double lower,
