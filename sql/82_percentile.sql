@@ -81,13 +81,25 @@ DROP TABLE q_private;
 CREATE ROLE q_analyst;
 SELECT has_function_privilege('q_analyst', 'dpagg_percentile_final(internal)', 'EXECUTE') AS final_callable,
        has_function_privilege('q_analyst', 'dpagg_percentile_combine(internal, internal)', 'EXECUTE') AS combine_callable;
--- The charge: epsilon, no delta (pure epsilon-DP), rho = epsilon^2 / 2; the ledger names the ps.
+-- An aggregate a superuser builds from dp_percentile's transition and dp_percentiles' final (or
+-- the reverse) is not dpagg's: refused before anything is charged.
+CREATE AGGREGATE q_mixed(float8, float8, float8, float8, float8, float8) (
+  SFUNC = dpagg_percentile_trans_float8, STYPE = internal, FINALFUNC = dpagg_percentiles_final,
+  FINALFUNC_MODIFY = READ_WRITE, COMBINEFUNC = dpagg_percentile_combine,
+  SERIALFUNC = dpagg_percentile_serialize, DESERIALFUNC = dpagg_percentile_deserialize);
+SELECT expect_error($$SELECT q_mixed(f8, 0.5, 1.0, 0, 0, 100) FROM dp_test$$);
+DROP AGGREGATE q_mixed(float8, float8, float8, float8, float8, float8);
+-- The charge: epsilon, no delta (pure epsilon-DP), rho = epsilon^2 / 2; the ledger names the ps
+-- (their number and range where the list would not fit).
 ALTER ROLE q_analyst LOGIN;
 SELECT dp_set_budget('q_analyst', 5.0, 1e-6);
 GRANT SELECT ON dp_test TO q_analyst;
 SET SESSION AUTHORIZATION q_analyst;
 SELECT dp_percentiles(f8, ARRAY[0.25, 0.75], 0.5, 1e-7, 0, 100) IS NOT NULL AS released FROM dp_test;
 SELECT dp_median(f8, 0.25, 0, 0, 100) IS NOT NULL AS released FROM dp_test WHERE false;
+SELECT array_length(dp_percentiles(f8,
+  ARRAY[0.01, 0.02, 0.03, 0.04, 0.05, 0.06, 0.07, 0.08, 0.09, 0.10, 0.11, 0.12, 0.13, 0.14, 0.15, 0.16, 0.17, 0.18, 0.19, 0.20, 0.21, 0.22, 0.23, 0.24, 0.25, 0.26, 0.27, 0.28, 0.29, 0.30, 0.31, 0.32, 0.33, 0.34, 0.35, 0.36, 0.37, 0.38, 0.39, 0.40, 0.41, 0.42, 0.43, 0.44, 0.45, 0.46, 0.47, 0.48, 0.49, 0.50, 0.51, 0.52, 0.53, 0.54, 0.55, 0.56, 0.57, 0.58, 0.59, 0.60, 0.61, 0.62, 0.63, 0.64], 0.5, 0, 0, 100), 1) AS k
+FROM dp_test;
 SELECT aggregate, mechanism, epsilon, delta, rho FROM dp_ledger WHERE role = 'q_analyst' ORDER BY seq;
 SELECT epsilon_spent, delta_spent FROM dp_budgets WHERE role = 'q_analyst';
 RESET SESSION AUTHORIZATION;

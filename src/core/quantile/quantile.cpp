@@ -95,39 +95,94 @@ void split_double(double x, cpp_int& mantissa, int& exponent) {
   exponent = e - 53;
 }
 
-// The coin of a bin at gamma = epsilon * diff / (2 D k), diff and D in units of 2^-60: exact.
-// Far bins (gamma well above 1) first flip exp(-1) coins on machine integers while gamma - c
-// stays above 1.5 by a floating-point estimate (its error is far below 0.5, so each such step
-// is one of exp(-1)'s factors of exp(-gamma) for certain); the rest is drawn in rational
-// arithmetic.
+// Bernoulli(num / den) on 128-bit integers (0 <= num, 0 < den < 2^127).
+uint64_t top_bits(unsigned bits, RandomSource& rng) {
+  return bits >= 64 ? rng.next_u64() : (rng.next_u64() & ((uint64_t{1} << bits) - 1));
+}
+
+u128 uniform_below(u128 den, RandomSource& rng) {
+  if (den <= UINT64_MAX) return uniform_below(static_cast<uint64_t>(den), rng);
+  const unsigned hi_bits = 128 - static_cast<unsigned>(__builtin_clzll(static_cast<uint64_t>(den >> 64))) - 64;
+  for (;;) {
+    const u128 v = (static_cast<u128>(top_bits(hi_bits, rng)) << 64) | rng.next_u64();
+    if (v < den) return v;
+  }
+}
+
+constexpr u128 kFastLimit = static_cast<u128>(1) << 120;  // num, den and den * K stay below 2^127
+
+// Canonne, Kamath & Steinke's coins on 128-bit integers while they fit; false in *fits when a
+// product would not (the caller then draws in rational arithmetic).
+bool bernoulli_exp_neg_fast(u128 num, u128 den, RandomSource& rng, bool* fits) {
+  *fits = true;
+  while (num > den) {
+    if (!bernoulli_exp_minus_one(rng)) return false;
+    num -= den;
+  }
+  uint64_t k = 1;
+  for (;;) {
+    if (den > kFastLimit / (k + 1)) {
+      *fits = false;  // K this large has probability below 1/K!: never in practice
+      return false;
+    }
+    if (!(uniform_below(den * k, rng) < num)) break;  // Bernoulli(gamma / K)
+    ++k;
+  }
+  return (k & 1) != 0;
+}
+
+// The coins of one release, at gamma = epsilon * diff / (2 D k), diff and D in units of 2^-60:
+// exact.  The fraction of each distinct diff (one per run of bins of equal score) is reduced and
+// kept; where it fits in 128 bits (the usual case: for p = 0.5 the scores are half-integers in
+// rank) the coins are drawn on machine integers, else in rational arithmetic.
 class Coins {
  public:
-  Coins(double epsilon, u128 D, int k) : eps_(epsilon), approx_den_(2.0L * static_cast<long double>(D) * k) {
+  Coins(double epsilon, u128 D, int k) {
     split_double(epsilon, m_, e_);
     den_ = cpp_int(2) * cpp_int(D) * k;
     if (e_ < 0) den_ <<= -e_;
   }
-  bool flip(u128 diff, RandomSource& rng) const {
+  bool flip(u128 diff, RandomSource& rng) {
     if (diff == 0) return true;
-    const long double gamma = static_cast<long double>(eps_) * static_cast<long double>(diff) / approx_den_;
-    uint64_t c = 0;
-    while (gamma - static_cast<long double>(c) > 1.5L) {
-      if (!bernoulli_exp_minus_one(rng)) return false;
-      ++c;
+    Frac& f = fraction(diff);
+    if (f.fast) {
+      bool fits = true;
+      const bool heads = bernoulli_exp_neg_fast(f.num, f.den, rng, &fits);
+      if (fits) return heads;
     }
-    cpp_int num = m_ * cpp_int(diff);
-    if (e_ > 0) num <<= e_;
-    num -= cpp_int(c) * den_;
-    if (num < 0) throw Error(DPAGG_INTERNAL, "dpagg: quantile coin below zero");
-    return bernoulli_exp_neg_big(num, den_, rng);
+    return bernoulli_exp_neg_big(f.big_num, f.big_den, rng);
   }
 
  private:
-  double eps_;
-  long double approx_den_;
+  struct Frac {
+    u128 diff = 0;
+    bool fast = false;
+    u128 num = 0, den = 0;
+    cpp_int big_num, big_den;
+  };
+  Frac& fraction(u128 diff) {
+    for (Frac& f : cache_)
+      if (f.diff == diff) return f;
+    Frac f;
+    f.diff = diff;
+    f.big_num = m_ * cpp_int(diff);
+    if (e_ > 0) f.big_num <<= e_;
+    f.big_den = den_;
+    const cpp_int g = boost::multiprecision::gcd(f.big_num, f.big_den);
+    f.big_num /= g;
+    f.big_den /= g;
+    if (f.big_num < cpp_int(kFastLimit) && f.big_den < cpp_int(kFastLimit)) {
+      f.fast = true;
+      f.num = static_cast<u128>(f.big_num);
+      f.den = static_cast<u128>(f.big_den);
+    }
+    cache_.push_back(std::move(f));
+    return cache_.back();
+  }
   cpp_int m_;
   int e_ = 0;
   cpp_int den_;
+  std::vector<Frac> cache_;  // a release meets at most 2 B + 1 distinct scores, usually a few
 };
 
 }  // namespace
@@ -162,18 +217,18 @@ int quantile_select_bin(const uint64_t* counts, int bins, double p, double epsil
   const u128 D = std::max<u128>(P, kOne - P);  // the scores' sensitivity, >= 2^59
   const std::vector<u128> s = quantile_scores(counts, bins, P);
   const u128 best = *std::min_element(s.begin(), s.end());
-  const Coins coins(epsilon, D, k);
-  // Permute-and-flip stops at the first heads in a uniformly random order; flipping every coin
-  // and taking a uniformly random one of the heads has the same law (the first heads in a
-  // uniform order is a uniform member of the set of heads), and flips the same number of coins
-  // (all of them) whatever the data: the walk's length tells nothing.  A bin of the best score
-  // always flips heads, so there is one.
-  std::vector<int> heads;
-  heads.reserve(static_cast<size_t>(bins));
-  for (int j = 0; j < bins; ++j)
-    if (coins.flip(s[static_cast<size_t>(j)] - best, rng)) heads.push_back(j);
-  if (heads.empty()) throw Error(DPAGG_INTERNAL, "dpagg: permute-and-flip chose no bin");
-  return heads[static_cast<size_t>(uniform_below(static_cast<uint64_t>(heads.size()), rng))];
+  Coins coins(epsilon, D, k);
+  std::vector<int> order(static_cast<size_t>(bins));
+  std::iota(order.begin(), order.end(), 0);
+  // A uniformly random order, drawn as it is visited (Fisher-Yates); a bin of the best score
+  // always flips heads, so the walk ends.
+  for (int i = 0; i < bins; ++i) {
+    const int r = i + static_cast<int>(uniform_below(static_cast<uint64_t>(bins - i), rng));
+    std::swap(order[static_cast<size_t>(i)], order[static_cast<size_t>(r)]);
+    const int j = order[static_cast<size_t>(i)];
+    if (coins.flip(s[static_cast<size_t>(j)] - best, rng)) return j;
+  }
+  throw Error(DPAGG_INTERNAL, "dpagg: permute-and-flip chose no bin");
 }
 
 void check_quantile_parameters(const double* ps, int k, double epsilon, double lower,

@@ -14,11 +14,10 @@
 // Mechanism.  Permute-and-flip (McKenna & Sheldon, "Permute-and-Flip: A new mechanism for
 // differentially private selection", NeurIPS 2020, Algorithm 1 and Theorem 1): visit the bins in
 // a uniformly random order and stop at the first bin whose coin, with probability
-// exp(-epsilon (s_j - s_min) / (2 D)), comes up heads — drawn here, with the same law, by
-// flipping every bin's coin and taking a uniformly random one of the heads (so the number of
-// coins flipped does not depend on the data).  It is epsilon-DP for scores of sensitivity
-// D, and its expected score is never worse than the exponential mechanism's at the same epsilon
-// (their Theorem 2).  The answer is a uniform point of the chosen bin (independent of the data).
+// exp(-epsilon (s_j - s_min) / (2 D)), comes up heads.  It is epsilon-DP for scores of
+// sensitivity D, and its expected score is never worse than the exponential mechanism's at the
+// same epsilon (their Theorem 2).  (The walk's length, and so a release's time, depends on the
+// data: docs/quantiles.md §4 says what that shows.)  The answer is a uniform point of the chosen bin (independent of the data).
 //
 // Exactness.  p is rounded to a multiple of 2^-60 first (a parameter, not data); then t, D and
 // every s_j are integers in units of 2^-60, epsilon is the rational its double is, and each

@@ -24,16 +24,22 @@
 
 #include <math.h>
 
+#include "access/htup_details.h"
+#include "catalog/pg_aggregate.h"
 #include "catalog/pg_type.h"
 #include "lib/stringinfo.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/syscache.h"
 
 #include "quantile/dpagg_quantile.h"
 
 #define QSTATE_VERSION 1
 #define QNAME "dp_percentile"
 #define QSPARSE_MAX 4096		/* values kept as bins before the counts: 8 KiB either way */
+
+extern Datum dpagg_percentile_final(PG_FUNCTION_ARGS);
+extern Datum dpagg_percentiles_final(PG_FUNCTION_ARGS);
 
 typedef struct QState
 {
@@ -131,6 +137,23 @@ dpagg_percentile_site_params(DpSite *site)
 		p->k = 1;
 		p->ps[0] = qparam(site, lo.quantile, "p");
 	}
+	{
+		/* The final function must be the one of the form the arguments are (an aggregate built
+		 * by a superuser could pair dp_percentile's transition with dp_percentiles' final): 42501
+		 * now, before the charge, not after it. */
+		HeapTuple	tup = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(site->argref->aggfnoid));
+		PGFunction	final = NULL;
+
+		if (HeapTupleIsValid(tup))
+		{
+			final = dpagg_fn_address(((Form_pg_aggregate) GETSTRUCT(tup))->aggfinalfn);
+			ReleaseSysCache(tup);
+		}
+		if (final != (p->array ? dpagg_percentiles_final : dpagg_percentile_final))
+			ereport(ERROR,
+					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+					 errmsg("dpagg support functions can only be used by dpagg's own aggregates")));
+	}
 	if (lo.mechanism >= 0)
 	{
 		bool		isnull;
@@ -156,12 +179,27 @@ dpagg_percentile_site_params(DpSite *site)
 		StringInfoData spec;
 		int			i;
 
-		/* the ledger's mechanism: which quantiles (at most 64 numbers of %.6g) */
+		/* the ledger's mechanism: which quantiles; where the list would not fit the ledger's
+		 * field (127 bytes), their number and range */
 		initStringInfo(&spec);
 		appendStringInfoString(&spec, "permute_and_flip(p=");
 		for (i = 0; i < p->k; i++)
-			appendStringInfo(&spec, "%s%.6g", i ? "," : "", p->ps[i]);
+			appendStringInfo(&spec, "%s%.10g", i ? "," : "", p->ps[i]);
 		appendStringInfoChar(&spec, ')');
+		if (spec.len > 120)
+		{
+			double		lo_p = p->ps[0],
+						hi_p = p->ps[0];
+
+			for (i = 1; i < p->k; i++)
+			{
+				lo_p = fmin(lo_p, p->ps[i]);
+				hi_p = fmax(hi_p, p->ps[i]);
+			}
+			resetStringInfo(&spec);
+			appendStringInfo(&spec, "permute_and_flip(%d quantiles, p from %.10g to %.10g)", p->k,
+							 lo_p, hi_p);
+		}
 		part.spec = MemoryContextStrdup(site->cxt, spec.data);
 		dpagg_site_set_charge(site, p->epsilon, 0.0, &part, 1);
 	}
