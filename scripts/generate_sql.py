@@ -78,8 +78,12 @@ class Kind:
     """The aggregates of one kind of site.c (DpSiteKind): one state type, one combine, final,
     serial and deserial function, one transition function per signature."""
 
-    def __init__(self, c_kind, title, stype, combine, final, serial=None, deserial=None, report=None):
+    def __init__(self, c_kind, title, stype, combine, final, serial=None, deserial=None, report=None,
+                 sspace=None):
         self.c_kind, self.title, self.stype = c_kind, title, stype
+        # SSPACE: the bytes of a typical `internal` state, which the planner otherwise takes for
+        # 8 KiB, sizing a hash aggregate's groups in memory (and so its spills) by it
+        self.sspace = sspace
         self.combine, self.final, self.serial, self.deserial = combine, final, serial, deserial
         # The final function of the kind's report forms (NAME_report: the same transition, one
         # release, returned as a dp_report row with its noise interval), if it has them.
@@ -112,6 +116,8 @@ class Kind:
 
     def aggregate_sql(self, a):
         options = [f"SFUNC = {a.sfunc.name}", f"STYPE = {self.stype}"]
+        if self.sspace:
+            options.append(f"SSPACE = {self.sspace}")
         if self.combine:
             options.append(f"COMBINEFUNC = {self.combine.name}")
         if self.serial:
@@ -320,12 +326,12 @@ PERCENTILE = Kind("DP_SITE_PERCENTILE",
                   "dp_percentile and dp_median: a private quantile of values counted in 1 024 bins of [lower, upper].",
                   "internal", Q_SUPPORT["combine"],
                   Function("dpagg_percentile_final", [("", "internal")], F8, "VOLATILE", strict=False),
-                  Q_SUPPORT["serial"], Q_SUPPORT["deserial"])
+                  Q_SUPPORT["serial"], Q_SUPPORT["deserial"], sspace=128)
 PERCENTILES = Kind("DP_SITE_PERCENTILE",
                    "dp_percentiles: several private quantiles released together (each at epsilon / k).",
                    "internal", Q_SUPPORT["combine"],
                    Function("dpagg_percentiles_final", [("", "internal")], f"{F8}[]", "VOLATILE", strict=False),
-                   Q_SUPPORT["serial"], Q_SUPPORT["deserial"])
+                   Q_SUPPORT["serial"], Q_SUPPORT["deserial"], sspace=128)
 Q_BOUNDS = EPS_DELTA + [("lower", F8), ("upper", F8)]
 for sqlt, short in TYPES:
     for form, extra in [("", []), ("_m", MECH)]:

@@ -58,6 +58,7 @@ CREATE OR REPLACE FUNCTION dp_protect(relation regclass, privacy_unit text,
 COMMENT ON FUNCTION dp_protect(regclass, text, integer, integer) IS
   'declare a relation private: its privacy-unit column, the most groups a unit may contribute to (default 1), and optionally the most rows per group a count takes from one unit (0: none); protected again with the same unit, an argument left out keeps its value';
 
+
 -- Private quantiles: dp_percentile, dp_median, dp_percentiles (src/pg/aggregates/percentile.c,
 -- docs/quantiles.md).  Their support functions are for them only (the REVOKE below).
 -- dp_percentile and dp_median: a private quantile of values counted in 1 024 bins of [lower, upper].
@@ -72,25 +73,27 @@ CREATE FUNCTION dpagg_percentile_deserialize(bytea, internal) RETURNS internal
 CREATE FUNCTION dpagg_percentile_trans_int2(internal, value smallint, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_int2' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_percentile(value smallint, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision) (
-  SFUNC = dpagg_percentile_trans_int2, STYPE = internal, COMBINEFUNC = dpagg_percentile_combine,
-  SERIALFUNC = dpagg_percentile_serialize, DESERIALFUNC = dpagg_percentile_deserialize,
-  FINALFUNC = dpagg_percentile_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+  SFUNC = dpagg_percentile_trans_int2, STYPE = internal, SSPACE = 128,
+  COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
+  DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentile_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE dp_percentile(value smallint, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private p-quantile of values in [lower, upper] (permute-and-flip)';
 
 CREATE FUNCTION dpagg_median_trans_int2(internal, value smallint, epsilon double precision, delta double precision, lower double precision, upper double precision) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_int2' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_median(value smallint, epsilon double precision, delta double precision, lower double precision, upper double precision) (
-  SFUNC = dpagg_median_trans_int2, STYPE = internal, COMBINEFUNC = dpagg_percentile_combine,
-  SERIALFUNC = dpagg_percentile_serialize, DESERIALFUNC = dpagg_percentile_deserialize,
-  FINALFUNC = dpagg_percentile_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+  SFUNC = dpagg_median_trans_int2, STYPE = internal, SSPACE = 128,
+  COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
+  DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentile_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE dp_median(value smallint, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private median of values in [lower, upper] (permute-and-flip)';
 
 CREATE FUNCTION dpagg_percentile_trans_int2_m(internal, value smallint, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_int2' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_percentile(value smallint, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
-  SFUNC = dpagg_percentile_trans_int2_m, STYPE = internal,
+  SFUNC = dpagg_percentile_trans_int2_m, STYPE = internal, SSPACE = 128,
   COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
   DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentile_final,
   FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -100,34 +103,37 @@ COMMENT ON AGGREGATE dp_percentile(value smallint, p double precision, epsilon d
 CREATE FUNCTION dpagg_median_trans_int2_m(internal, value smallint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_int2' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_median(value smallint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
-  SFUNC = dpagg_median_trans_int2_m, STYPE = internal, COMBINEFUNC = dpagg_percentile_combine,
-  SERIALFUNC = dpagg_percentile_serialize, DESERIALFUNC = dpagg_percentile_deserialize,
-  FINALFUNC = dpagg_percentile_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+  SFUNC = dpagg_median_trans_int2_m, STYPE = internal, SSPACE = 128,
+  COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
+  DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentile_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE dp_median(value smallint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private median of values in [lower, upper] (permute-and-flip)';
 
 CREATE FUNCTION dpagg_percentile_trans_int4(internal, value integer, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_int4' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_percentile(value integer, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision) (
-  SFUNC = dpagg_percentile_trans_int4, STYPE = internal, COMBINEFUNC = dpagg_percentile_combine,
-  SERIALFUNC = dpagg_percentile_serialize, DESERIALFUNC = dpagg_percentile_deserialize,
-  FINALFUNC = dpagg_percentile_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+  SFUNC = dpagg_percentile_trans_int4, STYPE = internal, SSPACE = 128,
+  COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
+  DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentile_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE dp_percentile(value integer, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private p-quantile of values in [lower, upper] (permute-and-flip)';
 
 CREATE FUNCTION dpagg_median_trans_int4(internal, value integer, epsilon double precision, delta double precision, lower double precision, upper double precision) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_int4' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_median(value integer, epsilon double precision, delta double precision, lower double precision, upper double precision) (
-  SFUNC = dpagg_median_trans_int4, STYPE = internal, COMBINEFUNC = dpagg_percentile_combine,
-  SERIALFUNC = dpagg_percentile_serialize, DESERIALFUNC = dpagg_percentile_deserialize,
-  FINALFUNC = dpagg_percentile_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+  SFUNC = dpagg_median_trans_int4, STYPE = internal, SSPACE = 128,
+  COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
+  DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentile_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE dp_median(value integer, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private median of values in [lower, upper] (permute-and-flip)';
 
 CREATE FUNCTION dpagg_percentile_trans_int4_m(internal, value integer, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_int4' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_percentile(value integer, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
-  SFUNC = dpagg_percentile_trans_int4_m, STYPE = internal,
+  SFUNC = dpagg_percentile_trans_int4_m, STYPE = internal, SSPACE = 128,
   COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
   DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentile_final,
   FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -137,34 +143,37 @@ COMMENT ON AGGREGATE dp_percentile(value integer, p double precision, epsilon do
 CREATE FUNCTION dpagg_median_trans_int4_m(internal, value integer, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_int4' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_median(value integer, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
-  SFUNC = dpagg_median_trans_int4_m, STYPE = internal, COMBINEFUNC = dpagg_percentile_combine,
-  SERIALFUNC = dpagg_percentile_serialize, DESERIALFUNC = dpagg_percentile_deserialize,
-  FINALFUNC = dpagg_percentile_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+  SFUNC = dpagg_median_trans_int4_m, STYPE = internal, SSPACE = 128,
+  COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
+  DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentile_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE dp_median(value integer, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private median of values in [lower, upper] (permute-and-flip)';
 
 CREATE FUNCTION dpagg_percentile_trans_int8(internal, value bigint, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_int8' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_percentile(value bigint, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision) (
-  SFUNC = dpagg_percentile_trans_int8, STYPE = internal, COMBINEFUNC = dpagg_percentile_combine,
-  SERIALFUNC = dpagg_percentile_serialize, DESERIALFUNC = dpagg_percentile_deserialize,
-  FINALFUNC = dpagg_percentile_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+  SFUNC = dpagg_percentile_trans_int8, STYPE = internal, SSPACE = 128,
+  COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
+  DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentile_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE dp_percentile(value bigint, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private p-quantile of values in [lower, upper] (permute-and-flip)';
 
 CREATE FUNCTION dpagg_median_trans_int8(internal, value bigint, epsilon double precision, delta double precision, lower double precision, upper double precision) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_int8' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_median(value bigint, epsilon double precision, delta double precision, lower double precision, upper double precision) (
-  SFUNC = dpagg_median_trans_int8, STYPE = internal, COMBINEFUNC = dpagg_percentile_combine,
-  SERIALFUNC = dpagg_percentile_serialize, DESERIALFUNC = dpagg_percentile_deserialize,
-  FINALFUNC = dpagg_percentile_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+  SFUNC = dpagg_median_trans_int8, STYPE = internal, SSPACE = 128,
+  COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
+  DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentile_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE dp_median(value bigint, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private median of values in [lower, upper] (permute-and-flip)';
 
 CREATE FUNCTION dpagg_percentile_trans_int8_m(internal, value bigint, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_int8' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_percentile(value bigint, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
-  SFUNC = dpagg_percentile_trans_int8_m, STYPE = internal,
+  SFUNC = dpagg_percentile_trans_int8_m, STYPE = internal, SSPACE = 128,
   COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
   DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentile_final,
   FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -174,16 +183,17 @@ COMMENT ON AGGREGATE dp_percentile(value bigint, p double precision, epsilon dou
 CREATE FUNCTION dpagg_median_trans_int8_m(internal, value bigint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_int8' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_median(value bigint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
-  SFUNC = dpagg_median_trans_int8_m, STYPE = internal, COMBINEFUNC = dpagg_percentile_combine,
-  SERIALFUNC = dpagg_percentile_serialize, DESERIALFUNC = dpagg_percentile_deserialize,
-  FINALFUNC = dpagg_percentile_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+  SFUNC = dpagg_median_trans_int8_m, STYPE = internal, SSPACE = 128,
+  COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
+  DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentile_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE dp_median(value bigint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private median of values in [lower, upper] (permute-and-flip)';
 
 CREATE FUNCTION dpagg_percentile_trans_float4(internal, value real, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_float4' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_percentile(value real, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision) (
-  SFUNC = dpagg_percentile_trans_float4, STYPE = internal,
+  SFUNC = dpagg_percentile_trans_float4, STYPE = internal, SSPACE = 128,
   COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
   DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentile_final,
   FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -193,16 +203,17 @@ COMMENT ON AGGREGATE dp_percentile(value real, p double precision, epsilon doubl
 CREATE FUNCTION dpagg_median_trans_float4(internal, value real, epsilon double precision, delta double precision, lower double precision, upper double precision) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_float4' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_median(value real, epsilon double precision, delta double precision, lower double precision, upper double precision) (
-  SFUNC = dpagg_median_trans_float4, STYPE = internal, COMBINEFUNC = dpagg_percentile_combine,
-  SERIALFUNC = dpagg_percentile_serialize, DESERIALFUNC = dpagg_percentile_deserialize,
-  FINALFUNC = dpagg_percentile_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+  SFUNC = dpagg_median_trans_float4, STYPE = internal, SSPACE = 128,
+  COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
+  DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentile_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE dp_median(value real, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private median of values in [lower, upper] (permute-and-flip)';
 
 CREATE FUNCTION dpagg_percentile_trans_float4_m(internal, value real, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_float4' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_percentile(value real, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
-  SFUNC = dpagg_percentile_trans_float4_m, STYPE = internal,
+  SFUNC = dpagg_percentile_trans_float4_m, STYPE = internal, SSPACE = 128,
   COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
   DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentile_final,
   FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -212,16 +223,17 @@ COMMENT ON AGGREGATE dp_percentile(value real, p double precision, epsilon doubl
 CREATE FUNCTION dpagg_median_trans_float4_m(internal, value real, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_float4' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_median(value real, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
-  SFUNC = dpagg_median_trans_float4_m, STYPE = internal, COMBINEFUNC = dpagg_percentile_combine,
-  SERIALFUNC = dpagg_percentile_serialize, DESERIALFUNC = dpagg_percentile_deserialize,
-  FINALFUNC = dpagg_percentile_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+  SFUNC = dpagg_median_trans_float4_m, STYPE = internal, SSPACE = 128,
+  COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
+  DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentile_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE dp_median(value real, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private median of values in [lower, upper] (permute-and-flip)';
 
 CREATE FUNCTION dpagg_percentile_trans_float8(internal, value double precision, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_float8' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_percentile(value double precision, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision) (
-  SFUNC = dpagg_percentile_trans_float8, STYPE = internal,
+  SFUNC = dpagg_percentile_trans_float8, STYPE = internal, SSPACE = 128,
   COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
   DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentile_final,
   FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -231,16 +243,17 @@ COMMENT ON AGGREGATE dp_percentile(value double precision, p double precision, e
 CREATE FUNCTION dpagg_median_trans_float8(internal, value double precision, epsilon double precision, delta double precision, lower double precision, upper double precision) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_float8' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_median(value double precision, epsilon double precision, delta double precision, lower double precision, upper double precision) (
-  SFUNC = dpagg_median_trans_float8, STYPE = internal, COMBINEFUNC = dpagg_percentile_combine,
-  SERIALFUNC = dpagg_percentile_serialize, DESERIALFUNC = dpagg_percentile_deserialize,
-  FINALFUNC = dpagg_percentile_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+  SFUNC = dpagg_median_trans_float8, STYPE = internal, SSPACE = 128,
+  COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
+  DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentile_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE dp_median(value double precision, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private median of values in [lower, upper] (permute-and-flip)';
 
 CREATE FUNCTION dpagg_percentile_trans_float8_m(internal, value double precision, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_float8' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_percentile(value double precision, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
-  SFUNC = dpagg_percentile_trans_float8_m, STYPE = internal,
+  SFUNC = dpagg_percentile_trans_float8_m, STYPE = internal, SSPACE = 128,
   COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
   DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentile_final,
   FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -250,16 +263,17 @@ COMMENT ON AGGREGATE dp_percentile(value double precision, p double precision, e
 CREATE FUNCTION dpagg_median_trans_float8_m(internal, value double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_float8' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_median(value double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
-  SFUNC = dpagg_median_trans_float8_m, STYPE = internal, COMBINEFUNC = dpagg_percentile_combine,
-  SERIALFUNC = dpagg_percentile_serialize, DESERIALFUNC = dpagg_percentile_deserialize,
-  FINALFUNC = dpagg_percentile_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+  SFUNC = dpagg_median_trans_float8_m, STYPE = internal, SSPACE = 128,
+  COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
+  DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentile_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE dp_median(value double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private median of values in [lower, upper] (permute-and-flip)';
 
 CREATE FUNCTION dpagg_percentile_trans_numeric(internal, value numeric, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_numeric' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_percentile(value numeric, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision) (
-  SFUNC = dpagg_percentile_trans_numeric, STYPE = internal,
+  SFUNC = dpagg_percentile_trans_numeric, STYPE = internal, SSPACE = 128,
   COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
   DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentile_final,
   FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -269,16 +283,17 @@ COMMENT ON AGGREGATE dp_percentile(value numeric, p double precision, epsilon do
 CREATE FUNCTION dpagg_median_trans_numeric(internal, value numeric, epsilon double precision, delta double precision, lower double precision, upper double precision) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_numeric' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_median(value numeric, epsilon double precision, delta double precision, lower double precision, upper double precision) (
-  SFUNC = dpagg_median_trans_numeric, STYPE = internal, COMBINEFUNC = dpagg_percentile_combine,
-  SERIALFUNC = dpagg_percentile_serialize, DESERIALFUNC = dpagg_percentile_deserialize,
-  FINALFUNC = dpagg_percentile_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+  SFUNC = dpagg_median_trans_numeric, STYPE = internal, SSPACE = 128,
+  COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
+  DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentile_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE dp_median(value numeric, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private median of values in [lower, upper] (permute-and-flip)';
 
 CREATE FUNCTION dpagg_percentile_trans_numeric_m(internal, value numeric, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_numeric' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_percentile(value numeric, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
-  SFUNC = dpagg_percentile_trans_numeric_m, STYPE = internal,
+  SFUNC = dpagg_percentile_trans_numeric_m, STYPE = internal, SSPACE = 128,
   COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
   DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentile_final,
   FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -288,9 +303,10 @@ COMMENT ON AGGREGATE dp_percentile(value numeric, p double precision, epsilon do
 CREATE FUNCTION dpagg_median_trans_numeric_m(internal, value numeric, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_numeric' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_median(value numeric, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
-  SFUNC = dpagg_median_trans_numeric_m, STYPE = internal, COMBINEFUNC = dpagg_percentile_combine,
-  SERIALFUNC = dpagg_percentile_serialize, DESERIALFUNC = dpagg_percentile_deserialize,
-  FINALFUNC = dpagg_percentile_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+  SFUNC = dpagg_median_trans_numeric_m, STYPE = internal, SSPACE = 128,
+  COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
+  DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentile_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE dp_median(value numeric, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private median of values in [lower, upper] (permute-and-flip)';
 
@@ -300,16 +316,17 @@ CREATE FUNCTION dpagg_percentiles_final(internal) RETURNS double precision[]
 CREATE FUNCTION dpagg_percentiles_trans_int2(internal, value smallint, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_int2' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_percentiles(value smallint, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision) (
-  SFUNC = dpagg_percentiles_trans_int2, STYPE = internal, COMBINEFUNC = dpagg_percentile_combine,
-  SERIALFUNC = dpagg_percentile_serialize, DESERIALFUNC = dpagg_percentile_deserialize,
-  FINALFUNC = dpagg_percentiles_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+  SFUNC = dpagg_percentiles_trans_int2, STYPE = internal, SSPACE = 128,
+  COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
+  DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentiles_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE dp_percentiles(value smallint, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private quantiles of values in [lower, upper], released together';
 
 CREATE FUNCTION dpagg_percentiles_trans_int2_m(internal, value smallint, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_int2' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_percentiles(value smallint, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
-  SFUNC = dpagg_percentiles_trans_int2_m, STYPE = internal,
+  SFUNC = dpagg_percentiles_trans_int2_m, STYPE = internal, SSPACE = 128,
   COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
   DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentiles_final,
   FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -319,16 +336,17 @@ COMMENT ON AGGREGATE dp_percentiles(value smallint, p double precision[], epsilo
 CREATE FUNCTION dpagg_percentiles_trans_int4(internal, value integer, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_int4' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_percentiles(value integer, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision) (
-  SFUNC = dpagg_percentiles_trans_int4, STYPE = internal, COMBINEFUNC = dpagg_percentile_combine,
-  SERIALFUNC = dpagg_percentile_serialize, DESERIALFUNC = dpagg_percentile_deserialize,
-  FINALFUNC = dpagg_percentiles_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+  SFUNC = dpagg_percentiles_trans_int4, STYPE = internal, SSPACE = 128,
+  COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
+  DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentiles_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE dp_percentiles(value integer, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private quantiles of values in [lower, upper], released together';
 
 CREATE FUNCTION dpagg_percentiles_trans_int4_m(internal, value integer, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_int4' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_percentiles(value integer, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
-  SFUNC = dpagg_percentiles_trans_int4_m, STYPE = internal,
+  SFUNC = dpagg_percentiles_trans_int4_m, STYPE = internal, SSPACE = 128,
   COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
   DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentiles_final,
   FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -338,16 +356,17 @@ COMMENT ON AGGREGATE dp_percentiles(value integer, p double precision[], epsilon
 CREATE FUNCTION dpagg_percentiles_trans_int8(internal, value bigint, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_int8' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_percentiles(value bigint, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision) (
-  SFUNC = dpagg_percentiles_trans_int8, STYPE = internal, COMBINEFUNC = dpagg_percentile_combine,
-  SERIALFUNC = dpagg_percentile_serialize, DESERIALFUNC = dpagg_percentile_deserialize,
-  FINALFUNC = dpagg_percentiles_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+  SFUNC = dpagg_percentiles_trans_int8, STYPE = internal, SSPACE = 128,
+  COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
+  DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentiles_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE dp_percentiles(value bigint, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private quantiles of values in [lower, upper], released together';
 
 CREATE FUNCTION dpagg_percentiles_trans_int8_m(internal, value bigint, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_int8' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_percentiles(value bigint, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
-  SFUNC = dpagg_percentiles_trans_int8_m, STYPE = internal,
+  SFUNC = dpagg_percentiles_trans_int8_m, STYPE = internal, SSPACE = 128,
   COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
   DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentiles_final,
   FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -357,7 +376,7 @@ COMMENT ON AGGREGATE dp_percentiles(value bigint, p double precision[], epsilon 
 CREATE FUNCTION dpagg_percentiles_trans_float4(internal, value real, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_float4' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_percentiles(value real, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision) (
-  SFUNC = dpagg_percentiles_trans_float4, STYPE = internal,
+  SFUNC = dpagg_percentiles_trans_float4, STYPE = internal, SSPACE = 128,
   COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
   DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentiles_final,
   FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -367,7 +386,7 @@ COMMENT ON AGGREGATE dp_percentiles(value real, p double precision[], epsilon do
 CREATE FUNCTION dpagg_percentiles_trans_float4_m(internal, value real, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_float4' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_percentiles(value real, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
-  SFUNC = dpagg_percentiles_trans_float4_m, STYPE = internal,
+  SFUNC = dpagg_percentiles_trans_float4_m, STYPE = internal, SSPACE = 128,
   COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
   DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentiles_final,
   FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -377,7 +396,7 @@ COMMENT ON AGGREGATE dp_percentiles(value real, p double precision[], epsilon do
 CREATE FUNCTION dpagg_percentiles_trans_float8(internal, value double precision, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_float8' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_percentiles(value double precision, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision) (
-  SFUNC = dpagg_percentiles_trans_float8, STYPE = internal,
+  SFUNC = dpagg_percentiles_trans_float8, STYPE = internal, SSPACE = 128,
   COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
   DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentiles_final,
   FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -387,7 +406,7 @@ COMMENT ON AGGREGATE dp_percentiles(value double precision, p double precision[]
 CREATE FUNCTION dpagg_percentiles_trans_float8_m(internal, value double precision, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_float8' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_percentiles(value double precision, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
-  SFUNC = dpagg_percentiles_trans_float8_m, STYPE = internal,
+  SFUNC = dpagg_percentiles_trans_float8_m, STYPE = internal, SSPACE = 128,
   COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
   DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentiles_final,
   FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -397,7 +416,7 @@ COMMENT ON AGGREGATE dp_percentiles(value double precision, p double precision[]
 CREATE FUNCTION dpagg_percentiles_trans_numeric(internal, value numeric, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_numeric' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_percentiles(value numeric, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision) (
-  SFUNC = dpagg_percentiles_trans_numeric, STYPE = internal,
+  SFUNC = dpagg_percentiles_trans_numeric, STYPE = internal, SSPACE = 128,
   COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
   DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentiles_final,
   FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -407,7 +426,7 @@ COMMENT ON AGGREGATE dp_percentiles(value numeric, p double precision[], epsilon
 CREATE FUNCTION dpagg_percentiles_trans_numeric_m(internal, value numeric, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_numeric' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_percentiles(value numeric, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
-  SFUNC = dpagg_percentiles_trans_numeric_m, STYPE = internal,
+  SFUNC = dpagg_percentiles_trans_numeric_m, STYPE = internal, SSPACE = 128,
   COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
   DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentiles_final,
   FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE

@@ -1363,25 +1363,27 @@ CREATE FUNCTION dpagg_percentile_deserialize(bytea, internal) RETURNS internal
 CREATE FUNCTION dpagg_percentile_trans_int2(internal, value smallint, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_int2' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_percentile(value smallint, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision) (
-  SFUNC = dpagg_percentile_trans_int2, STYPE = internal, COMBINEFUNC = dpagg_percentile_combine,
-  SERIALFUNC = dpagg_percentile_serialize, DESERIALFUNC = dpagg_percentile_deserialize,
-  FINALFUNC = dpagg_percentile_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+  SFUNC = dpagg_percentile_trans_int2, STYPE = internal, SSPACE = 128,
+  COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
+  DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentile_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE dp_percentile(value smallint, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private p-quantile of values in [lower, upper] (permute-and-flip)';
 
 CREATE FUNCTION dpagg_median_trans_int2(internal, value smallint, epsilon double precision, delta double precision, lower double precision, upper double precision) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_int2' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_median(value smallint, epsilon double precision, delta double precision, lower double precision, upper double precision) (
-  SFUNC = dpagg_median_trans_int2, STYPE = internal, COMBINEFUNC = dpagg_percentile_combine,
-  SERIALFUNC = dpagg_percentile_serialize, DESERIALFUNC = dpagg_percentile_deserialize,
-  FINALFUNC = dpagg_percentile_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+  SFUNC = dpagg_median_trans_int2, STYPE = internal, SSPACE = 128,
+  COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
+  DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentile_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE dp_median(value smallint, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private median of values in [lower, upper] (permute-and-flip)';
 
 CREATE FUNCTION dpagg_percentile_trans_int2_m(internal, value smallint, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_int2' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_percentile(value smallint, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
-  SFUNC = dpagg_percentile_trans_int2_m, STYPE = internal,
+  SFUNC = dpagg_percentile_trans_int2_m, STYPE = internal, SSPACE = 128,
   COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
   DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentile_final,
   FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -1391,34 +1393,37 @@ COMMENT ON AGGREGATE dp_percentile(value smallint, p double precision, epsilon d
 CREATE FUNCTION dpagg_median_trans_int2_m(internal, value smallint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_int2' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_median(value smallint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
-  SFUNC = dpagg_median_trans_int2_m, STYPE = internal, COMBINEFUNC = dpagg_percentile_combine,
-  SERIALFUNC = dpagg_percentile_serialize, DESERIALFUNC = dpagg_percentile_deserialize,
-  FINALFUNC = dpagg_percentile_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+  SFUNC = dpagg_median_trans_int2_m, STYPE = internal, SSPACE = 128,
+  COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
+  DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentile_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE dp_median(value smallint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private median of values in [lower, upper] (permute-and-flip)';
 
 CREATE FUNCTION dpagg_percentile_trans_int4(internal, value integer, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_int4' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_percentile(value integer, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision) (
-  SFUNC = dpagg_percentile_trans_int4, STYPE = internal, COMBINEFUNC = dpagg_percentile_combine,
-  SERIALFUNC = dpagg_percentile_serialize, DESERIALFUNC = dpagg_percentile_deserialize,
-  FINALFUNC = dpagg_percentile_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+  SFUNC = dpagg_percentile_trans_int4, STYPE = internal, SSPACE = 128,
+  COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
+  DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentile_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE dp_percentile(value integer, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private p-quantile of values in [lower, upper] (permute-and-flip)';
 
 CREATE FUNCTION dpagg_median_trans_int4(internal, value integer, epsilon double precision, delta double precision, lower double precision, upper double precision) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_int4' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_median(value integer, epsilon double precision, delta double precision, lower double precision, upper double precision) (
-  SFUNC = dpagg_median_trans_int4, STYPE = internal, COMBINEFUNC = dpagg_percentile_combine,
-  SERIALFUNC = dpagg_percentile_serialize, DESERIALFUNC = dpagg_percentile_deserialize,
-  FINALFUNC = dpagg_percentile_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+  SFUNC = dpagg_median_trans_int4, STYPE = internal, SSPACE = 128,
+  COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
+  DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentile_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE dp_median(value integer, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private median of values in [lower, upper] (permute-and-flip)';
 
 CREATE FUNCTION dpagg_percentile_trans_int4_m(internal, value integer, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_int4' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_percentile(value integer, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
-  SFUNC = dpagg_percentile_trans_int4_m, STYPE = internal,
+  SFUNC = dpagg_percentile_trans_int4_m, STYPE = internal, SSPACE = 128,
   COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
   DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentile_final,
   FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -1428,34 +1433,37 @@ COMMENT ON AGGREGATE dp_percentile(value integer, p double precision, epsilon do
 CREATE FUNCTION dpagg_median_trans_int4_m(internal, value integer, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_int4' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_median(value integer, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
-  SFUNC = dpagg_median_trans_int4_m, STYPE = internal, COMBINEFUNC = dpagg_percentile_combine,
-  SERIALFUNC = dpagg_percentile_serialize, DESERIALFUNC = dpagg_percentile_deserialize,
-  FINALFUNC = dpagg_percentile_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+  SFUNC = dpagg_median_trans_int4_m, STYPE = internal, SSPACE = 128,
+  COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
+  DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentile_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE dp_median(value integer, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private median of values in [lower, upper] (permute-and-flip)';
 
 CREATE FUNCTION dpagg_percentile_trans_int8(internal, value bigint, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_int8' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_percentile(value bigint, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision) (
-  SFUNC = dpagg_percentile_trans_int8, STYPE = internal, COMBINEFUNC = dpagg_percentile_combine,
-  SERIALFUNC = dpagg_percentile_serialize, DESERIALFUNC = dpagg_percentile_deserialize,
-  FINALFUNC = dpagg_percentile_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+  SFUNC = dpagg_percentile_trans_int8, STYPE = internal, SSPACE = 128,
+  COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
+  DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentile_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE dp_percentile(value bigint, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private p-quantile of values in [lower, upper] (permute-and-flip)';
 
 CREATE FUNCTION dpagg_median_trans_int8(internal, value bigint, epsilon double precision, delta double precision, lower double precision, upper double precision) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_int8' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_median(value bigint, epsilon double precision, delta double precision, lower double precision, upper double precision) (
-  SFUNC = dpagg_median_trans_int8, STYPE = internal, COMBINEFUNC = dpagg_percentile_combine,
-  SERIALFUNC = dpagg_percentile_serialize, DESERIALFUNC = dpagg_percentile_deserialize,
-  FINALFUNC = dpagg_percentile_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+  SFUNC = dpagg_median_trans_int8, STYPE = internal, SSPACE = 128,
+  COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
+  DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentile_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE dp_median(value bigint, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private median of values in [lower, upper] (permute-and-flip)';
 
 CREATE FUNCTION dpagg_percentile_trans_int8_m(internal, value bigint, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_int8' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_percentile(value bigint, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
-  SFUNC = dpagg_percentile_trans_int8_m, STYPE = internal,
+  SFUNC = dpagg_percentile_trans_int8_m, STYPE = internal, SSPACE = 128,
   COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
   DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentile_final,
   FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -1465,16 +1473,17 @@ COMMENT ON AGGREGATE dp_percentile(value bigint, p double precision, epsilon dou
 CREATE FUNCTION dpagg_median_trans_int8_m(internal, value bigint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_int8' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_median(value bigint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
-  SFUNC = dpagg_median_trans_int8_m, STYPE = internal, COMBINEFUNC = dpagg_percentile_combine,
-  SERIALFUNC = dpagg_percentile_serialize, DESERIALFUNC = dpagg_percentile_deserialize,
-  FINALFUNC = dpagg_percentile_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+  SFUNC = dpagg_median_trans_int8_m, STYPE = internal, SSPACE = 128,
+  COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
+  DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentile_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE dp_median(value bigint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private median of values in [lower, upper] (permute-and-flip)';
 
 CREATE FUNCTION dpagg_percentile_trans_float4(internal, value real, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_float4' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_percentile(value real, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision) (
-  SFUNC = dpagg_percentile_trans_float4, STYPE = internal,
+  SFUNC = dpagg_percentile_trans_float4, STYPE = internal, SSPACE = 128,
   COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
   DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentile_final,
   FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -1484,16 +1493,17 @@ COMMENT ON AGGREGATE dp_percentile(value real, p double precision, epsilon doubl
 CREATE FUNCTION dpagg_median_trans_float4(internal, value real, epsilon double precision, delta double precision, lower double precision, upper double precision) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_float4' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_median(value real, epsilon double precision, delta double precision, lower double precision, upper double precision) (
-  SFUNC = dpagg_median_trans_float4, STYPE = internal, COMBINEFUNC = dpagg_percentile_combine,
-  SERIALFUNC = dpagg_percentile_serialize, DESERIALFUNC = dpagg_percentile_deserialize,
-  FINALFUNC = dpagg_percentile_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+  SFUNC = dpagg_median_trans_float4, STYPE = internal, SSPACE = 128,
+  COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
+  DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentile_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE dp_median(value real, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private median of values in [lower, upper] (permute-and-flip)';
 
 CREATE FUNCTION dpagg_percentile_trans_float4_m(internal, value real, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_float4' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_percentile(value real, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
-  SFUNC = dpagg_percentile_trans_float4_m, STYPE = internal,
+  SFUNC = dpagg_percentile_trans_float4_m, STYPE = internal, SSPACE = 128,
   COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
   DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentile_final,
   FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -1503,16 +1513,17 @@ COMMENT ON AGGREGATE dp_percentile(value real, p double precision, epsilon doubl
 CREATE FUNCTION dpagg_median_trans_float4_m(internal, value real, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_float4' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_median(value real, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
-  SFUNC = dpagg_median_trans_float4_m, STYPE = internal, COMBINEFUNC = dpagg_percentile_combine,
-  SERIALFUNC = dpagg_percentile_serialize, DESERIALFUNC = dpagg_percentile_deserialize,
-  FINALFUNC = dpagg_percentile_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+  SFUNC = dpagg_median_trans_float4_m, STYPE = internal, SSPACE = 128,
+  COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
+  DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentile_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE dp_median(value real, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private median of values in [lower, upper] (permute-and-flip)';
 
 CREATE FUNCTION dpagg_percentile_trans_float8(internal, value double precision, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_float8' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_percentile(value double precision, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision) (
-  SFUNC = dpagg_percentile_trans_float8, STYPE = internal,
+  SFUNC = dpagg_percentile_trans_float8, STYPE = internal, SSPACE = 128,
   COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
   DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentile_final,
   FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -1522,16 +1533,17 @@ COMMENT ON AGGREGATE dp_percentile(value double precision, p double precision, e
 CREATE FUNCTION dpagg_median_trans_float8(internal, value double precision, epsilon double precision, delta double precision, lower double precision, upper double precision) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_float8' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_median(value double precision, epsilon double precision, delta double precision, lower double precision, upper double precision) (
-  SFUNC = dpagg_median_trans_float8, STYPE = internal, COMBINEFUNC = dpagg_percentile_combine,
-  SERIALFUNC = dpagg_percentile_serialize, DESERIALFUNC = dpagg_percentile_deserialize,
-  FINALFUNC = dpagg_percentile_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+  SFUNC = dpagg_median_trans_float8, STYPE = internal, SSPACE = 128,
+  COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
+  DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentile_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE dp_median(value double precision, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private median of values in [lower, upper] (permute-and-flip)';
 
 CREATE FUNCTION dpagg_percentile_trans_float8_m(internal, value double precision, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_float8' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_percentile(value double precision, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
-  SFUNC = dpagg_percentile_trans_float8_m, STYPE = internal,
+  SFUNC = dpagg_percentile_trans_float8_m, STYPE = internal, SSPACE = 128,
   COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
   DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentile_final,
   FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -1541,16 +1553,17 @@ COMMENT ON AGGREGATE dp_percentile(value double precision, p double precision, e
 CREATE FUNCTION dpagg_median_trans_float8_m(internal, value double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_float8' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_median(value double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
-  SFUNC = dpagg_median_trans_float8_m, STYPE = internal, COMBINEFUNC = dpagg_percentile_combine,
-  SERIALFUNC = dpagg_percentile_serialize, DESERIALFUNC = dpagg_percentile_deserialize,
-  FINALFUNC = dpagg_percentile_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+  SFUNC = dpagg_median_trans_float8_m, STYPE = internal, SSPACE = 128,
+  COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
+  DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentile_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE dp_median(value double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private median of values in [lower, upper] (permute-and-flip)';
 
 CREATE FUNCTION dpagg_percentile_trans_numeric(internal, value numeric, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_numeric' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_percentile(value numeric, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision) (
-  SFUNC = dpagg_percentile_trans_numeric, STYPE = internal,
+  SFUNC = dpagg_percentile_trans_numeric, STYPE = internal, SSPACE = 128,
   COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
   DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentile_final,
   FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -1560,16 +1573,17 @@ COMMENT ON AGGREGATE dp_percentile(value numeric, p double precision, epsilon do
 CREATE FUNCTION dpagg_median_trans_numeric(internal, value numeric, epsilon double precision, delta double precision, lower double precision, upper double precision) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_numeric' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_median(value numeric, epsilon double precision, delta double precision, lower double precision, upper double precision) (
-  SFUNC = dpagg_median_trans_numeric, STYPE = internal, COMBINEFUNC = dpagg_percentile_combine,
-  SERIALFUNC = dpagg_percentile_serialize, DESERIALFUNC = dpagg_percentile_deserialize,
-  FINALFUNC = dpagg_percentile_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+  SFUNC = dpagg_median_trans_numeric, STYPE = internal, SSPACE = 128,
+  COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
+  DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentile_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE dp_median(value numeric, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private median of values in [lower, upper] (permute-and-flip)';
 
 CREATE FUNCTION dpagg_percentile_trans_numeric_m(internal, value numeric, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_numeric' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_percentile(value numeric, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
-  SFUNC = dpagg_percentile_trans_numeric_m, STYPE = internal,
+  SFUNC = dpagg_percentile_trans_numeric_m, STYPE = internal, SSPACE = 128,
   COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
   DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentile_final,
   FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -1579,9 +1593,10 @@ COMMENT ON AGGREGATE dp_percentile(value numeric, p double precision, epsilon do
 CREATE FUNCTION dpagg_median_trans_numeric_m(internal, value numeric, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_numeric' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_median(value numeric, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
-  SFUNC = dpagg_median_trans_numeric_m, STYPE = internal, COMBINEFUNC = dpagg_percentile_combine,
-  SERIALFUNC = dpagg_percentile_serialize, DESERIALFUNC = dpagg_percentile_deserialize,
-  FINALFUNC = dpagg_percentile_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+  SFUNC = dpagg_median_trans_numeric_m, STYPE = internal, SSPACE = 128,
+  COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
+  DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentile_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE dp_median(value numeric, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private median of values in [lower, upper] (permute-and-flip)';
 
@@ -1591,16 +1606,17 @@ CREATE FUNCTION dpagg_percentiles_final(internal) RETURNS double precision[]
 CREATE FUNCTION dpagg_percentiles_trans_int2(internal, value smallint, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_int2' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_percentiles(value smallint, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision) (
-  SFUNC = dpagg_percentiles_trans_int2, STYPE = internal, COMBINEFUNC = dpagg_percentile_combine,
-  SERIALFUNC = dpagg_percentile_serialize, DESERIALFUNC = dpagg_percentile_deserialize,
-  FINALFUNC = dpagg_percentiles_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+  SFUNC = dpagg_percentiles_trans_int2, STYPE = internal, SSPACE = 128,
+  COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
+  DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentiles_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE dp_percentiles(value smallint, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private quantiles of values in [lower, upper], released together';
 
 CREATE FUNCTION dpagg_percentiles_trans_int2_m(internal, value smallint, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_int2' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_percentiles(value smallint, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
-  SFUNC = dpagg_percentiles_trans_int2_m, STYPE = internal,
+  SFUNC = dpagg_percentiles_trans_int2_m, STYPE = internal, SSPACE = 128,
   COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
   DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentiles_final,
   FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -1610,16 +1626,17 @@ COMMENT ON AGGREGATE dp_percentiles(value smallint, p double precision[], epsilo
 CREATE FUNCTION dpagg_percentiles_trans_int4(internal, value integer, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_int4' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_percentiles(value integer, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision) (
-  SFUNC = dpagg_percentiles_trans_int4, STYPE = internal, COMBINEFUNC = dpagg_percentile_combine,
-  SERIALFUNC = dpagg_percentile_serialize, DESERIALFUNC = dpagg_percentile_deserialize,
-  FINALFUNC = dpagg_percentiles_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+  SFUNC = dpagg_percentiles_trans_int4, STYPE = internal, SSPACE = 128,
+  COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
+  DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentiles_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE dp_percentiles(value integer, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private quantiles of values in [lower, upper], released together';
 
 CREATE FUNCTION dpagg_percentiles_trans_int4_m(internal, value integer, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_int4' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_percentiles(value integer, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
-  SFUNC = dpagg_percentiles_trans_int4_m, STYPE = internal,
+  SFUNC = dpagg_percentiles_trans_int4_m, STYPE = internal, SSPACE = 128,
   COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
   DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentiles_final,
   FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -1629,16 +1646,17 @@ COMMENT ON AGGREGATE dp_percentiles(value integer, p double precision[], epsilon
 CREATE FUNCTION dpagg_percentiles_trans_int8(internal, value bigint, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_int8' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_percentiles(value bigint, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision) (
-  SFUNC = dpagg_percentiles_trans_int8, STYPE = internal, COMBINEFUNC = dpagg_percentile_combine,
-  SERIALFUNC = dpagg_percentile_serialize, DESERIALFUNC = dpagg_percentile_deserialize,
-  FINALFUNC = dpagg_percentiles_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+  SFUNC = dpagg_percentiles_trans_int8, STYPE = internal, SSPACE = 128,
+  COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
+  DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentiles_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE dp_percentiles(value bigint, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private quantiles of values in [lower, upper], released together';
 
 CREATE FUNCTION dpagg_percentiles_trans_int8_m(internal, value bigint, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_int8' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_percentiles(value bigint, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
-  SFUNC = dpagg_percentiles_trans_int8_m, STYPE = internal,
+  SFUNC = dpagg_percentiles_trans_int8_m, STYPE = internal, SSPACE = 128,
   COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
   DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentiles_final,
   FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -1648,7 +1666,7 @@ COMMENT ON AGGREGATE dp_percentiles(value bigint, p double precision[], epsilon 
 CREATE FUNCTION dpagg_percentiles_trans_float4(internal, value real, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_float4' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_percentiles(value real, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision) (
-  SFUNC = dpagg_percentiles_trans_float4, STYPE = internal,
+  SFUNC = dpagg_percentiles_trans_float4, STYPE = internal, SSPACE = 128,
   COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
   DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentiles_final,
   FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -1658,7 +1676,7 @@ COMMENT ON AGGREGATE dp_percentiles(value real, p double precision[], epsilon do
 CREATE FUNCTION dpagg_percentiles_trans_float4_m(internal, value real, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_float4' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_percentiles(value real, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
-  SFUNC = dpagg_percentiles_trans_float4_m, STYPE = internal,
+  SFUNC = dpagg_percentiles_trans_float4_m, STYPE = internal, SSPACE = 128,
   COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
   DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentiles_final,
   FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -1668,7 +1686,7 @@ COMMENT ON AGGREGATE dp_percentiles(value real, p double precision[], epsilon do
 CREATE FUNCTION dpagg_percentiles_trans_float8(internal, value double precision, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_float8' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_percentiles(value double precision, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision) (
-  SFUNC = dpagg_percentiles_trans_float8, STYPE = internal,
+  SFUNC = dpagg_percentiles_trans_float8, STYPE = internal, SSPACE = 128,
   COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
   DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentiles_final,
   FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -1678,7 +1696,7 @@ COMMENT ON AGGREGATE dp_percentiles(value double precision, p double precision[]
 CREATE FUNCTION dpagg_percentiles_trans_float8_m(internal, value double precision, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_float8' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_percentiles(value double precision, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
-  SFUNC = dpagg_percentiles_trans_float8_m, STYPE = internal,
+  SFUNC = dpagg_percentiles_trans_float8_m, STYPE = internal, SSPACE = 128,
   COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
   DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentiles_final,
   FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -1688,7 +1706,7 @@ COMMENT ON AGGREGATE dp_percentiles(value double precision, p double precision[]
 CREATE FUNCTION dpagg_percentiles_trans_numeric(internal, value numeric, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_numeric' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_percentiles(value numeric, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision) (
-  SFUNC = dpagg_percentiles_trans_numeric, STYPE = internal,
+  SFUNC = dpagg_percentiles_trans_numeric, STYPE = internal, SSPACE = 128,
   COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
   DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentiles_final,
   FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -1698,7 +1716,7 @@ COMMENT ON AGGREGATE dp_percentiles(value numeric, p double precision[], epsilon
 CREATE FUNCTION dpagg_percentiles_trans_numeric_m(internal, value numeric, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_percentile_trans_numeric' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_percentiles(value numeric, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
-  SFUNC = dpagg_percentiles_trans_numeric_m, STYPE = internal,
+  SFUNC = dpagg_percentiles_trans_numeric_m, STYPE = internal, SSPACE = 128,
   COMBINEFUNC = dpagg_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
   DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_percentiles_final,
   FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE

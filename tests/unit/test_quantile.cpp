@@ -69,12 +69,14 @@ TEST(Quantile, ExactCoinsHaveTheirProbabilityTwoSided) {
 
 // The sampler's frequencies against the oracle's law: chi-square, two-sided (a sampler too
 // concentrated on the best bin fails as surely as one too spread out).
-void expect_law(const std::vector<uint64_t>& c, double p, double eps, int k, uint64_t seed) {
+void expect_law(const std::vector<uint64_t>& c, double p, double eps, int k, uint64_t seed,
+                int max_segments = 64) {
   SeededRandom rng(seed);
   const int B = static_cast<int>(c.size());
   const int N = 120000;
   std::vector<int> freq(static_cast<size_t>(B), 0);
-  for (int i = 0; i < N; ++i) freq[static_cast<size_t>(dpagg::quantile_select_bin(c.data(), B, p, eps, k, rng))]++;
+  for (int i = 0; i < N; ++i)
+    freq[static_cast<size_t>(dpagg::quantile_select_bin(c.data(), B, p, eps, k, rng, max_segments))]++;
   const auto law = dpagg_test::quantile_pf_law(c, p, static_cast<long double>(eps) / k);
   double chi = 0;
   int df = -1;
@@ -103,6 +105,18 @@ TEST(Quantile, PermuteAndFlipFollowsItsLaw) {
   expect_law({7, 1, 1, 1, 9, 0, 0, 2, 2, 30}, 1.0, 3.0, 1, 26);
   expect_law({40, 3, 0, 2, 1, 1, 0, 50}, 0.5, 4.0, 2, 27);  // epsilon / k
   expect_law({1000, 2000, 500, 0, 1, 1, 1, 1}, 0.37, 0.01, 1, 28);
+  // fractions too wide for 128 bits (an odd p, many values, an epsilon far from a power of two)
+  // take the rational path; the law is the same
+  expect_law({100000, 3, 0, 7, 200000, 1, 0, 90000}, 0.731, 3.3e-5, 1, 29);
+  expect_law({5, 0, 2, 9, 1, 1, 0, 3}, 0.618, 0.7071, 3, 30);
+  // the same laws walked bin by bin (the path of groups with many occupied bins)
+  expect_law({2, 0, 5, 3, 0, 0, 1, 4}, 0.5, 1.0, 1, 31, 0);
+  expect_law({7, 1, 1, 1, 9, 0, 0, 2, 2, 30}, 0.25, 0.5, 1, 32, 0);
+  expect_law({0, 0, 0, 0, 0, 0}, 0.5, 1.0, 1, 33, 0);
+  expect_law({100000, 3, 0, 7, 200000, 1, 0, 90000}, 0.731, 3.3e-5, 1, 34, 0);
+  // segments: runs of empty bins at both ends and between, a single segment, one value
+  expect_law({0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0, 1}, 0.5, 2.0, 1, 35);
+  expect_law({0, 0, 0, 0, 0, 0, 0, 0, 0, 1}, 0.9, 5.0, 1, 36);
 }
 
 TEST(Quantile, TheLawOfNeighboursIsWithinExpEpsilon) {
@@ -153,6 +167,22 @@ TEST(Quantile, ReleasesAreInsideTheBoundsAndFollowTheOrderOfP) {
       EXPECT_LE(x, 20.0);
     }
   }
+}
+
+TEST(Quantile, TheSparseFormReleasesInsideTheBoundsAlsoWhenEmpty) {
+  dpagg_error err;
+  const double ps[2] = {0.5, 0.9};
+  double out[2];
+  const int32_t bins[2] = {3, 700};
+  const uint64_t cnt[2] = {5, 1};
+  for (int m : {0, 1, 2}) {
+    ASSERT_EQ(dpagg_quantile_release_sparse(bins, cnt, m, -1.0, 1.0, ps, 2, 1.0, out, &err), DPAGG_OK) << err.message;
+    EXPECT_GE(out[0], -1.0);
+    EXPECT_LE(out[1], 1.0);
+    EXPECT_LE(out[0], out[1]);
+  }
+  const int32_t unordered[2] = {700, 3};
+  EXPECT_EQ(dpagg_quantile_release_sparse(unordered, cnt, 2, -1.0, 1.0, ps, 1, 1.0, out, &err), DPAGG_INTERNAL);
 }
 
 TEST(Quantile, BinsAreADeterministicFunctionOfTheValue) {

@@ -66,6 +66,12 @@ int			dpagg_quantile_release(const uint64_t *counts, double lower, double upper,
 								   const double *ps, int k, double epsilon, double *out,
 								   dpagg_error *err);
 
+/* The same from the occupied bins only: bins[0..m-1] strictly increasing in [0,
+ * DPAGG_QUANTILE_BINS), counts[i] values in bins[i] (the glue's form for a small group). */
+int			dpagg_quantile_release_sparse(const int32_t *bins, const uint64_t *counts, int m,
+										  double lower, double upper, const double *ps, int k,
+										  double epsilon, double *out, dpagg_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -86,14 +86,6 @@ bool bernoulli_exp_neg_big(cpp_int num, const cpp_int& den, RandomSource& rng) {
   return bernoulli_exp_neg_le1(num, den, rng);
 }
 
-// epsilon = mantissa * 2^exponent exactly (epsilon finite, > 0).
-void split_double(double x, cpp_int& mantissa, int& exponent) {
-  int e = 0;
-  const double f = std::frexp(x, &e);  // x = f 2^e, f in [0.5, 1)
-  const auto m = static_cast<uint64_t>(std::ldexp(f, 53));  // exact: 53 bits
-  mantissa = m;
-  exponent = e - 53;
-}
 
 // Bernoulli(num / den) on 128-bit integers (0 <= num, 0 < den < 2^127).
 uint64_t top_bits(unsigned bits, RandomSource& rng) {
@@ -131,58 +123,90 @@ bool bernoulli_exp_neg_fast(u128 num, u128 den, RandomSource& rng, bool* fits) {
   return (k & 1) != 0;
 }
 
+u128 gcd_u128(u128 a, u128 b) {
+  while (b != 0) {
+    const u128 t = a % b;
+    a = b;
+    b = t;
+  }
+  return a;
+}
+
 // The coins of one release, at gamma = epsilon * diff / (2 D k), diff and D in units of 2^-60:
-// exact.  The fraction of each distinct diff (one per run of bins of equal score) is reduced and
-// kept; where it fits in 128 bits (the usual case: for p = 0.5 the scores are half-integers in
-// rank) the coins are drawn on machine integers, else in rational arithmetic.
+// exact.  A far bin (gamma well above 1) first flips exp(-1) coins on machine integers while a
+// floating-point estimate of gamma - c stays above 1.5 (its error is far below 0.5, so each such
+// coin is certainly one of exp(-gamma)'s factors); most such walks end there.  What is left,
+// gamma - c, is drawn from its exact fraction: reduced once per run of bins of equal score, on
+// 128-bit integers where it fits (the usual case), else in rational arithmetic.
 class Coins {
  public:
-  Coins(double epsilon, u128 D, int k) {
-    split_double(epsilon, m_, e_);
-    den_ = cpp_int(2) * cpp_int(D) * k;
-    if (e_ < 0) den_ <<= -e_;
+  Coins(double epsilon, u128 D, int k, int runs)
+      : eps_(static_cast<long double>(epsilon)), approx_den_(2.0L * static_cast<long double>(D) * k),
+        two_d_(2 * D), k_(static_cast<uint64_t>(k)), cache_(static_cast<size_t>(runs)) {
+    int e = 0;
+    const double f = std::frexp(epsilon, &e);  // epsilon = f 2^e, f in [0.5, 1)
+    uint64_t m = static_cast<uint64_t>(std::ldexp(f, 53));  // exact: 53 bits
+    int shift = e - 53;
+    const int tz = __builtin_ctzll(m);
+    m_ = m >> tz;  // odd
+    e_ = shift + tz;
   }
-  bool flip(u128 diff, RandomSource& rng) {
+  bool flip(u128 diff, int run, RandomSource& rng) {
     if (diff == 0) return true;
-    Frac& f = fraction(diff);
-    if (f.fast) {
+    const long double gamma = eps_ * static_cast<long double>(diff) / approx_den_;
+    uint64_t c = 0;
+    while (gamma - static_cast<long double>(c) > 1.5L) {
+      if (!bernoulli_exp_minus_one(rng)) return false;
+      ++c;
+    }
+    Frac& f = fraction(diff, run);
+    if (f.fast && c <= (f.num / f.den)) {
       bool fits = true;
-      const bool heads = bernoulli_exp_neg_fast(f.num, f.den, rng, &fits);
+      const bool heads = bernoulli_exp_neg_fast(f.num - static_cast<u128>(c) * f.den, f.den, rng, &fits);
       if (fits) return heads;
     }
-    return bernoulli_exp_neg_big(f.big_num, f.big_den, rng);
+    cpp_int num = f.big_num - cpp_int(c) * f.big_den;
+    if (num < 0) throw Error(DPAGG_INTERNAL, "dpagg: quantile coin below zero");
+    return bernoulli_exp_neg_big(num, f.big_den, rng);
   }
 
  private:
   struct Frac {
-    u128 diff = 0;
+    bool made = false;
     bool fast = false;
     u128 num = 0, den = 0;
     cpp_int big_num, big_den;
   };
-  Frac& fraction(u128 diff) {
-    for (Frac& f : cache_)
-      if (f.diff == diff) return f;
-    Frac f;
-    f.diff = diff;
-    f.big_num = m_ * cpp_int(diff);
+  // gamma = m 2^e diff / (2 D k), reduced: the common factors of diff and 2 D first (for p = 1/2
+  // both are multiples of 2^59), then of m and the denominator.
+  Frac& fraction(u128 diff, int run) {
+    Frac& f = cache_[static_cast<size_t>(run)];
+    if (f.made) return f;
+    f.made = true;
+    const u128 g = gcd_u128(diff, two_d_);
+    const u128 a = diff / g, b = two_d_ / g;
+    f.big_num = cpp_int(m_) * cpp_int(a);
+    f.big_den = cpp_int(b) * k_;
     if (e_ > 0) f.big_num <<= e_;
-    f.big_den = den_;
-    const cpp_int g = boost::multiprecision::gcd(f.big_num, f.big_den);
-    f.big_num /= g;
-    f.big_den /= g;
+    if (e_ < 0) f.big_den <<= -e_;
+    const cpp_int h = boost::multiprecision::gcd(f.big_num, f.big_den);
+    if (h > 1) {
+      f.big_num /= h;
+      f.big_den /= h;
+    }
     if (f.big_num < cpp_int(kFastLimit) && f.big_den < cpp_int(kFastLimit)) {
       f.fast = true;
       f.num = static_cast<u128>(f.big_num);
       f.den = static_cast<u128>(f.big_den);
     }
-    cache_.push_back(std::move(f));
-    return cache_.back();
+    return f;
   }
-  cpp_int m_;
+  long double eps_, approx_den_;
+  u128 two_d_;
+  uint64_t k_;
+  uint64_t m_ = 0;
   int e_ = 0;
-  cpp_int den_;
-  std::vector<Frac> cache_;  // a release meets at most 2 B + 1 distinct scores, usually a few
+  std::vector<Frac> cache_;  // one per run of bins of equal score
 };
 
 }  // namespace
@@ -211,13 +235,104 @@ bool bernoulli_exp_neg(u128 num, u128 den, RandomSource& rng) {
   return bernoulli_exp_neg_big(cpp_int(num), cpp_int(den), rng);
 }
 
+namespace {
+
+// A bin that holds values, or a maximal run of empty bins between them: its bins have the same
+// score (the same ranks below, none inside).
+struct Segment {
+  int start, length;
+  u128 score;
+};
+
+// Permute-and-flip over the bins, walked by segment: the next bin of a uniformly random order
+// lies in a segment with probability proportional to the segment's bins not yet visited, and a
+// bin that flips heads is a uniform one of its segment's (they are alike).
+int walk_segments(const std::vector<Segment>& seg, int bins, u128 D, double epsilon, int k,
+                  RandomSource& rng) {
+  u128 best = seg[0].score;
+  for (const Segment& g : seg) best = std::min(best, g.score);
+  Coins coins(epsilon, D, k, static_cast<int>(seg.size()));
+  std::vector<int> left(seg.size());
+  for (size_t i = 0; i < seg.size(); ++i) left[i] = seg[i].length;
+  for (int remaining = bins; remaining > 0; --remaining) {
+    int r = static_cast<int>(uniform_below(static_cast<uint64_t>(remaining), rng));
+    size_t i = 0;
+    while (r >= left[i]) r -= left[i++];
+    if (coins.flip(seg[i].score - best, static_cast<int>(i), rng))
+      return seg[i].start + static_cast<int>(uniform_below(static_cast<uint64_t>(seg[i].length), rng));
+    left[i]--;
+  }
+  throw Error(DPAGG_INTERNAL, "dpagg: permute-and-flip chose no bin");
+}
+
+// The segments of the occupied bins occ[0..m-1] (strictly increasing, below bins) holding
+// cnt[i] values each, for the target P n; n the total.
+std::vector<Segment> segments_of(const int* occ, const uint64_t* cnt, int m, int bins, uint64_t P,
+                                 u128 n) {
+  const u128 t = static_cast<u128>(P) * n;
+  std::vector<Segment> seg;
+  seg.reserve(static_cast<size_t>(2 * m + 1));
+  u128 a = 0;
+  int next = 0;  // the first bin not yet in a segment
+  auto score = [&](u128 lo_rank, u128 hi_rank) {
+    const u128 lo = lo_rank << kUnitBits, hi = hi_rank << kUnitBits;
+    return lo > t ? lo - t : (t > hi ? t - hi : 0);
+  };
+  for (int i = 0; i < m; ++i) {
+    if (occ[i] < next || occ[i] >= bins) throw Error(DPAGG_INTERNAL, "dpagg: quantile bins out of order");
+    if (occ[i] > next) seg.push_back({next, occ[i] - next, score(a, a)});
+    seg.push_back({occ[i], 1, score(a, a + cnt[i])});
+    a += cnt[i];
+    next = occ[i] + 1;
+  }
+  if (next < bins) seg.push_back({next, bins - next, score(a, a)});
+  return seg;
+}
+
+}  // namespace
+
+int quantile_select_sparse(const int* occ, const uint64_t* cnt, int m, int bins, double p,
+                           double epsilon, int k, RandomSource& rng, int max_segments) {
+  u128 n = 0;
+  for (int i = 0; i < m; ++i) n += cnt[i];
+  if (n >= (static_cast<u128>(1) << 63)) throw Error(DPAGG_INTERNAL, "dpagg: too many values for a quantile");
+  if (2 * m + 1 <= max_segments) {
+    const uint64_t P = quantile_target_units(p);
+    return walk_segments(segments_of(occ, cnt, m, bins, P, n), bins, std::max<u128>(P, kOne - P),
+                         epsilon, k, rng);
+  }
+  std::vector<uint64_t> dense(static_cast<size_t>(bins), 0);
+  for (int i = 0; i < m; ++i) {
+    if (occ[i] < 0 || occ[i] >= bins) throw Error(DPAGG_INTERNAL, "dpagg: quantile bin out of range");
+    dense[static_cast<size_t>(occ[i])] += cnt[i];
+  }
+  return quantile_select_bin(dense.data(), bins, p, epsilon, k, rng, 0);
+}
+
 int quantile_select_bin(const uint64_t* counts, int bins, double p, double epsilon, int k,
-                        RandomSource& rng) {
+                        RandomSource& rng, int max_segments) {
   const uint64_t P = quantile_target_units(p);
   const u128 D = std::max<u128>(P, kOne - P);  // the scores' sensitivity, >= 2^59
+  if (max_segments > 0) {
+    std::vector<int> occ;
+    std::vector<uint64_t> cnt;
+    for (int j = 0; j < bins && static_cast<int>(occ.size()) * 2 + 1 <= max_segments; ++j)
+      if (counts[j] != 0) {
+        occ.push_back(j);
+        cnt.push_back(counts[j]);
+      }
+    if (static_cast<int>(occ.size()) * 2 + 1 <= max_segments)
+      return quantile_select_sparse(occ.data(), cnt.data(), static_cast<int>(occ.size()), bins, p,
+                                    epsilon, k, rng, max_segments);
+  }
   const std::vector<u128> s = quantile_scores(counts, bins, P);
   const u128 best = *std::min_element(s.begin(), s.end());
-  Coins coins(epsilon, D, k);
+  // runs of neighbouring bins of equal score share one fraction
+  std::vector<int> run(static_cast<size_t>(bins));
+  int runs = 0;
+  for (int j = 0; j < bins; ++j)
+    run[static_cast<size_t>(j)] = (j > 0 && s[static_cast<size_t>(j)] == s[static_cast<size_t>(j - 1)]) ? runs - 1 : runs++;
+  Coins coins(epsilon, D, k, runs);
   std::vector<int> order(static_cast<size_t>(bins));
   std::iota(order.begin(), order.end(), 0);
   // A uniformly random order, drawn as it is visited (Fisher-Yates); a bin of the best score
@@ -226,7 +341,7 @@ int quantile_select_bin(const uint64_t* counts, int bins, double p, double epsil
     const int r = i + static_cast<int>(uniform_below(static_cast<uint64_t>(bins - i), rng));
     std::swap(order[static_cast<size_t>(i)], order[static_cast<size_t>(r)]);
     const int j = order[static_cast<size_t>(i)];
-    if (coins.flip(s[static_cast<size_t>(j)] - best, rng)) return j;
+    if (coins.flip(s[static_cast<size_t>(j)] - best, run[static_cast<size_t>(j)], rng)) return j;
   }
   throw Error(DPAGG_INTERNAL, "dpagg: permute-and-flip chose no bin");
 }
@@ -252,7 +367,7 @@ void check_quantile_parameters(const double* ps, int k, double epsilon, double l
 
 std::vector<double> release_quantiles(const uint64_t* counts, double lower, double upper,
                                       const std::vector<double>& ps, double epsilon,
-                                      RandomSource& rng) {
+                                      RandomSource& rng, const int* occ, int m) {
   const int k = static_cast<int>(ps.size());
   check_quantile_parameters(ps.data(), k, epsilon, lower, upper);
   const int B = DPAGG_QUANTILE_BINS;
@@ -260,7 +375,9 @@ std::vector<double> release_quantiles(const uint64_t* counts, double lower, doub
   std::vector<double> answers;
   for (int i = 0; i < k; ++i) {
     check_interrupt();
-    const int j = quantile_select_bin(counts, B, ps[static_cast<size_t>(i)], epsilon, k, rng);
+    const int j = m >= 0
+                      ? quantile_select_sparse(occ, counts, m, B, ps[static_cast<size_t>(i)], epsilon, k, rng)
+                      : quantile_select_bin(counts, B, ps[static_cast<size_t>(i)], epsilon, k, rng);
     // A uniform point of the chosen bin: independent of the data given the bin.
     double x = lower + (static_cast<double>(j) + rng.uniform53()) * width;
     answers.push_back(std::min(std::max(x, lower), upper));
@@ -291,7 +408,20 @@ int dpagg_quantile_release(const uint64_t* counts, double lower, double upper, c
   return dpagg::guarded(err, [&] {
     dpagg::SecureRandom rng;
     const std::vector<double> r = dpagg::release_quantiles(
-        counts, lower, upper, std::vector<double>(ps, ps + std::max(k, 0)), epsilon, rng);
+        counts, lower, upper, std::vector<double>(ps, ps + std::max(k, 0)), epsilon, rng, nullptr, -1);
+    std::copy(r.begin(), r.end(), out);
+  });
+}
+
+int dpagg_quantile_release_sparse(const int32_t* bins, const uint64_t* counts, int m, double lower,
+                                  double upper, const double* ps, int k, double epsilon, double* out,
+                                  dpagg_error* err) {
+  return dpagg::guarded(err, [&] {
+    dpagg::SecureRandom rng;
+    if (m < 0) throw dpagg::Error(DPAGG_INTERNAL, "dpagg: a negative number of occupied bins");
+    std::vector<int> occ(bins, bins + m);
+    const std::vector<double> r = dpagg::release_quantiles(
+        counts, lower, upper, std::vector<double>(ps, ps + std::max(k, 0)), epsilon, rng, occ.data(), m);
     std::copy(r.begin(), r.end(), out);
   });
 }

@@ -46,18 +46,27 @@ uint64_t quantile_target_units(double p);
 // The scores s_j of the bins, in units of 2^-60, for the quantile P / 2^60 (exact).
 std::vector<unsigned __int128> quantile_scores(const uint64_t* counts, int bins, uint64_t P);
 
-// The chosen bin of one permute-and-flip draw at epsilon / k (k >= 1).
+// The chosen bin of one permute-and-flip draw at epsilon / k (k >= 1).  Where the bins form at
+// most max_segments segments (a bin with values, or a run of empty bins: alike within), the walk
+// goes by segment (a small group's release then costs a few steps, not 1 024); else bin by bin.
+// The law is the same (tests/unit/test_quantile.cpp checks both against one oracle).
 int quantile_select_bin(const uint64_t* counts, int bins, double p, double epsilon, int k,
-                        RandomSource& rng);
+                        RandomSource& rng, int max_segments = 64);
+
+// The same from the occupied bins only: occ[0..m-1] strictly increasing, cnt[i] values in bin
+// occ[i] (how a small group is kept).
+int quantile_select_sparse(const int* occ, const uint64_t* cnt, int m, int bins, double p,
+                           double epsilon, int k, RandomSource& rng, int max_segments = 64);
 
 // Bernoulli(exp(-num/den)), exact (num >= 0, den > 0, as decimal strings of integers are too
 // slow: the test hooks take 128-bit values).
 bool bernoulli_exp_neg(unsigned __int128 num, unsigned __int128 den, RandomSource& rng);
 
-// One release of k quantiles (each at epsilon / k); answers sorted to the order of ps.
+// One release of k quantiles (each at epsilon / k); answers sorted to the order of ps.  counts
+// is the dense histogram (m < 0), or the m >= 0 counts of the occupied bins occ[0..m-1].
 std::vector<double> release_quantiles(const uint64_t* counts, double lower, double upper,
                                       const std::vector<double>& ps, double epsilon,
-                                      RandomSource& rng);
+                                      RandomSource& rng, const int* occ = nullptr, int m = -1);
 
 void check_quantile_parameters(const double* ps, int k, double epsilon, double lower,
                                double upper);

@@ -429,6 +429,12 @@ malformed:
 	PG_RETURN_NULL();			/* keep the compiler quiet */
 }
 
+static int
+cmp_bin(const void *a, const void *b)
+{
+	return (int) *(const uint16 *) a - (int) *(const uint16 *) b;
+}
+
 /* The release of one group: charged (normally already, before the first row), then drawn; a
  * state finalized again (a rescan that reuses the groups) returns the value it released. */
 static Datum
@@ -453,11 +459,46 @@ percentile_final(FunctionCallInfo fcinfo, bool want_array)
 				: st->released_value;
 	}
 	dpagg_site_charge(site);
-	counts = palloc(sizeof(uint64) * DPAGG_QUANTILE_BINS);
-	counts_of(st, counts);		/* an empty group: no state, every count 0 */
-	if (dpagg_quantile_release(counts, p->lower, p->upper, p->ps, p->k, p->epsilon, out, &err) != DPAGG_OK)
-		dpagg_report(&err);
-	pfree(counts);
+	if (st == NULL || st->nsparse >= 0)
+	{
+		/* a small group (or an empty one): its occupied bins, in order, with their counts */
+		int32	   *bins = palloc(sizeof(int32) * Max(st ? st->nsparse : 0, 1));
+		uint64	   *cnt = palloc(sizeof(uint64) * Max(st ? st->nsparse : 0, 1));
+		int			m = 0,
+					i;
+
+		if (st != NULL && st->nsparse > 0)
+		{
+			uint16	   *sorted = palloc(sizeof(uint16) * st->nsparse);
+
+			memcpy(sorted, st->sparse, sizeof(uint16) * st->nsparse);
+			qsort(sorted, st->nsparse, sizeof(uint16), cmp_bin);
+			for (i = 0; i < st->nsparse; i++)
+			{
+				if (m > 0 && bins[m - 1] == sorted[i])
+					cnt[m - 1]++;
+				else
+				{
+					bins[m] = sorted[i];
+					cnt[m++] = 1;
+				}
+			}
+			pfree(sorted);
+		}
+		if (dpagg_quantile_release_sparse(bins, cnt, m, p->lower, p->upper, p->ps, p->k, p->epsilon,
+										  out, &err) != DPAGG_OK)
+			dpagg_report(&err);
+		pfree(bins);
+		pfree(cnt);
+	}
+	else
+	{
+		counts = palloc(sizeof(uint64) * DPAGG_QUANTILE_BINS);
+		counts_of(st, counts);
+		if (dpagg_quantile_release(counts, p->lower, p->upper, p->ps, p->k, p->epsilon, out, &err) != DPAGG_OK)
+			dpagg_report(&err);
+		pfree(counts);
+	}
 	if (want_array)
 	{
 		Datum		elems[DPAGG_QUANTILE_MAX_K];
