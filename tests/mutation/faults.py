@@ -159,6 +159,16 @@ FAULTS = [
         "killers": ["unit:Quantile.*"],
     },
     {
+        "id": "quantile-coin-cut-short",
+        "file": "src/core/quantile/quantile.cpp",
+        "find": ": bernoulli_ratio(cpp_int(num), cpp_int(den) * k, rng);",
+        "replace": ": false;",
+        "what": "A coin whose draw outgrows 128-bit integers stops as if Bernoulli(gamma / K) "
+                "failed instead of going on exactly, so coins near that edge come up heads with "
+                "the wrong probability and the bin's law, hence the privacy bound, is off.",
+        "killers": ["unit:Quantile.*"],
+    },
+    {
         "id": "quantile-uncharged",
         "file": "src/pg/aggregates/percentile.c",
         "find": "dpagg_site_set_charge(site, p->epsilon, 0.0, &part, 1);",

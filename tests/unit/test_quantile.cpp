@@ -119,6 +119,76 @@ TEST(Quantile, PermuteAndFlipFollowsItsLaw) {
   expect_law({0, 0, 0, 0, 0, 0, 0, 0, 0, 1}, 0.9, 5.0, 1, 36);
 }
 
+// Coins whose denominator lies near 2^120, where K outgrows 128 bits within the first steps: the
+// release's draw (128-bit, going on in rational arithmetic) and the rational one both have the
+// probability exp(-gamma).  (An attack review found a draw that started again from scratch
+// there: exp(-1) exp(-gamma) for gamma in (1, 1.5], up to 1.33x too often below.)
+TEST(Quantile, CoinsNearTheEdgeOfMachineIntegersKeepTheirLaw) {
+  SeededRandom rng(9);
+  const int N = 200000;
+  const u128 two119 = static_cast<u128>(1) << 119;
+  const std::vector<std::pair<u128, double>> cases{
+      {two119 + 987654321u, 1.25}, {two119 + two119 / 2 + 7, 1.3}, {two119 - 12345, 0.8},
+      {two119 / 3 * 2 + 1, 0.45}, {(static_cast<u128>(1) << 120) - 3, 1.01}};
+  for (auto [den, gamma] : cases) {
+    const u128 num = static_cast<u128>(static_cast<long double>(den) * gamma);
+    const double g = static_cast<double>(static_cast<long double>(num) / static_cast<long double>(den));
+    const double q = std::exp(-g);
+    const double sd = std::sqrt(N * q * (1 - q));
+    int fast = 0, rational = 0;
+    for (int i = 0; i < N; ++i) {
+      fast += dpagg::bernoulli_exp_neg(num, den, rng) ? 1 : 0;
+      rational += dpagg::bernoulli_exp_neg_rational(num, den, rng) ? 1 : 0;
+    }
+    EXPECT_NEAR(fast, N * q, 5 * sd) << "gamma " << g << " den 2^" << std::log2(static_cast<double>(den));
+    EXPECT_NEAR(rational, N * q, 5 * sd) << "gamma " << g;
+  }
+}
+
+// 1 024 bins, scores grouped in classes of equal score (tests/unit/oracles/quantile_pf.h): the
+// releases per class against the law, chi-square, two-sided.
+void expect_law_by_class(const std::vector<std::pair<int, uint64_t>>& occupied, double p, double eps,
+                         int k, uint64_t seed) {
+  std::vector<uint64_t> c(DPAGG_QUANTILE_BINS, 0);
+  for (auto [bin, n] : occupied) c[static_cast<size_t>(bin)] = n;
+  const auto cls = dpagg_test::quantile_pf_law_by_class(c, p, static_cast<long double>(eps) / k);
+  const auto scores = dpagg_test::quantile_scores_oracle(c, p);
+  SeededRandom rng(seed);
+  const int N = 60000;
+  std::vector<long> freq(cls.size(), 0);
+  for (int i = 0; i < N; ++i) {
+    const int j = dpagg::quantile_select_bin(c.data(), DPAGG_QUANTILE_BINS, p, eps, k, rng);
+    for (size_t x = 0; x < cls.size(); ++x)
+      if (cls[x].score == scores[static_cast<size_t>(j)]) freq[x]++;
+  }
+  double chi = 0;
+  int df = -1;
+  for (size_t x = 0; x < cls.size(); ++x) {
+    const double e = N * static_cast<double>(cls[x].p_bin * cls[x].bins);
+    if (e < 5) {
+      EXPECT_LE(freq[x], 5 + 10 * e);
+      continue;
+    }
+    chi += (freq[x] - e) * (freq[x] - e) / e;
+    df++;
+  }
+  ASSERT_GE(df, 1);
+  boost::math::chi_squared dist(df);
+  const double pv = boost::math::cdf(boost::math::complement(dist, chi));
+  EXPECT_GT(pv, 1e-4) << "chi2 " << chi << " df " << df << " p " << p << " eps " << eps;
+  EXPECT_LT(pv, 1 - 1e-4) << "too good a fit: chi2 " << chi << " df " << df;
+}
+
+TEST(Quantile, SmallPAndSmallEpsilonFollowTheLaw) {
+  // the attack review's cases: fractions with denominators near 2^120
+  expect_law_by_class({{100, 480}, {900, 3}}, 0.001, 0.005, 1, 41);
+  expect_law_by_class({{100, 480}, {900, 4}}, 0.001, 0.005, 1, 42);
+  expect_law_by_class({{100, 125}, {900, 4}}, 0.01, 0.01, 1, 43);
+  expect_law_by_class({{100, 28}, {900, 1}}, 0.01, 0.0123, 1, 44);
+  expect_law_by_class({{100, 199}, {900, 4}}, 0.01, 0.1, 10, 45);
+  expect_law_by_class({{10, 2472}, {900, 3}}, 0.001, 0.001, 1, 46);
+}
+
 TEST(Quantile, TheLawOfNeighboursIsWithinExpEpsilon) {
   std::mt19937_64 gen(8);
   for (double eps : {0.1, 1.0, 3.0}) {

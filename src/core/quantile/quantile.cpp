@@ -103,21 +103,21 @@ u128 uniform_below(u128 den, RandomSource& rng) {
 
 constexpr u128 kFastLimit = static_cast<u128>(1) << 120;  // num, den and den * K stay below 2^127
 
-// Canonne, Kamath & Steinke's coins on 128-bit integers while they fit; false in *fits when a
-// product would not (the caller then draws in rational arithmetic).
-bool bernoulli_exp_neg_fast(u128 num, u128 den, RandomSource& rng, bool* fits) {
-  *fits = true;
+// Canonne, Kamath & Steinke's coin for gamma = num/den on 128-bit integers (num, den below
+// 2^120).  Each Bernoulli(gamma / K) is drawn on machine integers while den * K fits, and in
+// rational arithmetic past that: the draw goes on where it is, never starts again (starting
+// again only when K grew large would bias the coin towards the draws that stayed small).
+bool bernoulli_exp_neg_fast(u128 num, u128 den, RandomSource& rng) {
   while (num > den) {
     if (!bernoulli_exp_minus_one(rng)) return false;
     num -= den;
   }
+  const u128 limit = (~static_cast<u128>(0)) >> 1;  // den * K below 2^127
   uint64_t k = 1;
   for (;;) {
-    if (den > kFastLimit / (k + 1)) {
-      *fits = false;  // K this large has probability below 1/K!: never in practice
-      return false;
-    }
-    if (!(uniform_below(den * k, rng) < num)) break;  // Bernoulli(gamma / K)
+    const bool success = den <= limit / k ? uniform_below(den * k, rng) < num
+                                          : bernoulli_ratio(cpp_int(num), cpp_int(den) * k, rng);
+    if (!success) break;
     ++k;
   }
   return (k & 1) != 0;
@@ -160,11 +160,8 @@ class Coins {
       ++c;
     }
     Frac& f = fraction(diff, run);
-    if (f.fast && c <= (f.num / f.den)) {
-      bool fits = true;
-      const bool heads = bernoulli_exp_neg_fast(f.num - static_cast<u128>(c) * f.den, f.den, rng, &fits);
-      if (fits) return heads;
-    }
+    if (f.fast && c <= (f.num / f.den))
+      return bernoulli_exp_neg_fast(f.num - static_cast<u128>(c) * f.den, f.den, rng);
     cpp_int num = f.big_num - cpp_int(c) * f.big_den;
     if (num < 0) throw Error(DPAGG_INTERNAL, "dpagg: quantile coin below zero");
     return bernoulli_exp_neg_big(num, f.big_den, rng);
@@ -231,6 +228,12 @@ std::vector<u128> quantile_scores(const uint64_t* counts, int bins, uint64_t P) 
 }
 
 bool bernoulli_exp_neg(u128 num, u128 den, RandomSource& rng) {
+  if (den == 0) throw Error(DPAGG_INTERNAL, "dpagg: zero denominator");
+  if (num < kFastLimit && den < kFastLimit) return bernoulli_exp_neg_fast(num, den, rng);
+  return bernoulli_exp_neg_big(cpp_int(num), cpp_int(den), rng);
+}
+
+bool bernoulli_exp_neg_rational(unsigned __int128 num, unsigned __int128 den, RandomSource& rng) {
   if (den == 0) throw Error(DPAGG_INTERNAL, "dpagg: zero denominator");
   return bernoulli_exp_neg_big(cpp_int(num), cpp_int(den), rng);
 }

@@ -58,9 +58,11 @@ int quantile_select_bin(const uint64_t* counts, int bins, double p, double epsil
 int quantile_select_sparse(const int* occ, const uint64_t* cnt, int m, int bins, double p,
                            double epsilon, int k, RandomSource& rng, int max_segments = 64);
 
-// Bernoulli(exp(-num/den)), exact (num >= 0, den > 0, as decimal strings of integers are too
-// slow: the test hooks take 128-bit values).
+// Bernoulli(exp(-num/den)), exact (num >= 0, den > 0): as a release draws it (on 128-bit
+// integers where num and den are below 2^120, going on in rational arithmetic when den * K
+// outgrows them), and wholly in rational arithmetic (for the tests to compare).
 bool bernoulli_exp_neg(unsigned __int128 num, unsigned __int128 den, RandomSource& rng);
+bool bernoulli_exp_neg_rational(unsigned __int128 num, unsigned __int128 den, RandomSource& rng);
 
 // One release of k quantiles (each at epsilon / k); answers sorted to the order of ps.  counts
 // is the dense histogram (m < 0), or the m >= 0 counts of the occupied bins occ[0..m-1].

@@ -19,4 +19,15 @@ std::vector<long double> quantile_scores_oracle(const std::vector<uint64_t>& cou
 std::vector<long double> quantile_pf_law(const std::vector<uint64_t>& counts, long double p,
                                          long double epsilon);
 
+// The same law for many bins, by classes of equal score: {score, number of bins, P(one bin of
+// the class)}, in increasing score.  The heads among the other bins are a sum of binomials, one
+// per class.
+struct QuantileClass {
+  long double score;
+  int bins;
+  long double p_bin;
+};
+std::vector<QuantileClass> quantile_pf_law_by_class(const std::vector<uint64_t>& counts, long double p,
+                                                   long double epsilon);
+
 }  // namespace dpagg_test
