@@ -161,11 +161,20 @@ FAULTS = [
     {
         "id": "quantile-coin-cut-short",
         "file": "src/core/quantile/quantile.cpp",
-        "find": ": bernoulli_ratio(cpp_int(num), cpp_int(den) * k, rng);",
-        "replace": ": false;",
-        "what": "A coin whose draw outgrows 128-bit integers stops as if Bernoulli(gamma / K) "
-                "failed instead of going on exactly, so coins near that edge come up heads with "
-                "the wrong probability and the bin's law, hence the privacy bound, is off.",
+        "find": "  const u128 limit = (~static_cast<u128>(0)) >> 1;  // den * K below 2^127\n"
+                "  uint64_t k = 1;\n"
+                "  for (;;) {\n"
+                "    const bool success = den <= limit / k ? uniform_below(den * k, rng) < num\n"
+                "                                          : bernoulli_ratio(cpp_int(num), cpp_int(den) * k, rng);",
+        "replace": "  const u128 limit = static_cast<u128>(1) << 120;\n"
+                   "  uint64_t k = 1;\n"
+                   "  for (;;) {\n"
+                   "    const bool success = den <= limit / k ? uniform_below(den * k, rng) < num\n"
+                   "                                          : false;",
+        "what": "A coin whose step Bernoulli(gamma / K) outgrows a tighter machine-integer limit "
+                "stops as if it failed instead of going on exactly (as a restart did, found by an "
+                "attack review), so coins with denominators near 2^120 come up heads with the "
+                "wrong probability and the privacy bound breaks.",
         "killers": ["unit:Quantile.*"],
     },
     {

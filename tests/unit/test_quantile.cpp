@@ -119,10 +119,12 @@ TEST(Quantile, PermuteAndFlipFollowsItsLaw) {
   expect_law({0, 0, 0, 0, 0, 0, 0, 0, 0, 1}, 0.9, 5.0, 1, 36);
 }
 
-// Coins whose denominator lies near 2^120, where K outgrows 128 bits within the first steps: the
-// release's draw (128-bit, going on in rational arithmetic) and the rational one both have the
-// probability exp(-gamma).  (An attack review found a draw that started again from scratch
-// there: exp(-1) exp(-gamma) for gamma in (1, 1.5], up to 1.33x too often below.)
+// Coins whose denominator lies near 2^120, the largest the 128-bit draw takes: the release's
+// draw and the rational one both have the probability exp(-gamma).  (An attack review found a
+// first version whose draw, with den * K limited to 2^120, started again from scratch there:
+// exp(-1) exp(-gamma) for gamma in (1, 1.5], up to 1.33x too often below.  Now a step goes on in
+// rational arithmetic only past 2^127, at K >= 129, which never happens in practice; the mutation
+// fault quantile-coin-cut-short brings the tighter limit back and these tests notice it.)
 TEST(Quantile, CoinsNearTheEdgeOfMachineIntegersKeepTheirLaw) {
   SeededRandom rng(9);
   const int N = 200000;
