@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/as-root.sh
 PACKAGES=(postgresql-15 postgresql-server-dev-15 postgresql-common postgresql-client-15
-          g++ make libboost-math-dev libgtest-dev libssl-dev python3 procps xz-utils)
+          g++ make libboost-dev libboost-math-dev libgtest-dev libssl-dev python3 procps xz-utils)
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -208,6 +208,14 @@ class Coins {
 
 }  // namespace
 
+namespace {
+// The distance of the target t from the ranks [lo_rank, hi_rank], in units of 2^-60.
+u128 rank_distance(u128 lo_rank, u128 hi_rank, u128 t) {
+  const u128 lo = lo_rank << kUnitBits, hi = hi_rank << kUnitBits;
+  return lo > t ? lo - t : (t > hi ? t - hi : 0);
+}
+}  // namespace
+
 uint64_t quantile_target_units(double p) {
   return static_cast<uint64_t>(std::nearbyint(std::ldexp(p, kUnitBits)));
 }
@@ -220,8 +228,7 @@ std::vector<u128> quantile_scores(const uint64_t* counts, int bins, uint64_t P) 
   std::vector<u128> s(static_cast<size_t>(bins));
   u128 a = 0;
   for (int j = 0; j < bins; ++j) {
-    const u128 lo = a << kUnitBits, hi = (a + counts[j]) << kUnitBits;
-    s[static_cast<size_t>(j)] = lo > t ? lo - t : (t > hi ? t - hi : 0);
+    s[static_cast<size_t>(j)] = rank_distance(a, a + counts[j], t);
     a += counts[j];
   }
   return s;
@@ -277,10 +284,7 @@ std::vector<Segment> segments_of(const int* occ, const uint64_t* cnt, int m, int
   seg.reserve(static_cast<size_t>(2 * m + 1));
   u128 a = 0;
   int next = 0;  // the first bin not yet in a segment
-  auto score = [&](u128 lo_rank, u128 hi_rank) {
-    const u128 lo = lo_rank << kUnitBits, hi = hi_rank << kUnitBits;
-    return lo > t ? lo - t : (t > hi ? t - hi : 0);
-  };
+  auto score = [&](u128 lo_rank, u128 hi_rank) { return rank_distance(lo_rank, hi_rank, t); };
   for (int i = 0; i < m; ++i) {
     if (occ[i] < next || occ[i] >= bins) throw Error(DPAGG_INTERNAL, "dpagg: quantile bins out of order");
     if (occ[i] > next) seg.push_back({next, occ[i] - next, score(a, a)});

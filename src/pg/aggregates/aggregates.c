@@ -219,8 +219,8 @@ typedef struct ScalarParams
 	TupleDesc	report_desc;
 } ScalarParams;
 
-static double
-param_float8(DpSite *site, int i, const char *name, int kind)
+double
+dpagg_param_float8(DpSite *site, int i, const char *name, int kind)
 {
 	bool		isnull;
 	Datum		d = dpagg_site_param(site, i, &isnull);
@@ -323,11 +323,11 @@ dpagg_scalar_site_params(DpSite *site)
 
 		p->max_rows = isnull ? 0 : DatumGetInt32(d);
 	}
-	p->epsilon = param_float8(site, lo.epsilon, "epsilon", kind);
-	p->delta = param_float8(site, lo.delta, "delta", kind);
+	p->epsilon = dpagg_param_float8(site, lo.epsilon, "epsilon", kind);
+	p->delta = dpagg_param_float8(site, lo.delta, "delta", kind);
 	if (lo.sensitivity >= 0)
 	{
-		double		s = param_float8(site, lo.sensitivity, "sensitivity", kind);
+		double		s = dpagg_param_float8(site, lo.sensitivity, "sensitivity", kind);
 
 		if (!(isfinite(s) && s > 0))
 			bad_bounds("sensitivity must be a finite number greater than 0",
@@ -335,8 +335,8 @@ dpagg_scalar_site_params(DpSite *site)
 		set_bounds(p, -s, s);
 	}
 	else if (lo.lower >= 0)
-		set_bounds(p, param_float8(site, lo.lower, "lower", kind),
-				   param_float8(site, lo.upper, "upper", kind));
+		set_bounds(p, dpagg_param_float8(site, lo.lower, "lower", kind),
+				   dpagg_param_float8(site, lo.upper, "upper", kind));
 	else
 		set_bounds(p, 0, 0);	/* dp_count: each row (unit) adds 1, or at most C */
 	if (lo.mechanism >= 0)

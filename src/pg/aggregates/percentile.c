@@ -73,17 +73,6 @@ bad(const char *msg, const char *hint)
 			 errhint("%s", hint)));
 }
 
-static double
-qparam(DpSite *site, int i, const char *name)
-{
-	bool		isnull;
-	Datum		d = dpagg_site_param(site, i, &isnull);
-
-	if (isnull)
-		bad(psprintf("%s of %s must not be NULL", name, QNAME), "Pass a number.");
-	return DatumGetFloat8(d);
-}
-
 /* Read and validate the parameters of a call site (site.c calls this once per query, before any
  * row is read: a refusal never depends on the data). */
 void *
@@ -94,10 +83,10 @@ dpagg_percentile_site_params(DpSite *site)
 	dpagg_error err;
 
 	dpagg_arg_layout(site->argref, site->kind, &lo);
-	p->epsilon = qparam(site, lo.epsilon, "epsilon");
-	p->delta = qparam(site, lo.delta, "delta");
-	p->lower = qparam(site, lo.lower, "lower");
-	p->upper = qparam(site, lo.upper, "upper");
+	p->epsilon = dpagg_param_float8(site, lo.epsilon, "epsilon", DP_SITE_PERCENTILE);
+	p->delta = dpagg_param_float8(site, lo.delta, "delta", DP_SITE_PERCENTILE);
+	p->lower = dpagg_param_float8(site, lo.lower, "lower", DP_SITE_PERCENTILE);
+	p->upper = dpagg_param_float8(site, lo.upper, "upper", DP_SITE_PERCENTILE);
 	if (lo.quantile < 0)
 	{
 		p->k = 1;
@@ -135,7 +124,7 @@ dpagg_percentile_site_params(DpSite *site)
 	else
 	{
 		p->k = 1;
-		p->ps[0] = qparam(site, lo.quantile, "p");
+		p->ps[0] = dpagg_param_float8(site, lo.quantile, "p", DP_SITE_PERCENTILE);
 	}
 	{
 		/* The final function must be the one of the form the arguments are (an aggregate built
@@ -262,21 +251,6 @@ add_bin(QState *st, int j, MemoryContext cxt)
 		st->sparse[st->nsparse++] = (uint16) j;
 	}
 	st->n++;
-}
-
-static void
-counts_of(const QState *st, uint64 *counts)
-{
-	int			i;
-
-	memset(counts, 0, sizeof(uint64) * DPAGG_QUANTILE_BINS);
-	if (st == NULL)
-		return;
-	if (st->nsparse < 0)
-		memcpy(counts, st->dense, sizeof(uint64) * DPAGG_QUANTILE_BINS);
-	else
-		for (i = 0; i < st->nsparse; i++)
-			counts[st->sparse[i]]++;
 }
 
 static Datum
@@ -444,7 +418,6 @@ percentile_final(FunctionCallInfo fcinfo, bool want_array)
 	DpSite	   *site = dpagg_site_of_final(fcinfo, DP_SITE_PERCENTILE);
 	const QParams *p = (const QParams *) site->params;
 	QState	   *st = PG_ARGISNULL(0) ? NULL : (QState *) PG_GETARG_POINTER(0);
-	uint64	   *counts;
 	double		out[DPAGG_QUANTILE_MAX_K];
 	dpagg_error err;
 	Datum		result;
@@ -493,11 +466,8 @@ percentile_final(FunctionCallInfo fcinfo, bool want_array)
 	}
 	else
 	{
-		counts = palloc(sizeof(uint64) * DPAGG_QUANTILE_BINS);
-		counts_of(st, counts);
-		if (dpagg_quantile_release(counts, p->lower, p->upper, p->ps, p->k, p->epsilon, out, &err) != DPAGG_OK)
+		if (dpagg_quantile_release(st->dense, p->lower, p->upper, p->ps, p->k, p->epsilon, out, &err) != DPAGG_OK)
 			dpagg_report(&err);
-		pfree(counts);
 	}
 	if (want_array)
 	{

@@ -163,6 +163,8 @@ extern bool dpagg_select_keep(DpSite *site, int64 n_units);
 extern void *dpagg_scalar_site_params(DpSite *site);
 extern void *dpagg_vector_site_params(DpSite *site);
 extern void *dpagg_percentile_site_params(DpSite *site);
+/* A float8 parameter of a call site, refused (22023) if NULL: "<name> of <kind> must not be NULL". */
+extern double dpagg_param_float8(DpSite *site, int i, const char *name, int kind);
 
 /* x / L rounded down so that L shares never exceed x (aggregates.c). */
 extern double dpagg_share(double x, int L);
