@@ -345,8 +345,37 @@ for sqlt, short in TYPES:
                         f"dpagg_percentiles_trans_{short}{form}", f"dpagg_percentile_trans_{short}",
                         "differentially private quantiles of values in [lower, upper], released together")
 
+# Private variances and standard deviations (src/pg/aggregates/variance.c,
+# src/core/variance/dpagg_variance.h, docs/variance.md): the state is a count and two exact sums
+# (of the centred values and of their centred squares); the final function releases the three
+# and returns the statistic.  One kind per form (they differ in their final functions only), all
+# of site.c's DP_SITE_VARIANCE, sharing their transition, combine and (de)serialisation functions.
+V_SUPPORT = dict(
+    combine=Function("dpagg_variance_combine", [("", "internal"), ("", "internal")], "internal",
+                     strict=False),
+    serial=Function("dpagg_variance_serialize", [("", "internal")], "bytea"),
+    deserial=Function("dpagg_variance_deserialize", [("", "bytea"), ("", "internal")], "internal"))
+VARIANCE_KINDS = []
+for vform, what in [("var_pop", "population variance"), ("var_samp", "sample variance"),
+                    ("stddev_pop", "population standard deviation"),
+                    ("stddev_samp", "sample standard deviation")]:
+    vkind = Kind("DP_SITE_VARIANCE",
+                 f"dp_{vform}: the {what} of values clamped to [lower, upper], from a noisy count, sum and sum of squares.",
+                 "internal", V_SUPPORT["combine"],
+                 Function(f"dpagg_{vform}_final", [("", "internal")], F8, "VOLATILE", strict=False),
+                 V_SUPPORT["serial"], V_SUPPORT["deserial"],
+                 report=Function(f"dpagg_{vform}_report_final", [("", "internal")], "dp_report", "VOLATILE",
+                                 strict=False),
+                 sspace=64)
+    for sqlt, short in TYPES:
+        for form, extra in [("", []), ("_m", MECH)]:
+            vkind.add(f"dp_{vform}", [("value", sqlt)] + Q_BOUNDS + extra,
+                      f"dpagg_variance_trans_{short}{form}", f"dpagg_variance_trans_{short}",
+                      f"differentially private {what} of values clamped to [lower, upper]")
+    VARIANCE_KINDS.append(vkind)
+
 KINDS = [SUM, SUM_INLINE, AVG, COUNT, VECTOR, UNIT_SUM, UNIT_AVG, UNIT_COUNT, SELECT, UNIT_VECTOR,
-         MERGE_SUM, MERGE_AVG, MERGE_COUNT, MERGE_VECTOR, PERCENTILE, PERCENTILES]
+         MERGE_SUM, MERGE_AVG, MERGE_COUNT, MERGE_VECTOR, PERCENTILE, PERCENTILES] + VARIANCE_KINDS
 
 # One row's quanta (src/pg/aggregates/partial.c): plain functions, summed with sum(bigint) on Citus workers.
 QUANTA = [(f"dpagg_quanta_{what}", sqlt, f"dpagg_quanta_{what}_{short}")

@@ -1723,6 +1723,824 @@ CREATE AGGREGATE dp_percentiles(value numeric, p double precision[], epsilon dou
 );
 COMMENT ON AGGREGATE dp_percentiles(value numeric, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private quantiles of values in [lower, upper], released together';
 
+-- dp_var_pop: the population variance of values clamped to [lower, upper], from a noisy count, sum and sum of squares.
+CREATE FUNCTION dpagg_variance_combine(internal, internal) RETURNS internal
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION dpagg_var_pop_final(internal) RETURNS double precision
+  AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE FUNCTION dpagg_var_pop_report_final(internal) RETURNS dp_report
+  AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE FUNCTION dpagg_variance_serialize(internal) RETURNS bytea
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION dpagg_variance_deserialize(bytea, internal) RETURNS internal
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION dpagg_variance_trans_int2(internal, value smallint, epsilon double precision, delta double precision, lower double precision, upper double precision) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_variance_trans_int2' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dp_var_pop(value smallint, epsilon double precision, delta double precision, lower double precision, upper double precision) (
+  SFUNC = dpagg_variance_trans_int2, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_var_pop_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_var_pop(value smallint, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private population variance of values clamped to [lower, upper]';
+
+CREATE AGGREGATE dp_var_pop_report(value smallint, epsilon double precision, delta double precision, lower double precision, upper double precision) (
+  SFUNC = dpagg_variance_trans_int2, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_var_pop_report_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_var_pop_report(value smallint, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private population variance of values clamped to [lower, upper], with its noise interval (one release)';
+
+CREATE FUNCTION dpagg_variance_trans_int2_m(internal, value smallint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_variance_trans_int2' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dp_var_pop(value smallint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
+  SFUNC = dpagg_variance_trans_int2_m, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_var_pop_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_var_pop(value smallint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private population variance of values clamped to [lower, upper]';
+
+CREATE AGGREGATE dp_var_pop_report(value smallint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
+  SFUNC = dpagg_variance_trans_int2_m, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_var_pop_report_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_var_pop_report(value smallint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private population variance of values clamped to [lower, upper], with its noise interval (one release)';
+
+CREATE FUNCTION dpagg_variance_trans_int4(internal, value integer, epsilon double precision, delta double precision, lower double precision, upper double precision) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_variance_trans_int4' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dp_var_pop(value integer, epsilon double precision, delta double precision, lower double precision, upper double precision) (
+  SFUNC = dpagg_variance_trans_int4, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_var_pop_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_var_pop(value integer, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private population variance of values clamped to [lower, upper]';
+
+CREATE AGGREGATE dp_var_pop_report(value integer, epsilon double precision, delta double precision, lower double precision, upper double precision) (
+  SFUNC = dpagg_variance_trans_int4, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_var_pop_report_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_var_pop_report(value integer, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private population variance of values clamped to [lower, upper], with its noise interval (one release)';
+
+CREATE FUNCTION dpagg_variance_trans_int4_m(internal, value integer, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_variance_trans_int4' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dp_var_pop(value integer, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
+  SFUNC = dpagg_variance_trans_int4_m, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_var_pop_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_var_pop(value integer, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private population variance of values clamped to [lower, upper]';
+
+CREATE AGGREGATE dp_var_pop_report(value integer, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
+  SFUNC = dpagg_variance_trans_int4_m, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_var_pop_report_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_var_pop_report(value integer, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private population variance of values clamped to [lower, upper], with its noise interval (one release)';
+
+CREATE FUNCTION dpagg_variance_trans_int8(internal, value bigint, epsilon double precision, delta double precision, lower double precision, upper double precision) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_variance_trans_int8' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dp_var_pop(value bigint, epsilon double precision, delta double precision, lower double precision, upper double precision) (
+  SFUNC = dpagg_variance_trans_int8, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_var_pop_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_var_pop(value bigint, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private population variance of values clamped to [lower, upper]';
+
+CREATE AGGREGATE dp_var_pop_report(value bigint, epsilon double precision, delta double precision, lower double precision, upper double precision) (
+  SFUNC = dpagg_variance_trans_int8, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_var_pop_report_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_var_pop_report(value bigint, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private population variance of values clamped to [lower, upper], with its noise interval (one release)';
+
+CREATE FUNCTION dpagg_variance_trans_int8_m(internal, value bigint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_variance_trans_int8' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dp_var_pop(value bigint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
+  SFUNC = dpagg_variance_trans_int8_m, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_var_pop_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_var_pop(value bigint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private population variance of values clamped to [lower, upper]';
+
+CREATE AGGREGATE dp_var_pop_report(value bigint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
+  SFUNC = dpagg_variance_trans_int8_m, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_var_pop_report_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_var_pop_report(value bigint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private population variance of values clamped to [lower, upper], with its noise interval (one release)';
+
+CREATE FUNCTION dpagg_variance_trans_float4(internal, value real, epsilon double precision, delta double precision, lower double precision, upper double precision) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_variance_trans_float4' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dp_var_pop(value real, epsilon double precision, delta double precision, lower double precision, upper double precision) (
+  SFUNC = dpagg_variance_trans_float4, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_var_pop_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_var_pop(value real, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private population variance of values clamped to [lower, upper]';
+
+CREATE AGGREGATE dp_var_pop_report(value real, epsilon double precision, delta double precision, lower double precision, upper double precision) (
+  SFUNC = dpagg_variance_trans_float4, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_var_pop_report_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_var_pop_report(value real, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private population variance of values clamped to [lower, upper], with its noise interval (one release)';
+
+CREATE FUNCTION dpagg_variance_trans_float4_m(internal, value real, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_variance_trans_float4' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dp_var_pop(value real, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
+  SFUNC = dpagg_variance_trans_float4_m, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_var_pop_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_var_pop(value real, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private population variance of values clamped to [lower, upper]';
+
+CREATE AGGREGATE dp_var_pop_report(value real, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
+  SFUNC = dpagg_variance_trans_float4_m, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_var_pop_report_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_var_pop_report(value real, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private population variance of values clamped to [lower, upper], with its noise interval (one release)';
+
+CREATE FUNCTION dpagg_variance_trans_float8(internal, value double precision, epsilon double precision, delta double precision, lower double precision, upper double precision) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_variance_trans_float8' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dp_var_pop(value double precision, epsilon double precision, delta double precision, lower double precision, upper double precision) (
+  SFUNC = dpagg_variance_trans_float8, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_var_pop_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_var_pop(value double precision, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private population variance of values clamped to [lower, upper]';
+
+CREATE AGGREGATE dp_var_pop_report(value double precision, epsilon double precision, delta double precision, lower double precision, upper double precision) (
+  SFUNC = dpagg_variance_trans_float8, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_var_pop_report_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_var_pop_report(value double precision, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private population variance of values clamped to [lower, upper], with its noise interval (one release)';
+
+CREATE FUNCTION dpagg_variance_trans_float8_m(internal, value double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_variance_trans_float8' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dp_var_pop(value double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
+  SFUNC = dpagg_variance_trans_float8_m, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_var_pop_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_var_pop(value double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private population variance of values clamped to [lower, upper]';
+
+CREATE AGGREGATE dp_var_pop_report(value double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
+  SFUNC = dpagg_variance_trans_float8_m, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_var_pop_report_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_var_pop_report(value double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private population variance of values clamped to [lower, upper], with its noise interval (one release)';
+
+CREATE FUNCTION dpagg_variance_trans_numeric(internal, value numeric, epsilon double precision, delta double precision, lower double precision, upper double precision) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_variance_trans_numeric' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dp_var_pop(value numeric, epsilon double precision, delta double precision, lower double precision, upper double precision) (
+  SFUNC = dpagg_variance_trans_numeric, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_var_pop_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_var_pop(value numeric, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private population variance of values clamped to [lower, upper]';
+
+CREATE AGGREGATE dp_var_pop_report(value numeric, epsilon double precision, delta double precision, lower double precision, upper double precision) (
+  SFUNC = dpagg_variance_trans_numeric, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_var_pop_report_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_var_pop_report(value numeric, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private population variance of values clamped to [lower, upper], with its noise interval (one release)';
+
+CREATE FUNCTION dpagg_variance_trans_numeric_m(internal, value numeric, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_variance_trans_numeric' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dp_var_pop(value numeric, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
+  SFUNC = dpagg_variance_trans_numeric_m, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_var_pop_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_var_pop(value numeric, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private population variance of values clamped to [lower, upper]';
+
+CREATE AGGREGATE dp_var_pop_report(value numeric, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
+  SFUNC = dpagg_variance_trans_numeric_m, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_var_pop_report_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_var_pop_report(value numeric, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private population variance of values clamped to [lower, upper], with its noise interval (one release)';
+
+-- dp_var_samp: the sample variance of values clamped to [lower, upper], from a noisy count, sum and sum of squares.
+CREATE FUNCTION dpagg_var_samp_final(internal) RETURNS double precision
+  AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE FUNCTION dpagg_var_samp_report_final(internal) RETURNS dp_report
+  AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE AGGREGATE dp_var_samp(value smallint, epsilon double precision, delta double precision, lower double precision, upper double precision) (
+  SFUNC = dpagg_variance_trans_int2, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_var_samp_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_var_samp(value smallint, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private sample variance of values clamped to [lower, upper]';
+
+CREATE AGGREGATE dp_var_samp_report(value smallint, epsilon double precision, delta double precision, lower double precision, upper double precision) (
+  SFUNC = dpagg_variance_trans_int2, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_var_samp_report_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_var_samp_report(value smallint, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private sample variance of values clamped to [lower, upper], with its noise interval (one release)';
+
+CREATE AGGREGATE dp_var_samp(value smallint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
+  SFUNC = dpagg_variance_trans_int2_m, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_var_samp_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_var_samp(value smallint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private sample variance of values clamped to [lower, upper]';
+
+CREATE AGGREGATE dp_var_samp_report(value smallint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
+  SFUNC = dpagg_variance_trans_int2_m, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_var_samp_report_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_var_samp_report(value smallint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private sample variance of values clamped to [lower, upper], with its noise interval (one release)';
+
+CREATE AGGREGATE dp_var_samp(value integer, epsilon double precision, delta double precision, lower double precision, upper double precision) (
+  SFUNC = dpagg_variance_trans_int4, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_var_samp_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_var_samp(value integer, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private sample variance of values clamped to [lower, upper]';
+
+CREATE AGGREGATE dp_var_samp_report(value integer, epsilon double precision, delta double precision, lower double precision, upper double precision) (
+  SFUNC = dpagg_variance_trans_int4, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_var_samp_report_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_var_samp_report(value integer, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private sample variance of values clamped to [lower, upper], with its noise interval (one release)';
+
+CREATE AGGREGATE dp_var_samp(value integer, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
+  SFUNC = dpagg_variance_trans_int4_m, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_var_samp_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_var_samp(value integer, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private sample variance of values clamped to [lower, upper]';
+
+CREATE AGGREGATE dp_var_samp_report(value integer, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
+  SFUNC = dpagg_variance_trans_int4_m, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_var_samp_report_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_var_samp_report(value integer, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private sample variance of values clamped to [lower, upper], with its noise interval (one release)';
+
+CREATE AGGREGATE dp_var_samp(value bigint, epsilon double precision, delta double precision, lower double precision, upper double precision) (
+  SFUNC = dpagg_variance_trans_int8, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_var_samp_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_var_samp(value bigint, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private sample variance of values clamped to [lower, upper]';
+
+CREATE AGGREGATE dp_var_samp_report(value bigint, epsilon double precision, delta double precision, lower double precision, upper double precision) (
+  SFUNC = dpagg_variance_trans_int8, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_var_samp_report_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_var_samp_report(value bigint, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private sample variance of values clamped to [lower, upper], with its noise interval (one release)';
+
+CREATE AGGREGATE dp_var_samp(value bigint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
+  SFUNC = dpagg_variance_trans_int8_m, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_var_samp_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_var_samp(value bigint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private sample variance of values clamped to [lower, upper]';
+
+CREATE AGGREGATE dp_var_samp_report(value bigint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
+  SFUNC = dpagg_variance_trans_int8_m, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_var_samp_report_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_var_samp_report(value bigint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private sample variance of values clamped to [lower, upper], with its noise interval (one release)';
+
+CREATE AGGREGATE dp_var_samp(value real, epsilon double precision, delta double precision, lower double precision, upper double precision) (
+  SFUNC = dpagg_variance_trans_float4, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_var_samp_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_var_samp(value real, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private sample variance of values clamped to [lower, upper]';
+
+CREATE AGGREGATE dp_var_samp_report(value real, epsilon double precision, delta double precision, lower double precision, upper double precision) (
+  SFUNC = dpagg_variance_trans_float4, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_var_samp_report_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_var_samp_report(value real, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private sample variance of values clamped to [lower, upper], with its noise interval (one release)';
+
+CREATE AGGREGATE dp_var_samp(value real, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
+  SFUNC = dpagg_variance_trans_float4_m, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_var_samp_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_var_samp(value real, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private sample variance of values clamped to [lower, upper]';
+
+CREATE AGGREGATE dp_var_samp_report(value real, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
+  SFUNC = dpagg_variance_trans_float4_m, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_var_samp_report_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_var_samp_report(value real, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private sample variance of values clamped to [lower, upper], with its noise interval (one release)';
+
+CREATE AGGREGATE dp_var_samp(value double precision, epsilon double precision, delta double precision, lower double precision, upper double precision) (
+  SFUNC = dpagg_variance_trans_float8, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_var_samp_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_var_samp(value double precision, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private sample variance of values clamped to [lower, upper]';
+
+CREATE AGGREGATE dp_var_samp_report(value double precision, epsilon double precision, delta double precision, lower double precision, upper double precision) (
+  SFUNC = dpagg_variance_trans_float8, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_var_samp_report_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_var_samp_report(value double precision, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private sample variance of values clamped to [lower, upper], with its noise interval (one release)';
+
+CREATE AGGREGATE dp_var_samp(value double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
+  SFUNC = dpagg_variance_trans_float8_m, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_var_samp_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_var_samp(value double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private sample variance of values clamped to [lower, upper]';
+
+CREATE AGGREGATE dp_var_samp_report(value double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
+  SFUNC = dpagg_variance_trans_float8_m, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_var_samp_report_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_var_samp_report(value double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private sample variance of values clamped to [lower, upper], with its noise interval (one release)';
+
+CREATE AGGREGATE dp_var_samp(value numeric, epsilon double precision, delta double precision, lower double precision, upper double precision) (
+  SFUNC = dpagg_variance_trans_numeric, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_var_samp_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_var_samp(value numeric, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private sample variance of values clamped to [lower, upper]';
+
+CREATE AGGREGATE dp_var_samp_report(value numeric, epsilon double precision, delta double precision, lower double precision, upper double precision) (
+  SFUNC = dpagg_variance_trans_numeric, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_var_samp_report_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_var_samp_report(value numeric, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private sample variance of values clamped to [lower, upper], with its noise interval (one release)';
+
+CREATE AGGREGATE dp_var_samp(value numeric, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
+  SFUNC = dpagg_variance_trans_numeric_m, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_var_samp_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_var_samp(value numeric, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private sample variance of values clamped to [lower, upper]';
+
+CREATE AGGREGATE dp_var_samp_report(value numeric, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
+  SFUNC = dpagg_variance_trans_numeric_m, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_var_samp_report_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_var_samp_report(value numeric, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private sample variance of values clamped to [lower, upper], with its noise interval (one release)';
+
+-- dp_stddev_pop: the population standard deviation of values clamped to [lower, upper], from a noisy count, sum and sum of squares.
+CREATE FUNCTION dpagg_stddev_pop_final(internal) RETURNS double precision
+  AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE FUNCTION dpagg_stddev_pop_report_final(internal) RETURNS dp_report
+  AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE AGGREGATE dp_stddev_pop(value smallint, epsilon double precision, delta double precision, lower double precision, upper double precision) (
+  SFUNC = dpagg_variance_trans_int2, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_stddev_pop_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_stddev_pop(value smallint, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private population standard deviation of values clamped to [lower, upper]';
+
+CREATE AGGREGATE dp_stddev_pop_report(value smallint, epsilon double precision, delta double precision, lower double precision, upper double precision) (
+  SFUNC = dpagg_variance_trans_int2, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_stddev_pop_report_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_stddev_pop_report(value smallint, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private population standard deviation of values clamped to [lower, upper], with its noise interval (one release)';
+
+CREATE AGGREGATE dp_stddev_pop(value smallint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
+  SFUNC = dpagg_variance_trans_int2_m, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_stddev_pop_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_stddev_pop(value smallint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private population standard deviation of values clamped to [lower, upper]';
+
+CREATE AGGREGATE dp_stddev_pop_report(value smallint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
+  SFUNC = dpagg_variance_trans_int2_m, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_stddev_pop_report_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_stddev_pop_report(value smallint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private population standard deviation of values clamped to [lower, upper], with its noise interval (one release)';
+
+CREATE AGGREGATE dp_stddev_pop(value integer, epsilon double precision, delta double precision, lower double precision, upper double precision) (
+  SFUNC = dpagg_variance_trans_int4, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_stddev_pop_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_stddev_pop(value integer, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private population standard deviation of values clamped to [lower, upper]';
+
+CREATE AGGREGATE dp_stddev_pop_report(value integer, epsilon double precision, delta double precision, lower double precision, upper double precision) (
+  SFUNC = dpagg_variance_trans_int4, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_stddev_pop_report_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_stddev_pop_report(value integer, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private population standard deviation of values clamped to [lower, upper], with its noise interval (one release)';
+
+CREATE AGGREGATE dp_stddev_pop(value integer, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
+  SFUNC = dpagg_variance_trans_int4_m, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_stddev_pop_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_stddev_pop(value integer, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private population standard deviation of values clamped to [lower, upper]';
+
+CREATE AGGREGATE dp_stddev_pop_report(value integer, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
+  SFUNC = dpagg_variance_trans_int4_m, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_stddev_pop_report_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_stddev_pop_report(value integer, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private population standard deviation of values clamped to [lower, upper], with its noise interval (one release)';
+
+CREATE AGGREGATE dp_stddev_pop(value bigint, epsilon double precision, delta double precision, lower double precision, upper double precision) (
+  SFUNC = dpagg_variance_trans_int8, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_stddev_pop_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_stddev_pop(value bigint, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private population standard deviation of values clamped to [lower, upper]';
+
+CREATE AGGREGATE dp_stddev_pop_report(value bigint, epsilon double precision, delta double precision, lower double precision, upper double precision) (
+  SFUNC = dpagg_variance_trans_int8, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_stddev_pop_report_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_stddev_pop_report(value bigint, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private population standard deviation of values clamped to [lower, upper], with its noise interval (one release)';
+
+CREATE AGGREGATE dp_stddev_pop(value bigint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
+  SFUNC = dpagg_variance_trans_int8_m, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_stddev_pop_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_stddev_pop(value bigint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private population standard deviation of values clamped to [lower, upper]';
+
+CREATE AGGREGATE dp_stddev_pop_report(value bigint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
+  SFUNC = dpagg_variance_trans_int8_m, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_stddev_pop_report_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_stddev_pop_report(value bigint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private population standard deviation of values clamped to [lower, upper], with its noise interval (one release)';
+
+CREATE AGGREGATE dp_stddev_pop(value real, epsilon double precision, delta double precision, lower double precision, upper double precision) (
+  SFUNC = dpagg_variance_trans_float4, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_stddev_pop_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_stddev_pop(value real, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private population standard deviation of values clamped to [lower, upper]';
+
+CREATE AGGREGATE dp_stddev_pop_report(value real, epsilon double precision, delta double precision, lower double precision, upper double precision) (
+  SFUNC = dpagg_variance_trans_float4, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_stddev_pop_report_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_stddev_pop_report(value real, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private population standard deviation of values clamped to [lower, upper], with its noise interval (one release)';
+
+CREATE AGGREGATE dp_stddev_pop(value real, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
+  SFUNC = dpagg_variance_trans_float4_m, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_stddev_pop_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_stddev_pop(value real, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private population standard deviation of values clamped to [lower, upper]';
+
+CREATE AGGREGATE dp_stddev_pop_report(value real, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
+  SFUNC = dpagg_variance_trans_float4_m, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_stddev_pop_report_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_stddev_pop_report(value real, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private population standard deviation of values clamped to [lower, upper], with its noise interval (one release)';
+
+CREATE AGGREGATE dp_stddev_pop(value double precision, epsilon double precision, delta double precision, lower double precision, upper double precision) (
+  SFUNC = dpagg_variance_trans_float8, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_stddev_pop_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_stddev_pop(value double precision, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private population standard deviation of values clamped to [lower, upper]';
+
+CREATE AGGREGATE dp_stddev_pop_report(value double precision, epsilon double precision, delta double precision, lower double precision, upper double precision) (
+  SFUNC = dpagg_variance_trans_float8, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_stddev_pop_report_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_stddev_pop_report(value double precision, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private population standard deviation of values clamped to [lower, upper], with its noise interval (one release)';
+
+CREATE AGGREGATE dp_stddev_pop(value double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
+  SFUNC = dpagg_variance_trans_float8_m, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_stddev_pop_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_stddev_pop(value double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private population standard deviation of values clamped to [lower, upper]';
+
+CREATE AGGREGATE dp_stddev_pop_report(value double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
+  SFUNC = dpagg_variance_trans_float8_m, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_stddev_pop_report_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_stddev_pop_report(value double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private population standard deviation of values clamped to [lower, upper], with its noise interval (one release)';
+
+CREATE AGGREGATE dp_stddev_pop(value numeric, epsilon double precision, delta double precision, lower double precision, upper double precision) (
+  SFUNC = dpagg_variance_trans_numeric, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_stddev_pop_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_stddev_pop(value numeric, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private population standard deviation of values clamped to [lower, upper]';
+
+CREATE AGGREGATE dp_stddev_pop_report(value numeric, epsilon double precision, delta double precision, lower double precision, upper double precision) (
+  SFUNC = dpagg_variance_trans_numeric, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_stddev_pop_report_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_stddev_pop_report(value numeric, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private population standard deviation of values clamped to [lower, upper], with its noise interval (one release)';
+
+CREATE AGGREGATE dp_stddev_pop(value numeric, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
+  SFUNC = dpagg_variance_trans_numeric_m, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_stddev_pop_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_stddev_pop(value numeric, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private population standard deviation of values clamped to [lower, upper]';
+
+CREATE AGGREGATE dp_stddev_pop_report(value numeric, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
+  SFUNC = dpagg_variance_trans_numeric_m, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_stddev_pop_report_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_stddev_pop_report(value numeric, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private population standard deviation of values clamped to [lower, upper], with its noise interval (one release)';
+
+-- dp_stddev_samp: the sample standard deviation of values clamped to [lower, upper], from a noisy count, sum and sum of squares.
+CREATE FUNCTION dpagg_stddev_samp_final(internal) RETURNS double precision
+  AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE FUNCTION dpagg_stddev_samp_report_final(internal) RETURNS dp_report
+  AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE AGGREGATE dp_stddev_samp(value smallint, epsilon double precision, delta double precision, lower double precision, upper double precision) (
+  SFUNC = dpagg_variance_trans_int2, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_stddev_samp_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_stddev_samp(value smallint, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private sample standard deviation of values clamped to [lower, upper]';
+
+CREATE AGGREGATE dp_stddev_samp_report(value smallint, epsilon double precision, delta double precision, lower double precision, upper double precision) (
+  SFUNC = dpagg_variance_trans_int2, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_stddev_samp_report_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_stddev_samp_report(value smallint, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private sample standard deviation of values clamped to [lower, upper], with its noise interval (one release)';
+
+CREATE AGGREGATE dp_stddev_samp(value smallint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
+  SFUNC = dpagg_variance_trans_int2_m, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_stddev_samp_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_stddev_samp(value smallint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private sample standard deviation of values clamped to [lower, upper]';
+
+CREATE AGGREGATE dp_stddev_samp_report(value smallint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
+  SFUNC = dpagg_variance_trans_int2_m, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_stddev_samp_report_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_stddev_samp_report(value smallint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private sample standard deviation of values clamped to [lower, upper], with its noise interval (one release)';
+
+CREATE AGGREGATE dp_stddev_samp(value integer, epsilon double precision, delta double precision, lower double precision, upper double precision) (
+  SFUNC = dpagg_variance_trans_int4, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_stddev_samp_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_stddev_samp(value integer, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private sample standard deviation of values clamped to [lower, upper]';
+
+CREATE AGGREGATE dp_stddev_samp_report(value integer, epsilon double precision, delta double precision, lower double precision, upper double precision) (
+  SFUNC = dpagg_variance_trans_int4, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_stddev_samp_report_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_stddev_samp_report(value integer, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private sample standard deviation of values clamped to [lower, upper], with its noise interval (one release)';
+
+CREATE AGGREGATE dp_stddev_samp(value integer, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
+  SFUNC = dpagg_variance_trans_int4_m, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_stddev_samp_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_stddev_samp(value integer, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private sample standard deviation of values clamped to [lower, upper]';
+
+CREATE AGGREGATE dp_stddev_samp_report(value integer, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
+  SFUNC = dpagg_variance_trans_int4_m, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_stddev_samp_report_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_stddev_samp_report(value integer, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private sample standard deviation of values clamped to [lower, upper], with its noise interval (one release)';
+
+CREATE AGGREGATE dp_stddev_samp(value bigint, epsilon double precision, delta double precision, lower double precision, upper double precision) (
+  SFUNC = dpagg_variance_trans_int8, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_stddev_samp_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_stddev_samp(value bigint, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private sample standard deviation of values clamped to [lower, upper]';
+
+CREATE AGGREGATE dp_stddev_samp_report(value bigint, epsilon double precision, delta double precision, lower double precision, upper double precision) (
+  SFUNC = dpagg_variance_trans_int8, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_stddev_samp_report_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_stddev_samp_report(value bigint, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private sample standard deviation of values clamped to [lower, upper], with its noise interval (one release)';
+
+CREATE AGGREGATE dp_stddev_samp(value bigint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
+  SFUNC = dpagg_variance_trans_int8_m, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_stddev_samp_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_stddev_samp(value bigint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private sample standard deviation of values clamped to [lower, upper]';
+
+CREATE AGGREGATE dp_stddev_samp_report(value bigint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
+  SFUNC = dpagg_variance_trans_int8_m, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_stddev_samp_report_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_stddev_samp_report(value bigint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private sample standard deviation of values clamped to [lower, upper], with its noise interval (one release)';
+
+CREATE AGGREGATE dp_stddev_samp(value real, epsilon double precision, delta double precision, lower double precision, upper double precision) (
+  SFUNC = dpagg_variance_trans_float4, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_stddev_samp_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_stddev_samp(value real, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private sample standard deviation of values clamped to [lower, upper]';
+
+CREATE AGGREGATE dp_stddev_samp_report(value real, epsilon double precision, delta double precision, lower double precision, upper double precision) (
+  SFUNC = dpagg_variance_trans_float4, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_stddev_samp_report_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_stddev_samp_report(value real, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private sample standard deviation of values clamped to [lower, upper], with its noise interval (one release)';
+
+CREATE AGGREGATE dp_stddev_samp(value real, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
+  SFUNC = dpagg_variance_trans_float4_m, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_stddev_samp_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_stddev_samp(value real, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private sample standard deviation of values clamped to [lower, upper]';
+
+CREATE AGGREGATE dp_stddev_samp_report(value real, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
+  SFUNC = dpagg_variance_trans_float4_m, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_stddev_samp_report_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_stddev_samp_report(value real, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private sample standard deviation of values clamped to [lower, upper], with its noise interval (one release)';
+
+CREATE AGGREGATE dp_stddev_samp(value double precision, epsilon double precision, delta double precision, lower double precision, upper double precision) (
+  SFUNC = dpagg_variance_trans_float8, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_stddev_samp_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_stddev_samp(value double precision, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private sample standard deviation of values clamped to [lower, upper]';
+
+CREATE AGGREGATE dp_stddev_samp_report(value double precision, epsilon double precision, delta double precision, lower double precision, upper double precision) (
+  SFUNC = dpagg_variance_trans_float8, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_stddev_samp_report_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_stddev_samp_report(value double precision, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private sample standard deviation of values clamped to [lower, upper], with its noise interval (one release)';
+
+CREATE AGGREGATE dp_stddev_samp(value double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
+  SFUNC = dpagg_variance_trans_float8_m, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_stddev_samp_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_stddev_samp(value double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private sample standard deviation of values clamped to [lower, upper]';
+
+CREATE AGGREGATE dp_stddev_samp_report(value double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
+  SFUNC = dpagg_variance_trans_float8_m, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_stddev_samp_report_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_stddev_samp_report(value double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private sample standard deviation of values clamped to [lower, upper], with its noise interval (one release)';
+
+CREATE AGGREGATE dp_stddev_samp(value numeric, epsilon double precision, delta double precision, lower double precision, upper double precision) (
+  SFUNC = dpagg_variance_trans_numeric, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_stddev_samp_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_stddev_samp(value numeric, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private sample standard deviation of values clamped to [lower, upper]';
+
+CREATE AGGREGATE dp_stddev_samp_report(value numeric, epsilon double precision, delta double precision, lower double precision, upper double precision) (
+  SFUNC = dpagg_variance_trans_numeric, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_stddev_samp_report_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_stddev_samp_report(value numeric, epsilon double precision, delta double precision, lower double precision, upper double precision) IS 'differentially private sample standard deviation of values clamped to [lower, upper], with its noise interval (one release)';
+
+CREATE AGGREGATE dp_stddev_samp(value numeric, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
+  SFUNC = dpagg_variance_trans_numeric_m, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_stddev_samp_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_stddev_samp(value numeric, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private sample standard deviation of values clamped to [lower, upper]';
+
+CREATE AGGREGATE dp_stddev_samp_report(value numeric, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
+  SFUNC = dpagg_variance_trans_numeric_m, STYPE = internal, SSPACE = 64,
+  COMBINEFUNC = dpagg_variance_combine, SERIALFUNC = dpagg_variance_serialize,
+  DESERIALFUNC = dpagg_variance_deserialize, FINALFUNC = dpagg_stddev_samp_report_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_stddev_samp_report(value numeric, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private sample standard deviation of values clamped to [lower, upper], with its noise interval (one release)';
+
 -- Calibration without release.
 CREATE FUNCTION dp_calibrate(
     mechanism text, epsilon double precision, delta double precision,
@@ -2154,5 +2972,28 @@ REVOKE ALL ON FUNCTION
   dpagg_percentiles_trans_float8(internal, double precision, double precision[], double precision, double precision, double precision, double precision),
   dpagg_percentiles_trans_float8_m(internal, double precision, double precision[], double precision, double precision, double precision, double precision, text),
   dpagg_percentiles_trans_numeric(internal, numeric, double precision[], double precision, double precision, double precision, double precision),
-  dpagg_percentiles_trans_numeric_m(internal, numeric, double precision[], double precision, double precision, double precision, double precision, text)
+  dpagg_percentiles_trans_numeric_m(internal, numeric, double precision[], double precision, double precision, double precision, double precision, text),
+  dpagg_variance_combine(internal, internal),
+  dpagg_var_pop_final(internal),
+  dpagg_var_pop_report_final(internal),
+  dpagg_variance_serialize(internal),
+  dpagg_variance_deserialize(bytea, internal),
+  dpagg_variance_trans_int2(internal, smallint, double precision, double precision, double precision, double precision),
+  dpagg_variance_trans_int2_m(internal, smallint, double precision, double precision, double precision, double precision, text),
+  dpagg_variance_trans_int4(internal, integer, double precision, double precision, double precision, double precision),
+  dpagg_variance_trans_int4_m(internal, integer, double precision, double precision, double precision, double precision, text),
+  dpagg_variance_trans_int8(internal, bigint, double precision, double precision, double precision, double precision),
+  dpagg_variance_trans_int8_m(internal, bigint, double precision, double precision, double precision, double precision, text),
+  dpagg_variance_trans_float4(internal, real, double precision, double precision, double precision, double precision),
+  dpagg_variance_trans_float4_m(internal, real, double precision, double precision, double precision, double precision, text),
+  dpagg_variance_trans_float8(internal, double precision, double precision, double precision, double precision, double precision),
+  dpagg_variance_trans_float8_m(internal, double precision, double precision, double precision, double precision, double precision, text),
+  dpagg_variance_trans_numeric(internal, numeric, double precision, double precision, double precision, double precision),
+  dpagg_variance_trans_numeric_m(internal, numeric, double precision, double precision, double precision, double precision, text),
+  dpagg_var_samp_final(internal),
+  dpagg_var_samp_report_final(internal),
+  dpagg_stddev_pop_final(internal),
+  dpagg_stddev_pop_report_final(internal),
+  dpagg_stddev_samp_final(internal),
+  dpagg_stddev_samp_report_final(internal)
   FROM PUBLIC;

@@ -96,6 +96,17 @@ dpagg_arg_layout(Aggref *aggref, int kind, DpArgLayout *lo)
 		if (has_mech)
 			lo->mechanism = p++;
 	}
+	else if (kind == DP_SITE_VARIANCE)
+	{
+		/* dp_var_pop and its forms (variance.c): value, epsilon, delta, lower, upper [, mechanism] */
+		lo->value = p++;
+		lo->epsilon = p++;
+		lo->delta = p++;
+		lo->lower = p++;
+		lo->upper = p++;
+		if (has_mech)
+			lo->mechanism = p++;
+	}
 	else if (kind == DP_SITE_PERCENTILE)
 	{
 		/* dp_percentile(value, p, ...), dp_percentiles(value, ps, ...), dp_median(value, ...):
@@ -228,7 +239,7 @@ dpagg_param_float8(DpSite *site, int i, const char *name, int kind)
 	if (isnull)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s of %s must not be NULL", name, dpagg_kind_name(kind)),
+				 errmsg("%s of %s must not be NULL", name, site->name ? site->name : dpagg_kind_name(kind)),
 				 errhint("Pass a number.")));
 	return DatumGetFloat8(d);
 }

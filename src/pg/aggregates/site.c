@@ -397,6 +397,8 @@ dpagg_kind_name(int kind)
 			return "dp_count";
 		case DP_SITE_PERCENTILE:
 			return "dp_percentile";
+		case DP_SITE_VARIANCE:
+			return "dp_var_pop";	/* or one of its sibling forms: DpSite.name says which */
 		default:
 			return "dp_sum_vector";
 	}
@@ -720,6 +722,7 @@ site_prepare(AggState *as, AggStatePerTrans pt, int expected_kind)
 	site->kind = kind;
 	site->aggstate = as;
 	site->cxt = pt->transfn.fn_mcxt;
+	site->name = dpagg_kind_name(kind);
 	site->argref = DO_AGGSPLIT_COMBINE(aggref->aggsplit) ? partial_aggref(as, aggref) : aggref;
 	/* Every argument the aggregate declares is there (citus.c takes the parameters out of the
 	 * merges it hands Citus, and puts them back in the finished plan), or kept aside
@@ -743,6 +746,7 @@ site_prepare(AggState *as, AggStatePerTrans pt, int expected_kind)
 		? dpagg_vector_site_params(site)
 		: kind == DP_SITE_SELECT ? dpagg_select_site_params(site)
 		: kind == DP_SITE_PERCENTILE ? dpagg_percentile_site_params(site)
+		: kind == DP_SITE_VARIANCE ? dpagg_variance_site_params(site)
 		: dpagg_scalar_site_params(site);
 	/* Published only once complete: a failed preparation leaves no half-made site behind. */
 	pt->transfn.fn_extra = site;
@@ -806,18 +810,20 @@ dpagg_site_set_charge(DpSite *site, double epsilon, double delta, const DpCharge
 	int			i;
 	site->epsilon = epsilon;
 	site->delta = delta;
-	site->nparts = Min(nparts, (int) lengthof(site->parts));
+	if (nparts < 0 || nparts > (int) lengthof(site->parts))
+		elog(ERROR, "dpagg: a release of %d parts", nparts);	/* never cut a charge short */
+	site->nparts = nparts;
 	for (i = 0; i < site->nparts; i++)
 		site->parts[i] = parts[i];
 	if (site->releases)
-		dpagg_charge_check_parts(site->aggstate, dpagg_kind_name(site->kind), epsilon, delta,
+		dpagg_charge_check_parts(site->aggstate, site->name, epsilon, delta,
 								 site->parts, site->nparts);
 }
 
 void
 dpagg_site_charge(DpSite *site)
 {
-	dpagg_charge_at(site->aggstate, &site->mark, dpagg_kind_name(site->kind), site->epsilon, site->delta,
+	dpagg_charge_at(site->aggstate, &site->mark, site->name, site->epsilon, site->delta,
 					site->parts, site->nparts, site->query_text);
 }
 

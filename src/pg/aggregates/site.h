@@ -47,7 +47,9 @@ typedef enum DpSiteKind
 	DP_SITE_MERGE_COUNT = 12,
 	DP_SITE_MERGE_VECTOR = 13,	/* dp_sum_vector over partial sums (vector.c) */
 	/* dp_percentile, dp_median and dp_percentiles (percentile.c) */
-	DP_SITE_PERCENTILE = 14
+	DP_SITE_PERCENTILE = 14,
+	/* dp_var_pop, dp_var_samp, dp_stddev_pop and dp_stddev_samp (variance.c) */
+	DP_SITE_VARIANCE = 15
 } DpSiteKind;
 
 #define DPAGG_KIND_IS_UNIT(k) ((k) >= DP_SITE_UNIT_SUM && (k) <= DP_SITE_UNIT_VECTOR)
@@ -66,10 +68,12 @@ typedef struct DpSite
 	MemoryContext cxt;			/* the query's memory: lives as long as the Agg node */
 	bool		releases;		/* this Agg node finalizes: it releases and is charged */
 	void	   *params;			/* the kind's evaluated, validated parameters */
+	const char *name;			/* the aggregate's name in errors and the ledger (its kind's,
+								 * or the one of the variance's four forms) */
 	/* What one execution is charged (filled by the kind's builder). */
 	double		epsilon;
 	double		delta;
-	DpChargePart parts[2];
+	DpChargePart parts[3];		/* dp_var_pop and the like have three */
 	int			nparts;
 	const char *query_text;		/* the statement's text, captured when it started (or NULL) */
 	DpChargeMark mark;			/* charged in which loop of the Agg node */
@@ -163,6 +167,12 @@ extern bool dpagg_select_keep(DpSite *site, int64 n_units);
 extern void *dpagg_scalar_site_params(DpSite *site);
 extern void *dpagg_vector_site_params(DpSite *site);
 extern void *dpagg_percentile_site_params(DpSite *site);
+extern void *dpagg_variance_site_params(DpSite *site);
+/* For dp_explain: the plan and the three calibrations of a dp_var_pop call (variance.c). */
+struct dpagg_variance_plan;
+extern void dpagg_variance_calibrations(double epsilon, double delta, double lower, double upper,
+										text *mechanism, struct dpagg_variance_plan *plan,
+										dpagg_calibration *cal);
 /* A float8 parameter of a call site, refused (22023) if NULL: "<name> of <kind> must not be NULL". */
 extern double dpagg_param_float8(DpSite *site, int i, const char *name, int kind);
 

@@ -865,6 +865,10 @@ collect_walker(Node *node, LevelContext *lc)
 			unsupported("dpagg aggregates over a private relation cannot be combined with other aggregates in the same query level",
 						"Only dpagg's aggregates are bounded per privacy unit.",
 						"Compute the other aggregates in a separate query.");
+		if (kind == DP_SITE_VARIANCE)
+			unsupported("dp_var_pop, dp_var_samp, dp_stddev_pop and dp_stddev_samp over a private relation are not available yet",
+						"Per privacy unit, a variance needs each unit's count, sum and sum of squares bounded together, which is not built yet.",
+						"Run it over a relation that is not private, or use dp_avg over the private relation.");
 		if (kind == DP_SITE_PERCENTILE)
 			unsupported("dp_percentile, dp_median and dp_percentiles over a private relation are not available yet",
 						"Per privacy unit, a quantile needs each unit's values bounded in number, which is not built yet.",

@@ -101,6 +101,7 @@ releasing_kind(int kind)
 		case DP_SITE_MERGE_COUNT:
 		case DP_SITE_MERGE_VECTOR:
 		case DP_SITE_PERCENTILE:
+		case DP_SITE_VARIANCE:
 			return true;
 		default:
 			return false;

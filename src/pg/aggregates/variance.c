@@ -1,0 +1,495 @@
+/*
+ * variance.c — dp_var_pop, dp_var_samp, dp_stddev_pop and dp_stddev_samp (and their _report
+ * forms): private variances and standard deviations from three noisy sums
+ * (src/core/variance/dpagg_variance.h; the argument is docs/variance.md).
+ *
+ *   dp_var_pop(value, epsilon, delta, lower, upper [, mechanism])  ->  double precision
+ *
+ * The state of a group is exact: the number of values, the sum of the centred values
+ * y = clamp(x) - m and the sum of y^2 - B^2/2, each y and each square rounded to the quantum of
+ * its bound (so the sums are exact integers in 128 bits and do not depend on the order of the
+ * rows, as dp_sum's: dpagg_accum.h).  The final function charges (normally already done, before
+ * the first row), then releases the three sums with the call's mechanism, each calibrated at its
+ * share of epsilon and delta, and returns the statistic computed from them (post-processing).
+ *
+ * The parameters belong to the call site and are read once per query (site.c).  The state is
+ * `internal` (48 bytes); parallel plans move it through the serialize/deserialize functions.  Not
+ * over private relations (query/bound.c refuses it) nor on Citus (citus/citus.c refuses it) yet.
+ */
+#include "aggregates/state.h"
+
+#include <math.h>
+
+#include "access/htup_details.h"
+#include "catalog/pg_aggregate.h"
+#include "funcapi.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/syscache.h"
+#include "utils/typcache.h"
+
+#include "dpagg_accum.h"
+#include "variance/dpagg_variance.h"
+
+#define VSTATE_VERSION 1
+#define VNAME "dp_var_pop"
+
+extern Datum dpagg_var_pop_final(PG_FUNCTION_ARGS);
+extern Datum dpagg_var_samp_final(PG_FUNCTION_ARGS);
+extern Datum dpagg_stddev_pop_final(PG_FUNCTION_ARGS);
+extern Datum dpagg_stddev_samp_final(PG_FUNCTION_ARGS);
+extern Datum dpagg_var_pop_report_final(PG_FUNCTION_ARGS);
+extern Datum dpagg_var_samp_report_final(PG_FUNCTION_ARGS);
+extern Datum dpagg_stddev_pop_report_final(PG_FUNCTION_ARGS);
+extern Datum dpagg_stddev_samp_report_final(PG_FUNCTION_ARGS);
+
+/* The four forms: their names (at most 15 bytes: the ledger's field) and final functions. */
+static const struct
+{
+	const char *name;
+	PGFunction	final;
+	PGFunction	report;
+}			forms[] = {
+	[DPAGG_VAR_POP] = {"dp_var_pop", dpagg_var_pop_final, dpagg_var_pop_report_final},
+	[DPAGG_VAR_SAMP] = {"dp_var_samp", dpagg_var_samp_final, dpagg_var_samp_report_final},
+	[DPAGG_STDDEV_POP] = {"dp_stddev_pop", dpagg_stddev_pop_final, dpagg_stddev_pop_report_final},
+	[DPAGG_STDDEV_SAMP] = {"dp_stddev_samp", dpagg_stddev_samp_final, dpagg_stddev_samp_report_final},
+};
+
+typedef struct VState
+{
+	int32		version;
+	uint8		released;		/* 1: value kept; 2: the report's row kept too */
+	bool		null_answer;	/* the released answer was NULL */
+	int64		n;
+	/* 128-bit exact sums as halves (a palloc'd struct is only 8-byte aligned) */
+	int64		s_hi;
+	uint64		s_lo;
+	int64		q_hi;
+	uint64		q_lo;
+	double		value;			/* once released */
+	double		lo;
+	double		hi;
+} VState;
+
+typedef struct VParams
+{
+	int			form;			/* dpagg_variance_form, from the aggregate's final function */
+	bool		report;
+	dpagg_variance_plan plan;
+	double		epsilon;
+	double		delta;
+	double		inv_quantum_y;	/* 1 / the quantum of B */
+	double		quantum_y;
+	double		inv_quantum_q;	/* 1 / the quantum of B^2/2 */
+	char		mechanism[DPAGG_MECH_SPEC_LEN];
+	dpagg_calibration cal[DPAGG_VARIANCE_PARTS];
+	dpagg_release_plan rplan[DPAGG_VARIANCE_PARTS];
+	double		confidence;
+	double		halfwidth[DPAGG_VARIANCE_PARTS];
+	TupleDesc	report_desc;
+} VParams;
+
+/* The form of an aggregate from its final function; -1 if none of ours. */
+static int
+form_of(Oid aggfnoid, bool *report)
+{
+	HeapTuple	tup = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(aggfnoid));
+	PGFunction	final = NULL;
+	int			i;
+
+	if (HeapTupleIsValid(tup))
+	{
+		final = dpagg_fn_address(((Form_pg_aggregate) GETSTRUCT(tup))->aggfinalfn);
+		ReleaseSysCache(tup);
+	}
+	for (i = 0; i < (int) lengthof(forms); i++)
+		if (final == forms[i].final || final == forms[i].report)
+		{
+			*report = final == forms[i].report;
+			return i;
+		}
+	return -1;
+}
+
+/* Read and validate the parameters of a call site (site.c calls this once per query, before any
+ * row is read: a refusal never depends on the data), calibrate the three parts and describe the
+ * charge. */
+void *
+dpagg_variance_site_params(DpSite *site)
+{
+	DpArgLayout lo;
+	VParams    *p = MemoryContextAllocZero(site->cxt, sizeof(VParams));
+	dpagg_error err;
+	text	   *mech = NULL;
+	DpChargePart parts[DPAGG_VARIANCE_PARTS];
+	int			i;
+
+	p->form = form_of(site->argref->aggfnoid, &p->report);
+	if (p->form < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("dpagg support functions can only be used by dpagg's own aggregates")));
+	site->name = forms[p->form].name;
+	dpagg_arg_layout(site->argref, site->kind, &lo);
+	p->epsilon = dpagg_param_float8(site, lo.epsilon, "epsilon", DP_SITE_VARIANCE);
+	p->delta = dpagg_param_float8(site, lo.delta, "delta", DP_SITE_VARIANCE);
+	if (dpagg_variance_plan_init(p->epsilon, p->delta,
+								 dpagg_param_float8(site, lo.lower, "lower", DP_SITE_VARIANCE),
+								 dpagg_param_float8(site, lo.upper, "upper", DP_SITE_VARIANCE),
+								 &p->plan, &err) != DPAGG_OK)
+		dpagg_report(&err);
+	if (lo.mechanism >= 0)
+	{
+		bool		isnull;
+		Datum		d = dpagg_site_param(site, lo.mechanism, &isnull);
+
+		if (isnull)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("mechanism of %s must not be NULL", site->name),
+					 errhint("Name a mechanism listed by dp_mechanisms(), or omit the argument to use dpagg.default_mechanism.")));
+		mech = DatumGetTextPP(d);
+	}
+	dpagg_mechanism_spec(mech, p->mechanism, sizeof(p->mechanism));
+	p->quantum_y = dpagg_quantum_for_bound(p->plan.bound);
+	p->inv_quantum_y = 1.0 / p->quantum_y;
+	p->inv_quantum_q = 1.0 / dpagg_quantum_for_bound(p->plan.sensitivity[DPAGG_VARIANCE_SQUARES]);
+
+	/*
+	 * Calibrate now (which validates epsilon, delta and the mechanism), before any row is read.
+	 * The count is integer-valued (quantum 1); the two sums are released on their quanta's grids.
+	 */
+	for (i = 0; i < DPAGG_VARIANCE_PARTS; i++)
+	{
+		bool		count = i == DPAGG_VARIANCE_COUNT;
+		dpagg_request req = dpagg_scalar_request(p->plan.epsilon[i], p->plan.delta[i],
+												 p->plan.sensitivity[i], count);
+
+		dpagg_calibrate_cached(p->mechanism, &req, &p->cal[i]);
+		if (dpagg_release_plan_init(&p->cal[i],
+									count ? 1.0 : i == DPAGG_VARIANCE_SUM ? p->quantum_y
+									: 1.0 / p->inv_quantum_q,
+									&p->rplan[i], &err) != DPAGG_OK)
+			dpagg_report(&err);
+	}
+	if (p->report)
+	{
+		/* Each part within its half-width at 1 - (1 - c)/3: all three at once with probability at
+		 * least c (the union bound; docs/variance.md, "Intervals"). */
+		Oid			rettype = get_func_rettype(site->argref->aggfnoid);
+		MemoryContext old;
+
+		p->confidence = dpagg_report_confidence;
+		for (i = 0; i < DPAGG_VARIANCE_PARTS; i++)
+			if (dpagg_noise_halfwidth(&p->cal[i], 1 - (1 - p->confidence) / 3, &p->halfwidth[i],
+									  &err) != DPAGG_OK)
+				dpagg_report(&err);
+		old = MemoryContextSwitchTo(site->cxt);
+		p->report_desc = BlessTupleDesc(lookup_rowtype_tupdesc_copy(rettype, -1));
+		MemoryContextSwitchTo(old);
+	}
+	/* The charge: the call's (epsilon, delta), as its three parts (each part's delta only where
+	 * its mechanism uses one: dpagg_charged_delta). */
+	for (i = 0; i < DPAGG_VARIANCE_PARTS; i++)
+	{
+		static const char *const what[] = {"squares", "sum", "count"};
+
+		parts[i].spec = MemoryContextStrdup(site->cxt, psprintf("%s %s", what[i], p->cal[i].spec));
+		parts[i].epsilon = p->cal[i].epsilon;
+		parts[i].delta = dpagg_charged_delta(&p->cal[i], p->plan.delta[i]);
+		parts[i].rho = dpagg_zcdp_rho(&p->cal[i]);
+	}
+	dpagg_site_set_charge(site, p->epsilon, p->delta, parts, DPAGG_VARIANCE_PARTS);
+	return p;
+}
+
+/* For dp_explain: the calibrations of a call with these parameters (as the site makes them). */
+void
+dpagg_variance_calibrations(double epsilon, double delta, double lower, double upper,
+							text *mechanism, dpagg_variance_plan *plan, dpagg_calibration *cal)
+{
+	char		spec[DPAGG_MECH_SPEC_LEN];
+	dpagg_error err;
+	int			i;
+
+	if (dpagg_variance_plan_init(epsilon, delta, lower, upper, plan, &err) != DPAGG_OK)
+		dpagg_report(&err);
+	dpagg_mechanism_spec(mechanism, spec, sizeof(spec));
+	for (i = 0; i < DPAGG_VARIANCE_PARTS; i++)
+	{
+		dpagg_request req = dpagg_scalar_request(plan->epsilon[i], plan->delta[i],
+												 plan->sensitivity[i], i == DPAGG_VARIANCE_COUNT);
+
+		dpagg_calibrate_cached(spec, &req, &cal[i]);
+	}
+}
+
+/* ---- the state ------------------------------------------------------------------------------- */
+
+static VState *
+vstate_new(MemoryContext cxt)
+{
+	VState	   *st = MemoryContextAllocZero(cxt, sizeof(VState));
+
+	st->version = VSTATE_VERSION;
+	return st;
+}
+
+static void
+check_vstate(const VState *st)
+{
+	if (st->version != VSTATE_VERSION)
+		elog(ERROR, "dp_var_pop: state of the wrong kind");
+}
+
+static inline void
+add128(int64 *hi, uint64 *lo, int64 q)
+{
+	uint64		l = *lo + (uint64) q;
+
+	*hi += (q >> 63) + (l < (uint64) q);
+	*lo = l;
+}
+
+static Datum
+variance_trans(FunctionCallInfo fcinfo, ValueType vt)
+{
+	MemoryContext cxt = dpagg_aggregate_context(fcinfo, VNAME);
+	DpSite	   *site = dpagg_site_of_trans(fcinfo, DP_SITE_VARIANCE);
+	const VParams *p = (const VParams *) site->params;
+	VState	   *st = PG_ARGISNULL(0) ? NULL : (VState *) PG_GETARG_POINTER(0);
+
+	if (st == NULL)
+		st = vstate_new(cxt);
+	if (!PG_ARGISNULL(1))
+	{
+		const dpagg_variance_plan *pl = &p->plan;
+		double		x = dpagg_clamp(value_as_double(fcinfo, 1, vt), pl->lower, pl->upper);
+		/* y = x - m on the quanta of B, then y^2 - B^2/2 (from that y) on the quanta of B^2/2:
+		 * both clamped to their bounds, which is what the sensitivities need whatever the
+		 * rounding did. */
+		int64		qy = dpagg_quantize(x - pl->mid, -pl->bound, pl->bound, p->inv_quantum_y);
+		double		y = (double) qy * p->quantum_y;
+		double		h = pl->sensitivity[DPAGG_VARIANCE_SQUARES];
+		int64		qq = dpagg_quantize(y * y - h, -h, h, p->inv_quantum_q);
+
+		st->n++;
+		add128(&st->s_hi, &st->s_lo, qy);
+		add128(&st->q_hi, &st->q_lo, qq);
+	}
+	PG_RETURN_POINTER(st);
+}
+
+#define DPAGG_V_TRANS(fname, vt) \
+	PG_FUNCTION_INFO_V1(fname); \
+	Datum fname(PG_FUNCTION_ARGS) { return variance_trans(fcinfo, vt); }
+
+DPAGG_V_TRANS(dpagg_variance_trans_int2, VT_INT2)
+DPAGG_V_TRANS(dpagg_variance_trans_int4, VT_INT4)
+DPAGG_V_TRANS(dpagg_variance_trans_int8, VT_INT8)
+DPAGG_V_TRANS(dpagg_variance_trans_float4, VT_FLOAT4)
+DPAGG_V_TRANS(dpagg_variance_trans_float8, VT_FLOAT8)
+DPAGG_V_TRANS(dpagg_variance_trans_numeric, VT_NUMERIC)
+
+PG_FUNCTION_INFO_V1(dpagg_variance_combine);
+Datum
+dpagg_variance_combine(PG_FUNCTION_ARGS)
+{
+	MemoryContext cxt = dpagg_aggregate_context(fcinfo, VNAME);
+	VState	   *a = PG_ARGISNULL(0) ? NULL : (VState *) PG_GETARG_POINTER(0);
+	VState	   *b = PG_ARGISNULL(1) ? NULL : (VState *) PG_GETARG_POINTER(1);
+
+	(void) dpagg_site_of_trans(fcinfo, DP_SITE_VARIANCE);
+	if (b == NULL)
+	{
+		if (a == NULL)
+			PG_RETURN_NULL();
+		PG_RETURN_POINTER(a);
+	}
+	check_vstate(b);
+	if (a == NULL)
+		a = vstate_new(cxt);
+	check_vstate(a);
+	a->n += b->n;
+	dpagg_int128_set(dpagg_int128_get(a->s_hi, a->s_lo) + dpagg_int128_get(b->s_hi, b->s_lo),
+					 &a->s_hi, &a->s_lo);
+	dpagg_int128_set(dpagg_int128_get(a->q_hi, a->q_lo) + dpagg_int128_get(b->q_hi, b->q_lo),
+					 &a->q_hi, &a->q_lo);
+	PG_RETURN_POINTER(a);
+}
+
+/* Serialised: version, n, then the two sums as (hi, lo) halves: 48 bytes. */
+typedef struct VWire
+{
+	int32		version;
+	int32		pad;
+	int64		n;
+	int64		s_hi;
+	uint64		s_lo;
+	int64		q_hi;
+	uint64		q_lo;
+} VWire;
+
+PG_FUNCTION_INFO_V1(dpagg_variance_serialize);
+Datum
+dpagg_variance_serialize(PG_FUNCTION_ARGS)
+{
+	VState	   *st;
+	VWire		w;
+	bytea	   *out;
+
+	(void) dpagg_aggregate_context(fcinfo, VNAME);
+	st = (VState *) PG_GETARG_POINTER(0);
+	check_vstate(st);
+	memset(&w, 0, sizeof(w));
+	w.version = VSTATE_VERSION;
+	w.n = st->n;
+	w.s_hi = st->s_hi;
+	w.s_lo = st->s_lo;
+	w.q_hi = st->q_hi;
+	w.q_lo = st->q_lo;
+	out = palloc(VARHDRSZ + sizeof(VWire));
+	SET_VARSIZE(out, VARHDRSZ + sizeof(VWire));
+	memcpy(VARDATA(out), &w, sizeof(VWire));
+	PG_RETURN_BYTEA_P(out);
+}
+
+PG_FUNCTION_INFO_V1(dpagg_variance_deserialize);
+Datum
+dpagg_variance_deserialize(PG_FUNCTION_ARGS)
+{
+	bytea	   *in;
+	VWire		w;
+	VState	   *st;
+
+	(void) dpagg_aggregate_context(fcinfo, VNAME);
+	in = PG_GETARG_BYTEA_PP(0);
+	/* Bytes from outside (only a superuser can pair this function with another serialisation):
+	 * malformed input, 22P03 as core's binary input functions.  A partial state of n values has
+	 * sums within n times one value's quanta (at most 2^53 each), which is checked too: the
+	 * sensitivity holds for the merged state. */
+	if (VARSIZE_ANY_EXHDR(in) != sizeof(VWire))
+		goto malformed;
+	memcpy(&w, VARDATA_ANY(in), sizeof(VWire));
+	if (w.version != VSTATE_VERSION || w.n < 0)
+		goto malformed;
+	{
+		__int128	lim = (__int128) w.n * ((__int128) 1 << 53);
+		__int128	s = dpagg_int128_get(w.s_hi, w.s_lo);
+		__int128	q = dpagg_int128_get(w.q_hi, w.q_lo);
+
+		if (s > lim || s < -lim || q > lim || q < -lim)
+			goto malformed;
+	}
+	st = vstate_new(CurrentMemoryContext);
+	st->n = w.n;
+	st->s_hi = w.s_hi;
+	st->s_lo = w.s_lo;
+	st->q_hi = w.q_hi;
+	st->q_lo = w.q_lo;
+	PG_RETURN_POINTER(st);
+malformed:
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+			 errmsg("malformed partial state of %s", VNAME),
+			 errhint("Only dp_var_pop's own serialisation function makes its partial states.")));
+	PG_RETURN_NULL();			/* keep the compiler quiet */
+}
+
+/* ---- the release ----------------------------------------------------------------------------- */
+
+static double
+draw(const dpagg_release_plan *plan, __int128 quanta)
+{
+	dpagg_error err;
+	double		out;
+
+	if (dpagg_release_planned(plan, quanta, &out, &err) != DPAGG_OK)
+		dpagg_report(&err);
+	return out;
+}
+
+/*
+ * The release of one group: charged (normally already, before the first row), then the three
+ * parts drawn and the answer computed from them; a state finalized again (a rescan that reuses
+ * the groups) returns what it released.  An empty group (no state) releases noisy zeros.
+ */
+static Datum
+variance_final(FunctionCallInfo fcinfo, int form, bool report)
+{
+	MemoryContext cxt = dpagg_aggregate_context(fcinfo, VNAME);
+	DpSite	   *site = dpagg_site_of_final(fcinfo, DP_SITE_VARIANCE);
+	const VParams *p = (const VParams *) site->params;
+	VState	   *st = PG_ARGISNULL(0) ? NULL : (VState *) PG_GETARG_POINTER(0);
+
+	/* site.c has checked that this final function is the aggregate's (the form was read from it) */
+	if (p->form != form || p->report != report)
+		elog(ERROR, "dp_var_pop: final function of the wrong form");
+	if (st != NULL)
+		check_vstate(st);
+	else
+		st = vstate_new(cxt);
+	if (!st->released)
+	{
+		double		noisy[DPAGG_VARIANCE_PARTS];
+		double		c;
+
+		dpagg_site_charge(site);
+		noisy[DPAGG_VARIANCE_SQUARES] = draw(&p->rplan[DPAGG_VARIANCE_SQUARES],
+											 dpagg_int128_get(st->q_hi, st->q_lo));
+		noisy[DPAGG_VARIANCE_SUM] = draw(&p->rplan[DPAGG_VARIANCE_SUM],
+										 dpagg_int128_get(st->s_hi, st->s_lo));
+		c = rint(draw(&p->rplan[DPAGG_VARIANCE_COUNT], (__int128) st->n));
+		noisy[DPAGG_VARIANCE_COUNT] = c < 0 ? 0 : c;
+		st->null_answer = !dpagg_variance_estimate(&p->plan, form, noisy[DPAGG_VARIANCE_SQUARES],
+												   noisy[DPAGG_VARIANCE_SUM],
+												   noisy[DPAGG_VARIANCE_COUNT], &st->value);
+		if (report)
+			dpagg_variance_interval(&p->plan, form, noisy[DPAGG_VARIANCE_SQUARES],
+									noisy[DPAGG_VARIANCE_SUM], noisy[DPAGG_VARIANCE_COUNT],
+									p->halfwidth, &st->lo, &st->hi);
+		/* the sums are no longer needed: nothing exact stays in a released state */
+		st->n = 0;
+		st->s_hi = st->q_hi = 0;
+		st->s_lo = st->q_lo = 0;
+		st->released = 1;
+	}
+	if (!report)
+	{
+		if (st->null_answer)
+			PG_RETURN_NULL();
+		PG_RETURN_FLOAT8(st->value);
+	}
+	{
+		Datum		values[8];
+		bool		nulls[8] = {false, false, false, false, false, false, false, false};
+		const char *mech = p->cal[0].spec;
+
+		if (strcmp(p->cal[0].spec, p->cal[1].spec) != 0 || strcmp(p->cal[0].spec, p->cal[2].spec) != 0)
+			mech = psprintf("%s / %s / %s", p->cal[0].spec, p->cal[1].spec, p->cal[2].spec);
+		values[0] = Float8GetDatum(st->value);
+		nulls[0] = st->null_answer;
+		values[1] = Float8GetDatum(st->lo);
+		values[2] = Float8GetDatum(st->hi);
+		values[3] = Float8GetDatum(p->confidence);
+		values[4] = CStringGetTextDatum(mech);
+		values[5] = Float8GetDatum(p->epsilon);
+		values[6] = Float8GetDatum(p->delta);
+		values[7] = Float8GetDatum(p->cal[0].scale);
+		PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(p->report_desc, values, nulls)));
+	}
+}
+
+#define DPAGG_V_FINAL(fname, form, report) \
+	PG_FUNCTION_INFO_V1(fname); \
+	Datum fname(PG_FUNCTION_ARGS) { return variance_final(fcinfo, form, report); }
+
+DPAGG_V_FINAL(dpagg_var_pop_final, DPAGG_VAR_POP, false)
+DPAGG_V_FINAL(dpagg_var_samp_final, DPAGG_VAR_SAMP, false)
+DPAGG_V_FINAL(dpagg_stddev_pop_final, DPAGG_STDDEV_POP, false)
+DPAGG_V_FINAL(dpagg_stddev_samp_final, DPAGG_STDDEV_SAMP, false)
+DPAGG_V_FINAL(dpagg_var_pop_report_final, DPAGG_VAR_POP, true)
+DPAGG_V_FINAL(dpagg_var_samp_report_final, DPAGG_VAR_SAMP, true)
+DPAGG_V_FINAL(dpagg_stddev_pop_report_final, DPAGG_STDDEV_POP, true)
+DPAGG_V_FINAL(dpagg_stddev_samp_report_final, DPAGG_STDDEV_SAMP, true)
