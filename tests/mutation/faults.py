@@ -186,6 +186,54 @@ FAULTS = [
                 "quantiles worth twice what its budget records.",
         "killers": ["regress:" + _LATE + ",82_percentile"],
     },
+    # ---------------------------------------------------------------- variances --------------
+    {
+        "id": "variance-squares-sensitivity-halved",
+        "file": "src/core/variance/variance.cpp",
+        "find": "p.sensitivity[DPAGG_VARIANCE_SQUARES] = p.bound * p.bound / 2;",
+        "replace": "p.sensitivity[DPAGG_VARIANCE_SQUARES] = p.bound * p.bound / 4;",
+        "what": "The sum of squares of dp_var_pop is calibrated for half its sensitivity B^2/2, so "
+                "a variance release is not (epsilon, delta)-DP: one value moves it twice as far "
+                "as the noise is made for.",
+        "killers": ["unit:Variance.*", "noise"],
+    },
+    {
+        "id": "variance-shares-overspent",
+        "file": "src/core/variance/variance.h",
+        "find": "{0.287885, 0.424227, 0.287885}",
+        "replace": "{0.333333, 0.424227, 0.287885}",
+        "what": "The three parts of a variance are calibrated at shares of epsilon that add up to "
+                "more than 1, so the release spends more epsilon than the call's, which is all "
+                "that is charged.",
+        "killers": ["unit:Variance.*"],
+    },
+    {
+        "id": "variance-interval-sample-factor-dropped",
+        "file": "src/core/variance/variance.cpp",
+        "find": "vhi = std::nextafter(vhi * (nmin / (nmin - 1)), INFINITY);",
+        "replace": "vhi = std::nextafter(vhi, INFINITY);",
+        "what": "dp_var_samp_report's interval leaves out the factor n/(n - 1) at its high end, "
+                "so it can miss the sample variance it claims to hold (accuracy promise).",
+        "killers": ["unit:Variance.*"],
+    },
+    {
+        "id": "variance-count-exact",
+        "file": "src/pg/aggregates/variance.c",
+        "find": "c = rint(draw(&p->rplan[DPAGG_VARIANCE_COUNT], (__int128) st->n));",
+        "replace": "c = (double) st->n;",
+        "what": "dp_var_pop's count part is released without its noise, so the number of values "
+                "in a group leaks exactly through every variance.",
+        "killers": ["noise"],
+    },
+    {
+        "id": "variance-uncharged",
+        "file": "src/pg/aggregates/variance.c",
+        "find": "dpagg_site_set_charge(site, p->epsilon, p->delta, parts, DPAGG_VARIANCE_PARTS);",
+        "replace": "dpagg_site_set_charge(site, p->epsilon / 2, p->delta, parts, DPAGG_VARIANCE_PARTS);",
+        "what": "dp_var_pop's releases are charged half their epsilon, so a role releases "
+                "variances worth twice what its budget records.",
+        "killers": ["regress:" + _LATE + ",83_variance"],
+    },
     # ---------------------------------------------------------------- core: selection ---------
     {
         "id": "selection-laplace-threshold-lowered",

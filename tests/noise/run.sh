@@ -13,13 +13,13 @@
 #
 # Samples.  One statement over a table that is not private with GROUP BY g releases one
 # independent value per group (one charge for the statement): 4000 groups of a known answer give
-# 4000 noise draws in one query.  Over a private relation (dp_protect, L = 3) the public-groups
+# 4000 noise draws in one query (20000 for the private variances, section 10).  Over a private relation (dp_protect, L = 3) the public-groups
 # form (FROM keys k LEFT JOIN private p ON ... GROUP BY k.g) releases every key (3000, or 6000
 # for dp_avg), each calibrated at (epsilon/3, delta/3); the group-selection checks group by
 # private keys instead and count the groups released.
 #
 # Statistics (tests/noise/stats.py, python3 standard library; d = released - true answer).  Every
-# random check fails by chance with probability at most 5e-9; there are about 100 of them, so by
+# random check fails by chance with probability at most 5e-9; there are about 110 of them, so by
 # Bonferroni the whole script fails by chance with probability below 1e-6.
 #   var    R = mean(d^2)/V, V the calibrated E[d^2] (R is the second moment about the truth, so
 #          a bias counts too).  Fails below r_lo = 1 - sqrt(2 K ln(2/5e-9)/n): Bernstein's
@@ -54,6 +54,15 @@
 #          for the Gaussian): Kolmogorov-Smirnov distance at most sqrt(ln(2/5e-9)/(2n)) (0.050 at
 #          n = 4000): the Dvoretzky-Kiefer-Wolfowitz-Massart bound, rigorous.  A norm scaled by
 #          0.91 or 1.1 (Gaussian), 0.88 or 1.13 (l2) fails with probability > 1 - 5e-9.
+#   simks  a private variance's releases (one number computed from three noisy parts) against
+#          the estimator's law simulated in stats.py from the true parts and the calibrated
+#          Laplace noise (200000 draws, fixed seed): two-sample Kolmogorov-Smirnov distance at
+#          most sqrt(ln(4/5e-9)/(2n)) + sqrt(ln(4/5e-9)/(2M)) = 0.030 (n = 20000, M = 200000):
+#          DKW-Massart for each sample at 2.5e-9, rigorous (section 10).
+#   simvar R = mean(d^2)/E[d^2] against the simulated law's E[d^2] (d = release - truth): the
+#          var bands (kurtosis from the simulation), widened by the simulation's own error, and
+#          the mean of d against the simulated mean.  Each part's noise halved or doubled, or
+#          the count released exactly, fails with certainty (section 10).
 #   tol    interval widths and report fields equal to the closed forms within 1e-9 relative
 #          (1e-7 where dp_avg_report's halves are recovered by arithmetic): exact, never failing
 #          by chance.
@@ -77,6 +86,12 @@
 #      units, and keep_one_unit.                                                     [select]
 #   9. dp_median and dp_percentile: the share of releases in the quantile's bin against
 #      permute-and-flip's exact chance.                                                [qhit]
+#  10. dp_var_pop (epsilon 2) and dp_stddev_samp (epsilon 5), laplace: the law of the releases
+#      and their second moment about the truth against the estimator simulated from the three
+#      parts (squares, sum, count) at dp_explain's scales, themselves checked against
+#      dp_calibrate at each part's share.  Catches a part at the wrong scale (share, sensitivity,
+#      a factor 2), a part not noised (the count exact), clamping, centring or the final
+#      clamps and n/(n - 1) wrong.                                           [simks, simvar]
 #
 # dp_avg.  It releases m + s/max(c, 1), clamped to [lower, upper], from a noisy centred sum s
 # (sensitivity B = (upper - lower)/2) and a noisy count c (sensitivity 1, rounded), each at
@@ -100,13 +115,16 @@
 # NOISE_SELFTEST_FACTOR) and times 2, dp_avg's count half replaced by the exact count (built from
 # the report's recovered sum half: m + s/N), the count half not noised at all, per-unit noise at
 # a third of its scale (epsilon not divided by L), widths halved or doubled, selection rates of a
-# strategy calibrated as for L = 1, halved or doubled.  Every (check, fault) must then FAIL: it
+# strategy calibrated as for L = 1, halved or doubled; for the private variances, each release's
+# deviation from the truth halved or doubled, and the releases replaced by as many simulated
+# with one part's noise (squares, sum, count) halved or doubled or the count exact (the KS check:
+# the doublings only, which it catches with certainty).  Every (check, fault) must then FAIL: it
 # prints one "ok" line per fault detected and "not ok" for any fault a check lets through.
 #
 # Prints "ok N - ..." / "not ok N - ..." per check with its measured ratio, band and power, and
 # ends with "noise: N passed, N failed"; exits non-zero if any failed.  Unless
-# DPAGG_NOISE_INSIDE is set it runs itself in pg_virtualenv.  Needs dpagg installed.  About 30 s
-# on 2 cores.
+# DPAGG_NOISE_INSIDE is set it runs itself in pg_virtualenv.  Needs dpagg installed.  About 45 s
+# on 2 cores (section 10: about 10 s).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -488,6 +506,105 @@ sample q_median qhit "dp_median(x, 1.3, 0, 0, 1024): releases in the values' bin
 sample q_p90 qhit "dp_percentile(x, 0.9, 11, 0, 0, 1024): releases in the values' bin" \
   "w=1;eps=11;D=0.9;below=512;above=511;sb=9;sa=1" "$QF" \
   "SELECT dp_percentile(x, 0.9, 11, 0, 0, 1024) - 512.5 FROM qn GROUP BY g"
+
+# ------------------------------------------------------------------------------------------
+# 10. Private variances (src/pg/aggregates/variance.c, src/core/variance): a release is three
+#    noisy sums of y = clamp(x, lower, upper) - m, m the middle of the bounds and B their
+#    half-width: (0) sum(y^2 - B^2/2), sensitivity B^2/2, (1) sum(y), sensitivity B, (2) the
+#    count, sensitivity 1, rint()'ed and clamped at 0; each at nextafter(epsilon share_i, 0) (and
+#    delta likewise), shares 0.287885/0.424227/0.287885; the statistic is computed from them
+#    (mean = sum/n and m2 = squares/n + B^2/2 clamped, v = m2 - mean^2 clamped to [0, B^2],
+#    times n/(n - 1) for the sample forms, its root for the standard deviations; NULL below 1 or
+#    2 noisy values).  The release is one number, not the parts, so its law is simulated in
+#    stats.py (VarianceLaw: the post-processing written there independently of dpagg, 200000
+#    draws of random.Random with a fixed seed) from the true parts and Laplace noise of the
+#    scales dp_explain reports per part (a fixed check first: laplace at (nextafter(epsilon
+#    share, 0), nextafter(delta share, 0)) with dp_calibrate's sensitivity and scale).  The
+#    count part of 'laplace' is continuous Laplace (sample_laplace) added on the release grid
+#    (2^-39 or 2^-40 here) and then rint()'ed, as the simulation draws it (the discrete_laplace
+#    mechanism would differ).  NULL releases are -1 (coalesce) in both laws.
+#    Data: 20000 groups of the same 31 values, bounds [0, 8] (m = 4, B = 4): 2 x2, 3 x4, 4 x4,
+#    5 x4, 6 x6, 7 x4, 8 x3, 12.5 x3 (clamped to 8) and a NULL (not counted): n = 30,
+#    sum y = 44 (mean 0.37 B: off the centre), sum(y^2 - 8) = -68, var_pop 3.58 = 0.22 B^2.  The
+#    estimator's derivatives are 1/n (squares), -2 mean/n (sum) and (B^2/2 - var + mean^2)/n
+#    (count), so to first order the parts make 37 %, 37 % and 26 % of its error (printed), and by
+#    simulation each part's noise halved leaves 0.70-0.79 of E[d^2]: all three matter.
+#    dp_var_pop at epsilon 2, dp_stddev_samp at epsilon 5: at 2 a noisy variance clamped at 0
+#    (0.9 % of releases) makes the root's error heavy-tailed (kurtosis about 11, against 5.6 at
+#    5), which widens the band and costs power.
+#    Two checks per line (stats.py), each failing by chance with probability at most 5e-9:
+#      simks   two-sample Kolmogorov-Smirnov distance D between the n = 20000 releases and the
+#              M = 200000 simulated ones.  DKW-Massart, P(sup|F_k - F| > e) <= 2 exp(-2 k e^2)
+#              for any F (atoms, such as the clamp at 0, included), for each sample at 2.5e-9:
+#              sup|F_n - F| <= e1 = sqrt(ln(4/5e-9)/(2n)) = 0.0226 and sup|F_M - F| <= e2 =
+#              sqrt(ln(4/5e-9)/(2M)) = 0.0072 together with probability >= 1 - 5e-9, and then
+#              D <= e1 + e2 = 0.0298 (triangle inequality): the band, rigorous.  A law at
+#              distance >= 0.060 from the simulated one (0.0298 + the DKW deviation at 1e-9 for n
+#              + e2) fails w.p. > 1 - 1e-9.
+#      simvar  R = mean(d^2)/E[d^2], d = release - truth, E[d^2] the simulated law's (with the
+#              linearised estimator as control variate: relative standard error 0.002): the var
+#              bands (Bernstein below at the simulated kurtosis x 1.1 (4.4, 6.2) or the
+#              sample's, studentized z <= 7 and R <= 2 above), widened by 7 standard errors of
+#              the simulation; and the mean of d against the simulated mean (studentized, +-7).
+#              Bands about [0.895, 1.09] (var_pop) and [0.875, 1.10] (stddev_samp).
+#    Power, printed per line (100000 simulated releases per fault).  simvar: each part's noise
+#    halved gives E[d^2] 0.70-0.79x, doubled 1.7-2.4x, the count released exactly 0.71x, all
+#    past the limits of failure w.p. > 1 - 1e-9 (about 0.83x/1.19x for var_pop, 0.81x/1.23x for
+#    stddev_samp).  simks: the doublings (distance 0.061-0.082) fail w.p. > 1 - 1e-9, the
+#    halvings and the exact count (0.029-0.048) not with certainty.  Not detectable: epsilon split
+#    in equal thirds (E[d^2] 1.04-1.08x, distance 0.007; the fixed dp_explain check catches it
+#    where the plan makes the split); the squares and sum shares swapped gives 1.17x (var_pop,
+#    not certain) and 1.29x (stddev_samp, certain).
+#    Catches: a part drawn at the wrong scale (epsilon share, sensitivity B^2/2 or B, a factor 2),
+#    a part not noised (the count exact) or its noise drawn and discarded, clamping or centring
+#    wrong, NULLs counted, the post-processing's clamps or n/(n - 1) wrong.
+#    Self-test: each release's deviation from the truth x0.5 and x2; the releases replaced by as
+#    many simulated with one part's noise x0.5 or x2 or the count exact (simvar), or with one
+#    part's noise x2 (simks).  Each must fail.
+q "CREATE TABLE vart AS SELECT g, x FROM generate_series(1, 20000) g,
+     unnest('{2,2,3,3,3,3,4,4,4,4,5,5,5,5,6,6,6,6,6,6,7,7,7,7,8,8,8,12.5,12.5,12.5,NULL}'::float8[]) x;
+   ANALYZE vart" >/dev/null
+# (greatest() and least() skip NULLs: the NULL rows are left out explicitly.)
+VCL="least(greatest(x, 0), 8)"
+fixed "every group of vart holds the same values (count, clamped centred sum and sum of squares, one NULL)" "1|20000|20000" \
+  "$(val "SELECT count(DISTINCT (n, s, q)), count(*), sum(nulls) FROM (SELECT count(x) n, sum($VCL - 4) FILTER (WHERE x IS NOT NULL) s,
+             sum(($VCL - 4)^2 - 8) FILTER (WHERE x IS NOT NULL) q, count(*) - count(x) nulls FROM vart GROUP BY g) a")"
+read -r vn vS vQ vpop vsds <<< "$(val "SELECT count(x), sum($VCL - 4), sum(($VCL - 4)^2 - 8), var_pop($VCL), stddev_samp($VCL)
+                                        FROM vart WHERE g = 1 AND x IS NOT NULL" | tr '|' ' ')"
+# var_parts CALL EPSILON: dp_explain's per-part calibrations of "SELECT g, CALL FROM vart GROUP BY g"
+# -> "checks|b_squares b_sum b_count"; each part must be laplace at (nextafter(epsilon share, 0),
+# nextafter(1e-5 share, 0)) (computed here in Python), with dp_calibrate's sensitivity and scale.
+var_parts() {
+  local e
+  e=($(python3 -c "import math
+print(' '.join(repr(math.nextafter(x * s, 0)) for x in ($2, 1e-5) for s in (0.287885, 0.424227, 0.287885)))"))
+  val "SELECT string_agg(CASE WHEN p->>'mechanism' = 'laplace' AND (p->>'epsilon')::float8 = e.eps
+                                   AND (p->>'delta')::float8 = e.del AND (p->>'sensitivity')::float8 = (c.details->>'sensitivity')::float8
+                                   AND (p->>'scale')::float8 = c.scale THEN 'ok' ELSE 'part ' || i || ': ' || p::text END, ' ' ORDER BY i),
+              string_agg(p->>'scale', ' ' ORDER BY i)
+       FROM dp_explain('SELECT g, $(sed "s/'/''/g" <<< "$1") FROM vart GROUP BY g') x,
+            jsonb_array_elements(x.details->'per_group') WITH ORDINALITY a(p, i)
+            JOIN (VALUES (1, ${e[0]}::float8, ${e[3]}::float8, 8.0::float8, false), (2, ${e[1]}, ${e[4]}, 4.0, false),
+                         (3, ${e[2]}, ${e[5]}, 1.0, true)) e(i, eps, del, sens, intv) USING (i),
+            LATERAL dp_calibrate('laplace', e.eps, e.del, e.sens, e.intv) c
+       WHERE x.release = 1"
+}
+# The faults each check must catch (see the power above).
+VKS="scale:0.5,scale:2,vpart:0:2,vpart:1:2,vpart:2:2"
+VVAR="scale:0.5,scale:2,vpart:0:0.5,vpart:0:2,vpart:1:0.5,vpart:1:2,vpart:2:0.5,vpart:2:2,vpart:2:0"
+var_checks() {  # name form call epsilon truth seed
+  local name=$1 form=$2 call=$3 eps=$4 truth=$5 seed=$6 parts chk bq bs bc P
+  parts=$(var_parts "$call" "$eps")
+  chk=${parts%%|*}
+  read -r bq bs bc <<< "${parts#*|}"
+  fixed "$call: dp_explain's three parts are laplace at nextafter(epsilon share, 0) with dp_calibrate's scales" "ok ok ok" "$chk"
+  P="form=$form;B=4;n=$vn;S=$vS;Q=$vQ;truth=$truth;bq=$bq;bs=$bs;bc=$bc;seed=$seed;M=200000"
+  sample "$name" simks "$call: law of the releases (KS against the simulated law)" "$P" "$VKS" \
+    "SELECT coalesce($call, -1) FROM vart GROUP BY g"
+  also "$name" simvar "$call: E[(release - truth)^2] and mean against the simulated law" "$P" "$VVAR"
+}
+var_checks var_pop var_pop "dp_var_pop(x, 2, 1e-5, 0, 8, 'laplace')" 2 "$vpop" 10
+var_checks stddev_samp stddev_samp "dp_stddev_samp(x, 5, 1e-5, 0, 8, 'laplace')" 5 "$vsds" 11
 
 # ------------------------------------------------------------------------------------------
 # The statistics.

@@ -32,6 +32,15 @@ The kinds and their bands (run.sh's header gives the reasoning and the false-fai
          sqrt(chi^2_T) for the Gaussian) by the Kolmogorov-Smirnov distance with the
          Dvoretzky-Kiefer-Wolfowitz-Massart bound P(D_n > e) <= 2 exp(-2 n e^2): passes iff
          D_n <= sqrt(ln(2 / ALPHA) / (2 n)).  Rigorous for any n.
+  simks  (private variances) the released values v (NULL encoded as -1) against the law of the
+         estimator simulated here from the true parts and Laplace noise of the calibrated scales
+         (VarianceLaw below: post-processing written independently of dpagg): two-sample
+         Kolmogorov-Smirnov distance at most sqrt(ln(4 / ALPHA) / (2 n)) + sqrt(ln(4 / ALPHA) /
+         (2 M)), M the simulated draws: DKW-Massart for each sample at ALPHA/2.  Rigorous.
+  simvar (private variances) R = mean(d^2) / E[d^2], d = v - truth, E[d^2] the simulated law's
+         (with the linearised estimator as control variate): the var bands, with the kurtosis
+         taken from the simulated law (times 1.1) or the sample's, widened by 7 standard errors
+         of the simulation; and the mean of d against the simulated mean, studentized, +-7.
 
 FAULTS (comma-separated in the manifest) say how a fault would change the samples:
   scale:F[:WHAT]   every deviation multiplied by F (the noise's standard deviation times F;
@@ -41,9 +50,13 @@ FAULTS (comma-separated in the manifest) say how a fault would change the sample
   rate:P:WHAT      (select) the observed count of released groups times P
   L1               (select) the rate of the same strategy with epsilon and delta not divided over
                    the L groups of a unit (calibrated as for L = 1)
+  vpart:I:F[:WHAT] (simks, simvar) the samples replaced by as many releases simulated with part
+                   I's noise scale times F (0 squares, 1 sum, 2 count; F = 0: that part exact).
+                   For simks and simvar, scale:F multiplies each release's deviation from the truth.
 """
 import functools
 import math
+import random
 import statistics
 import sys
 
@@ -246,6 +259,213 @@ def ks_power(family, T, eps):
 
 
 # ---------------------------------------------------------------------------------------------
+# simks, simvar: private variances (dp_var_pop and friends) against their law, simulated here
+
+VAR_FORMS = {"var_pop": (False, False), "var_samp": (True, False),     # (sample form, root)
+             "stddev_pop": (False, True), "stddev_samp": (True, True)}
+VAR_SHARES = (0.287885, 0.424227, 0.287885)     # squares, sum, count (src/core/variance/variance.h)
+VAR_PARTS = ("squares", "sum", "count")
+VAR_NULL = -1.0         # a NULL release (too small a noisy count), encoded below every value
+POWER_DRAWS = 100000    # simulated releases per fault for the printed power
+
+
+def var_estimate(q, s, c, B, samp, root):
+    """The statistic from the noisy parts (q: the centred sum of squares sum(y^2 - B^2/2), s: the
+    centred sum, c: the count, rounded and >= 0), as the specification states it (written here
+    without dpagg): NULL below 1 value (2 for the sample forms); mean = s/c clamped to [-B, B],
+    m2 = q/c + B^2/2 clamped to [0, B^2], v = m2 - mean^2 clamped to [0, B^2], times c/(c - 1)
+    for the sample forms; its root for the standard deviations."""
+    if not c >= (2 if samp else 1):
+        return VAR_NULL
+    B2 = B * B
+    mean = min(max(s / c, -B), B)
+    m2 = min(max(q / c + B2 / 2, 0.0), B2)
+    v = min(max(m2 - mean * mean, 0.0), B2)
+    if samp:
+        v *= c / (c - 1)
+    return math.sqrt(v) if root else v
+
+
+def rint_laplace_l2(b):
+    """E[rint(X)^2], X ~ Laplace(b): P(rint X = k) = sinh(1/(2b)) e^(-|k|/b) for k != 0."""
+    q = math.exp(-1 / b)
+    return 2 * math.sinh(1 / (2 * b)) * q * (1 + q) / (1 - q) ** 3
+
+
+def std_laplace(rng, M):
+    """M draws of Laplace(1): an Exp(1) magnitude with a fair sign."""
+    lg, rnd = math.log, rng.random
+    return [-lg(1.0 - rnd()) if rnd() < 0.5 else lg(1.0 - rnd()) for _ in range(M)]
+
+
+def ks2(a, b):
+    """sup_x |F_a(x) - F_b(x)| of two sorted samples (ties handled: both ECDFs at every value)."""
+    na, nb = len(a), len(b)
+    i = j = 0
+    D = 0.0
+    while i < na and j < nb:
+        x = a[i] if a[i] <= b[j] else b[j]
+        while i < na and a[i] <= x:
+            i += 1
+        while j < nb and b[j] <= x:
+            j += 1
+        D = max(D, abs(i / na - j / nb))
+    return D
+
+
+class VarianceLaw:
+    """The law of one private-variance release: true parts (n values, centred sum S, centred sum of
+    squares Q, half-width B), Laplace noise of scales b = (b_squares, b_sum, b_count) (dp_explain's
+    per-part scales), the count part rint(n + X) clamped at 0, then var_estimate.  M draws with
+    random.Random(seed)."""
+
+    def __init__(self, P):
+        self.form = P["form"]
+        self.samp, self.root = VAR_FORMS[self.form]
+        self.B, self.n, self.S, self.Q = (float(P[k]) for k in ("B", "n", "S", "Q"))
+        self.truth = float(P["truth"])
+        self.b = tuple(float(P[k]) for k in ("bq", "bs", "bc"))
+        self.seed = int(P["seed"])
+        self.M = int(P["M"])
+        exact = self.estimate(self.Q, self.S, self.n)
+        if not abs(exact - self.truth) <= 1e-9 * max(1.0, abs(self.truth)):
+            raise ValueError(f"the parts give {exact!r}, the truth is {self.truth!r}")
+        rng = random.Random(self.seed)
+        self.E = [std_laplace(rng, self.M) for _ in range(3)]
+        ref = self.releases(self.E, (1, 1, 1))
+        self.ref_sorted = sorted(ref)
+        d = [v - self.truth for v in ref]
+        M = self.M
+        # E[d^2] with the linearised estimator as control variate: d_lin = sum_i g_i X_i (g the
+        # gradient at the true parts, X_i the noises, the count's rounded), whose E[d_lin^2] is
+        # exact: sum_i g_i^2 E[X_i^2] (independent, symmetric); E[d^2] = E[d_lin^2] +
+        # mean(d^2 - d_lin^2).
+        g = []
+        for i in range(3):
+            h = 1e-4 * self.b[i]
+            up, dn = [self.Q, self.S, self.n], [self.Q, self.S, self.n]
+            up[i] += h
+            dn[i] -= h
+            g.append((self.estimate(*up) - self.estimate(*dn)) / (2 * h))
+        bq, bs, bc = self.b
+        lin = [g[0] ** 2 * 2 * bq * bq, g[1] ** 2 * 2 * bs * bs, g[2] ** 2 * rint_laplace_l2(bc)]
+        self.lin_shares = [x / sum(lin) for x in lin]
+        diff = [x * x - (g[0] * bq * a + g[1] * bs * s + g[2] * round(bc * c)) ** 2
+                for x, a, s, c in zip(d, *self.E)]
+        self.E2 = sum(lin) + sum(diff) / M
+        self.se_sim = statistics.stdev(diff) / math.sqrt(M) / self.E2     # relative
+        self.kurt = sum(x ** 4 for x in d) / M / self.E2 ** 2
+        self.mean = sum(d) / M
+        self.var_d = statistics.variance(d)
+        self._power = None
+
+    def estimate(self, q, s, c):
+        return var_estimate(q, s, c, self.B, self.samp, self.root)
+
+    def releases(self, E, f, count=None):
+        """Releases with noise scales b_i f_i (f_i = 0: part i exact) from the standard draws E."""
+        bq, bs, bc = (self.b[i] * f[i] for i in range(3))
+        n, S, Q, est = self.n, self.S, self.Q, self.estimate
+        E = [e[:count] for e in E] if count else E
+        if bc > 0:
+            return [est(Q + bq * a, S + bs * s, max(0.0, float(round(n + bc * c))))
+                    for a, s, c in zip(*E)]
+        return [est(Q + bq * a, S + bs * s, n) for a, s in zip(E[0], E[1])]
+
+    def faults(self):
+        """The faults whose power is printed: (text, noise-scale factors of the three parts)."""
+        sq, ss, sc = VAR_SHARES
+        return [("squares x0.5", (0.5, 1, 1)), ("squares x2", (2, 1, 1)),
+                ("sum x0.5", (1, 0.5, 1)), ("sum x2", (1, 2, 1)),
+                ("count x0.5", (1, 1, 0.5)), ("count x2", (1, 1, 2)), ("count exact", (1, 1, 0)),
+                # epsilon split in thirds: b_i proportional to 1/share_i
+                ("equal thirds", (3 * sq, 3 * ss, 3 * sc)),
+                ("squares/sum shares swapped", (sq / ss, ss / sq, 1))]
+
+    def power(self):
+        """Per fault: E[d^2] under it / E[d^2], and its KS distance from the reference law (common
+        random numbers: the first POWER_DRAWS standard draws)."""
+        if self._power is None:
+            self._power = []
+            for text, f in self.faults():
+                v = self.releases(self.E, f, POWER_DRAWS)
+                r = sum((x - self.truth) ** 2 for x in v) / len(v) / self.E2
+                self._power.append((text, r, ks2(sorted(v), self.ref_sorted)))
+        return self._power
+
+    def fault_sample(self, fault, vals):
+        """The samples as the fault would make them (see FAULTS)."""
+        parts = fault.split(":")
+        if parts[0] == "scale":
+            F = float(parts[1])
+            return [v if v == VAR_NULL else self.truth + F * (v - self.truth) for v in vals]
+        if parts[0] == "vpart":
+            f = [1.0, 1.0, 1.0]
+            f[int(parts[1])] = float(parts[2])
+            rng = random.Random(f"{self.seed}:{fault}")
+            return self.releases([std_laplace(rng, len(vals)) for _ in range(3)], f)
+        raise ValueError(fault)
+
+    def describe(self):
+        return (f"{self.form}, truth {self.truth:.6g}, first-order shares of the error "
+                + "/".join(f"{x * 100:.0f}" for x in self.lin_shares) + " % (squares/sum/count)")
+
+
+@functools.lru_cache(maxsize=None)
+def variance_law(key):
+    return VarianceLaw(dict(key))
+
+
+def simks_test(vals, law):
+    n, M = len(vals), law.M
+    D = ks2(sorted(vals), law.ref_sorted)
+    # DKW-Massart for each sample at ALPHA/2: |F_n - F| <= e1 and |F_M - F| <= e2 together with
+    # probability >= 1 - ALPHA, and then D <= e1 + e2.
+    e1 = math.sqrt(math.log(4 / ALPHA) / (2 * n))
+    e2 = math.sqrt(math.log(4 / ALPHA) / (2 * M))
+    band = e1 + e2
+    ok = D <= band
+    # A law at distance Delta from the reference gives D >= Delta - t - e2 with t the DKW deviation
+    # at 1e-9: fails w.p. > 1 - 1e-9 once Delta >= band + t + e2.
+    need = band + math.sqrt(math.log(2 / 1e-9) / (2 * n)) + e2
+    pw = ", ".join(f"{t} {dist:.3f}{'' if dist >= need else ' (not certain)'}"
+                   for t, _, dist in law.power())
+    return ok, (f"two-sample KS distance from the simulated law ({law.describe()}): {D:.4f} (band "
+                f"{band:.4f} = DKW {e1:.4f} (n {n}) + {e2:.4f} (M {M}) at {ALPHA:g}); a law at "
+                f"distance >= {need:.3f} fails w.p. > 1-1e-9; faults' distances: {pw}")
+
+
+def simvar_test(vals, law):
+    n = len(vals)
+    d = [v - law.truth for v in vals]
+    y = [x * x / law.E2 for x in d]
+    R = sum(y) / n
+    se = statistics.stdev(y) / math.sqrt(n)
+    kurt = sum(v * v for v in y) / n / (R * R) if R > 0 else math.nan
+    # Bernstein below as var_test, with the kurtosis of the simulated law (times 1.1 for its own
+    # error) or the sample's if larger, and the band lowered by 7 standard errors of the
+    # simulation's E[d^2]; above, z counts the simulation's standard error too.
+    K = max(1.1 * law.kurt, kurt) if math.isfinite(kurt) else 1.1 * law.kurt
+    r_lo = (1 - math.sqrt(2 * K * math.log(2 / ALPHA) / n)) / (1 + Z_BAND * law.se_sim)
+    sez = math.sqrt(se * se + law.se_sim ** 2)
+    z = (R - 1) / sez if sez > 0 else math.inf
+    m = sum(d) / n
+    zm = (m - law.mean) / math.sqrt(statistics.variance(d) / n + law.var_d / law.M)
+    ok = r_lo <= R <= R_MAX and z <= Z_BAND and abs(zm) <= Z_BAND
+    rse = se / R if R > 0 else math.inf
+    lo_det = r_lo / (1 + Z_MISS * rse)
+    hi_det = min(1 / (1 - (Z_BAND + Z_MISS) * rse) if (Z_BAND + Z_MISS) * rse < 1 else math.inf,
+                 R_MAX / (1 - Z_MISS * rse) if Z_MISS * rse < 1 else math.inf)
+    pw = ", ".join(f"{t} {r:.2f}{'' if r <= lo_det or r >= hi_det else ' (not certain)'}"
+                   for t, r, _ in law.power())
+    return ok, (f"E[d^2]/simulated = {R:.3f} (band [{r_lo:.3f}, ~{min(R_MAX, 1 + Z_BAND * sez):.3f}]: "
+                f"Bernstein at kurtosis {K:.1f} (simulated {law.kurt:.2f}, sample {kurt:.2f}), "
+                f"z {z:+.1f} <= {Z_BAND:g}, simulation's relative se {law.se_sim:.4f}; mean z vs "
+                f"simulated {zm:+.1f}; {law.describe()}; n {n}); an E[d^2] <= {lo_det:.2f}x or >= "
+                f"{fmt(hi_det)}x fails w.p. > 1-1e-9; faults' E[d^2] ratios: {pw}")
+
+
+# ---------------------------------------------------------------------------------------------
 
 def quantile_hit_p(eps, D, below, above, s_below, s_above, em=False):
     """The chance that a quantile release (src/core/quantile/quantile.h) picks the one bin of score
@@ -304,6 +524,12 @@ def evaluate(kind, rows, P, fault=None, work=None):
                               f"(tolerance {fmt(tol)}; exact arithmetic, never fails by chance)")
     if kind == "ks":
         return ks_test([r[0] * f for r in rows], P["family"], int(P["T"]))
+    if kind in ("simks", "simvar"):
+        law = variance_law(tuple(sorted(P.items())))
+        vals = [r[0] for r in rows]
+        if fault:
+            vals = law.fault_sample(fault, vals)
+        return (simks_test if kind == "simks" else simvar_test)(vals, law)
     if kind == "qhit":
         # releases of a quantile in the bin of score 0 (|d| < w/2 from its centre), against
         # permute-and-flip's exact chance: exact two-sided binomial test
@@ -361,6 +587,13 @@ FAULT_TEXT = {
 def fault_text(fault):
     if fault in FAULT_TEXT:
         return FAULT_TEXT[fault]
+    if fault.startswith("vpart:"):
+        parts = fault.split(":", 3)
+        if len(parts) > 3:
+            return parts[3]
+        F = float(parts[2])
+        what = VAR_PARTS[int(parts[1])]
+        return f"the {what} part released exactly" if F == 0 else f"the {what} part's noise times {parts[2]}"
     parts = fault.split(":", 2)
     if parts[0] == "scale":
         return parts[2] if len(parts) > 2 else f"noise (or width) times {parts[1]}"
@@ -380,7 +613,7 @@ def main():
             name, kind, label, params, faults = line.split("\t")
             P = parse_params(params)
             rows = load(f"{work}/{name}") if kind != "select" else []
-            if kind in ("var", "ks") and not rows:
+            if kind in ("var", "ks", "simks", "simvar") and not rows:
                 print(f"FAIL\t{label}: no samples")
                 continue
             if not selftest:

@@ -47,10 +47,11 @@ typedef struct dpagg_variance_plan
 } dpagg_variance_plan;
 
 /*
- * Check a call's bounds (finite, lower < upper, 1e-100 <= B <= 1e100 so that B^2/2 and its
- * accumulation quantum are normal numbers) and split epsilon and delta into the three parts'
- * shares.  DPAGG_INVALID_PARAMETER with a hint otherwise.  epsilon and delta themselves are
- * validated by the parts' calibrations.
+ * Check a call's parameters (epsilon in [4e-10, 1e9] and delta 0 or in [4e-290, 1), so that
+ * each part's share is one a calibration takes; finite bounds with lower < upper and
+ * 1e-70 <= B <= 1e70, so that B^2/2 is a sensitivity a calibration takes) and split epsilon and
+ * delta into the three parts' shares.  DPAGG_INVALID_PARAMETER with a hint otherwise.  The
+ * parts' calibrations check the rest (the mechanism, delta > 0 where it needs one).
  */
 int			dpagg_variance_plan_init(double epsilon, double delta, double lower, double upper,
 									 dpagg_variance_plan *plan, dpagg_error *err);

@@ -36,15 +36,31 @@ dpagg_variance_plan variance_plan(double epsilon, double delta, double lower, do
     invalid("the variance needs lower < upper",
             "Pass finite bounds with lower < upper; the arguments are (value, epsilon, delta, "
             "lower, upper).  With lower = upper the variance is known: it is 0.");
+  // The call's epsilon and delta, so that an error names the call's and not a part's; each part
+  // then gets at least the least epsilon (1e-10) and delta (1e-290) a calibration takes.
+  if (!(std::isfinite(epsilon) && epsilon > 0))
+    invalid("epsilon must be a finite number greater than 0",
+            "Pass epsilon in [4e-10, 1e9], for example 1.0.");
+  if (epsilon < 4e-10 || epsilon > 1e9)
+    invalid("epsilon of a variance must lie in [4e-10, 1e9]",
+            "Pass epsilon in [4e-10, 1e9]: it is split into three parts of at least 1e-10 each.");
+  if (!(delta >= 0 && delta < 1))
+    invalid("delta must be in [0, 1)",
+            "Pass delta in [0, 1): 0 for pure DP, or well below 1/n for n people, e.g. 1e-6 "
+            "(epsilon comes first, then delta).");
+  if (delta > 0 && delta < 4e-290)
+    invalid("delta must be 0 or at least 4e-290",
+            "Pass delta = 0 (pure DP, laplace) or delta in [4e-290, 1): it is split into three parts.");
   dpagg_variance_plan p{};
   p.lower = lower;
   p.upper = upper;
   p.mid = lower / 2 + upper / 2;
   p.bound = upper / 2 - lower / 2;  // no overflow for finite bounds
-  if (!(p.bound >= 1e-100 && p.bound <= 1e100))
-    invalid("the bounds are out of range for a variance: (upper - lower)/2 must lie in [1e-100, 1e100]",
+  if (!(p.bound >= 1e-70 && p.bound <= 1e70))
+    invalid("the bounds are out of range for a variance: (upper - lower)/2 must lie in [1e-70, 1e70]",
             "Rescale the values (e.g. to thousands or to millionths) so that the half-width of "
-            "[lower, upper] lies in [1e-100, 1e100]; its square must be a normal number.");
+            "[lower, upper] lies in [1e-70, 1e70]: half its square is the sensitivity of the sum "
+            "of squares, which must lie in [1e-150, 1e150].");
   p.sensitivity[DPAGG_VARIANCE_SQUARES] = p.bound * p.bound / 2;
   p.sensitivity[DPAGG_VARIANCE_SUM] = p.bound;
   p.sensitivity[DPAGG_VARIANCE_COUNT] = 1.0;
