@@ -356,6 +356,9 @@ V_SUPPORT = dict(
     serial=Function("dpagg_variance_serialize", [("", "internal")], "bytea"),
     deserial=Function("dpagg_variance_deserialize", [("", "bytea"), ("", "internal")], "internal"))
 VARIANCE_KINDS = []
+# Over a private relation (src/pg/query/bound.c): the same over one value per unit and group, the
+# unit's average there, each group at epsilon / L (no combine: the per-unit level is not split).
+UNIT_VARIANCE_KINDS = []
 for vform, what in [("var_pop", "population variance"), ("var_samp", "sample variance"),
                     ("stddev_pop", "population standard deviation"),
                     ("stddev_samp", "sample standard deviation")]:
@@ -373,9 +376,19 @@ for vform, what in [("var_pop", "population variance"), ("var_samp", "sample var
                       f"dpagg_variance_trans_{short}{form}", f"dpagg_variance_trans_{short}",
                       f"differentially private {what} of values clamped to [lower, upper]")
     VARIANCE_KINDS.append(vkind)
+    ukind = Kind("DP_SITE_UNIT_VARIANCE",
+                 f"dpagg_unit_{vform}: the {what} of per-unit averages clamped to [lower, upper].",
+                 "internal", None,
+                 Function(f"dpagg_unit_{vform}_final", [("", "internal")], F8, "VOLATILE", strict=False),
+                 report=Function(f"dpagg_unit_{vform}_report_final", [("", "internal")], "dp_report",
+                                 "VOLATILE", strict=False),
+                 sspace=64)
+    ukind.add(f"dpagg_unit_{vform}", [("value", F8)] + UNIT_BOUNDS, "dpagg_unit_variance_trans",
+              "dpagg_unit_variance_trans", f"internal: dp_{vform} over a private relation, per unit")
+    UNIT_VARIANCE_KINDS.append(ukind)
 
 KINDS = [SUM, SUM_INLINE, AVG, COUNT, VECTOR, UNIT_SUM, UNIT_AVG, UNIT_COUNT, SELECT, UNIT_VECTOR,
-         MERGE_SUM, MERGE_AVG, MERGE_COUNT, MERGE_VECTOR, PERCENTILE, PERCENTILES] + VARIANCE_KINDS
+         MERGE_SUM, MERGE_AVG, MERGE_COUNT, MERGE_VECTOR, PERCENTILE, PERCENTILES] + VARIANCE_KINDS + UNIT_VARIANCE_KINDS
 
 # One row's quanta (src/pg/aggregates/partial.c): plain functions, summed with sum(bigint) on Citus workers.
 QUANTA = [(f"dpagg_quanta_{what}", sqlt, f"dpagg_quanta_{what}_{short}")

@@ -75,12 +75,39 @@ SELECT expect_error($$SELECT dp_var_pop(f8, 3e-10, 0, 0, 100) FROM dp_test$$);
 SELECT expect_error($$SELECT dp_var_pop(f8, 1.0, 0, 0, 100, NULL) FROM dp_test$$);
 SELECT expect_error($$SELECT dp_var_pop(f8, 1.0, 0, 0, f8) FROM dp_test$$);
 SELECT expect_error($$SELECT dp_var_pop(f8, 1.0, 0, 0, 100) OVER () FROM dp_test$$);
--- Not over private relations yet, nor by hand through the support functions.
-CREATE TABLE v_private AS SELECT id AS uid, f8 FROM dp_test;
+-- Over a private relation, per privacy unit: each unit's value in a group is its average there
+-- (as dp_avg's per-unit form), clamped to [lower, upper], and the statistic is that of the
+-- units' values; each of a unit's at most L groups is calibrated at (epsilon / L, delta / L).
+-- v_private: 200 units (uid = id % 200), each with 50 rows of dp_test and values that vary
+-- within a unit, so that the statistic of the units' averages differs from the rows' (checked).
+CREATE TABLE v_private AS SELECT id % 200 AS uid, (id * 7 % 101)::float8 AS f8, grp FROM dp_test;
+SELECT (SELECT var_pop(a) FROM (SELECT avg(f8) a FROM v_private GROUP BY uid) u) < var_pop(f8) / 2 AS averages_differ
+FROM v_private;
 SELECT dp_protect('v_private', 'uid');
-SELECT expect_error($$SELECT dp_var_pop(f8, 1.0, 0, 0, 100) FROM v_private$$);
-SELECT expect_error($$SELECT dp_stddev_samp(f8, 1.0, 0, 0, 100) FROM (SELECT * FROM v_private) s$$);
+SELECT abs(v - (SELECT var_pop(a) FROM (SELECT avg(f8) a FROM v_private GROUP BY uid) u)) < 1e-6 AS unit_var_pop,
+       abs(s - (SELECT stddev_samp(a) FROM (SELECT avg(f8) a FROM v_private GROUP BY uid) u)) < 1e-6 AS unit_stddev_samp
+FROM (SELECT dp_var_pop(f8, 1e9, 0, 0, 100) AS v, dp_stddev_samp(f8, 1e9, 1e-6, 0, 100, 'laplace') AS s
+      FROM v_private) r;
+-- GROUP BY over a private relation: group selection and at most L = 3 groups per unit (each unit's
+-- rows fall in one grp, so every group keeps all its units and the answer is exact).
+SELECT dp_protect('v_private', 'uid', 3);
+SELECT grp, abs(v - (SELECT var_samp(a) FROM (SELECT avg(f8) a FROM v_private p WHERE p.grp = r.grp GROUP BY uid) u)) < 1e-6 AS exact
+FROM (SELECT grp, dp_var_samp(f8, 1e9, 1e-6, 0, 100) AS v FROM v_private GROUP BY grp) r ORDER BY grp;
+-- The ledger: the call's epsilon, its parts named with the unit and L (and the selection's release).
+SELECT aggregate, mechanism, epsilon FROM dp_ledger WHERE role = current_user ORDER BY seq DESC LIMIT 2;
+-- dp_explain: each group's parts at (epsilon_i / L, delta_i / L), the unit and L.
+SELECT aggregate, privacy_unit, max_groups_contributed, epsilon, group_epsilon, mechanism,
+       jsonb_path_query_array(details, '$.per_group[*].epsilon') AS part_epsilons
+FROM dp_explain($$SELECT grp, dp_stddev_pop(f8, 3.0, 1e-6, 0, 100, 'laplace') FROM v_private GROUP BY grp$$);
+-- What a release is calibrated with is what dp_explain says (the report's noise scale is the
+-- squares part's, at epsilon_i / L).
+SELECT bool_and(noise_scale = (SELECT noise_scale FROM dp_explain($$SELECT grp, dp_var_pop_report(f8, 3.0, 1e-6, 0, 100, 'laplace') FROM v_private GROUP BY grp$$) WHERE release = 1)) AS as_explained,
+       min(noise_scale) AS noise_scale
+FROM (SELECT grp, (dp_var_pop_report(f8, 3.0, 1e-6, 0, 100, 'laplace')).* FROM v_private GROUP BY grp) r;
+-- The per-unit forms are the rewrite's alone.
+SELECT expect_error($$SELECT dpagg_unit_var_pop(f8, 1.0, 0, 0, 100, NULL, 1, 'uid') FROM dp_test$$);
 DROP TABLE v_private;
+-- Nor by hand through the support functions.
 CREATE ROLE v_analyst;
 SELECT has_function_privilege('v_analyst', 'dpagg_var_pop_final(internal)', 'EXECUTE') AS final_callable,
        has_function_privilege('v_analyst', 'dpagg_variance_combine(internal, internal)', 'EXECUTE') AS combine_callable,

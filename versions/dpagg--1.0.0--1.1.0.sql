@@ -1322,3 +1322,84 @@ REVOKE ALL ON FUNCTION
   dpagg_stddev_samp_final(internal),
   dpagg_stddev_samp_report_final(internal)
   FROM PUBLIC;
+
+-- The per-unit forms of the variances (src/pg/query/bound.c rewrites dp_var_pop and its
+-- sibling forms over a private relation into them; docs/variance.md, "Per privacy unit").
+-- dpagg_unit_var_pop: the population variance of per-unit averages clamped to [lower, upper].
+CREATE FUNCTION dpagg_unit_var_pop_final(internal) RETURNS double precision
+  AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE FUNCTION dpagg_unit_var_pop_report_final(internal) RETURNS dp_report
+  AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE FUNCTION dpagg_unit_variance_trans(internal, value double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text, max_groups integer, privacy_unit text) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_unit_variance_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dpagg_unit_var_pop(value double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text, max_groups integer, privacy_unit text) (
+  SFUNC = dpagg_unit_variance_trans, STYPE = internal, SSPACE = 64,
+  FINALFUNC = dpagg_unit_var_pop_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dpagg_unit_var_pop(value double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text, max_groups integer, privacy_unit text) IS 'internal: dp_var_pop over a private relation, per unit';
+
+CREATE AGGREGATE dpagg_unit_var_pop_report(value double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text, max_groups integer, privacy_unit text) (
+  SFUNC = dpagg_unit_variance_trans, STYPE = internal, SSPACE = 64,
+  FINALFUNC = dpagg_unit_var_pop_report_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dpagg_unit_var_pop_report(value double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text, max_groups integer, privacy_unit text) IS 'internal: dp_var_pop over a private relation, per unit, with its noise interval (one release)';
+-- dpagg_unit_var_samp: the sample variance of per-unit averages clamped to [lower, upper].
+CREATE FUNCTION dpagg_unit_var_samp_final(internal) RETURNS double precision
+  AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE FUNCTION dpagg_unit_var_samp_report_final(internal) RETURNS dp_report
+  AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE AGGREGATE dpagg_unit_var_samp(value double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text, max_groups integer, privacy_unit text) (
+  SFUNC = dpagg_unit_variance_trans, STYPE = internal, SSPACE = 64,
+  FINALFUNC = dpagg_unit_var_samp_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dpagg_unit_var_samp(value double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text, max_groups integer, privacy_unit text) IS 'internal: dp_var_samp over a private relation, per unit';
+
+CREATE AGGREGATE dpagg_unit_var_samp_report(value double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text, max_groups integer, privacy_unit text) (
+  SFUNC = dpagg_unit_variance_trans, STYPE = internal, SSPACE = 64,
+  FINALFUNC = dpagg_unit_var_samp_report_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dpagg_unit_var_samp_report(value double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text, max_groups integer, privacy_unit text) IS 'internal: dp_var_samp over a private relation, per unit, with its noise interval (one release)';
+-- dpagg_unit_stddev_pop: the population standard deviation of per-unit averages clamped to [lower, upper].
+CREATE FUNCTION dpagg_unit_stddev_pop_final(internal) RETURNS double precision
+  AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE FUNCTION dpagg_unit_stddev_pop_report_final(internal) RETURNS dp_report
+  AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE AGGREGATE dpagg_unit_stddev_pop(value double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text, max_groups integer, privacy_unit text) (
+  SFUNC = dpagg_unit_variance_trans, STYPE = internal, SSPACE = 64,
+  FINALFUNC = dpagg_unit_stddev_pop_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dpagg_unit_stddev_pop(value double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text, max_groups integer, privacy_unit text) IS 'internal: dp_stddev_pop over a private relation, per unit';
+
+CREATE AGGREGATE dpagg_unit_stddev_pop_report(value double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text, max_groups integer, privacy_unit text) (
+  SFUNC = dpagg_unit_variance_trans, STYPE = internal, SSPACE = 64,
+  FINALFUNC = dpagg_unit_stddev_pop_report_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dpagg_unit_stddev_pop_report(value double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text, max_groups integer, privacy_unit text) IS 'internal: dp_stddev_pop over a private relation, per unit, with its noise interval (one release)';
+-- dpagg_unit_stddev_samp: the sample standard deviation of per-unit averages clamped to [lower, upper].
+CREATE FUNCTION dpagg_unit_stddev_samp_final(internal) RETURNS double precision
+  AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE FUNCTION dpagg_unit_stddev_samp_report_final(internal) RETURNS dp_report
+  AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE AGGREGATE dpagg_unit_stddev_samp(value double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text, max_groups integer, privacy_unit text) (
+  SFUNC = dpagg_unit_variance_trans, STYPE = internal, SSPACE = 64,
+  FINALFUNC = dpagg_unit_stddev_samp_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dpagg_unit_stddev_samp(value double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text, max_groups integer, privacy_unit text) IS 'internal: dp_stddev_samp over a private relation, per unit';
+
+CREATE AGGREGATE dpagg_unit_stddev_samp_report(value double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text, max_groups integer, privacy_unit text) (
+  SFUNC = dpagg_unit_variance_trans, STYPE = internal, SSPACE = 64,
+  FINALFUNC = dpagg_unit_stddev_samp_report_final, FINALFUNC_MODIFY = READ_WRITE,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dpagg_unit_stddev_samp_report(value double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text, max_groups integer, privacy_unit text) IS 'internal: dp_stddev_samp over a private relation, per unit, with its noise interval (one release)';
+REVOKE ALL ON FUNCTION
+  dpagg_unit_var_pop_final(internal),
+  dpagg_unit_var_pop_report_final(internal),
+  dpagg_unit_variance_trans(internal, double precision, double precision, double precision, double precision, double precision, text, integer, text),
+  dpagg_unit_var_samp_final(internal),
+  dpagg_unit_var_samp_report_final(internal),
+  dpagg_unit_stddev_pop_final(internal),
+  dpagg_unit_stddev_pop_report_final(internal),
+  dpagg_unit_stddev_samp_final(internal),
+  dpagg_unit_stddev_samp_report_final(internal)
+  FROM PUBLIC;

@@ -226,6 +226,16 @@ FAULTS = [
         "killers": ["noise"],
     },
     {
+        "id": "variance-unit-epsilon-not-divided",
+        "file": "src/pg/aggregates/variance.c",
+        "find": "dpagg_variance_plan_init(dpagg_share(p->epsilon, p->L), dpagg_share(p->delta, p->L),",
+        "replace": "dpagg_variance_plan_init(p->epsilon, p->delta,",
+        "what": "Over a private relation each group of a variance is calibrated at the call's "
+                "epsilon instead of epsilon / L, so a unit that reaches L groups is protected "
+                "only at L times the epsilon charged.",
+        "killers": ["regress:" + _LATE + ",83_variance"],
+    },
+    {
         "id": "variance-uncharged",
         "file": "src/pg/aggregates/variance.c",
         "find": "dpagg_site_set_charge(site, p->epsilon, p->delta, parts, DPAGG_VARIANCE_PARTS);",

@@ -146,7 +146,7 @@ dpagg_arg_layout(Aggref *aggref, int kind, DpArgLayout *lo)
 			lo->value = p++;
 		lo->epsilon = p++;
 		lo->delta = p++;
-		if (kind == DP_SITE_UNIT_SUM || kind == DP_SITE_UNIT_AVG)
+		if (kind == DP_SITE_UNIT_SUM || kind == DP_SITE_UNIT_AVG || kind == DP_SITE_UNIT_VARIANCE)
 		{
 			lo->lower = p++;
 			lo->upper = p++;
@@ -1013,7 +1013,8 @@ DPAGG_UNIT_TRANS(dpagg_unit_select_trans, select_row, DP_SITE_SELECT, VT_NONE, v
 bool
 dpagg_state_kind_valid(int kind)
 {
-	return (kind >= DP_SUM && kind <= DP_AVG) || DPAGG_KIND_IS_UNIT(kind) || DPAGG_KIND_IS_MERGE(kind);
+	return (kind >= DP_SUM && kind <= DP_AVG) || (DPAGG_KIND_IS_UNIT(kind) && kind != DP_SITE_UNIT_VARIANCE) ||
+		DPAGG_KIND_IS_MERGE(kind);
 }
 
 static void

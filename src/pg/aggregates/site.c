@@ -398,6 +398,7 @@ dpagg_kind_name(int kind)
 		case DP_SITE_PERCENTILE:
 			return "dp_percentile";
 		case DP_SITE_VARIANCE:
+		case DP_SITE_UNIT_VARIANCE:
 			return "dp_var_pop";	/* or one of its sibling forms: DpSite.name says which */
 		default:
 			return "dp_sum_vector";
@@ -746,7 +747,7 @@ site_prepare(AggState *as, AggStatePerTrans pt, int expected_kind)
 		? dpagg_vector_site_params(site)
 		: kind == DP_SITE_SELECT ? dpagg_select_site_params(site)
 		: kind == DP_SITE_PERCENTILE ? dpagg_percentile_site_params(site)
-		: kind == DP_SITE_VARIANCE ? dpagg_variance_site_params(site)
+		: kind == DP_SITE_VARIANCE || kind == DP_SITE_UNIT_VARIANCE ? dpagg_variance_site_params(site)
 		: dpagg_scalar_site_params(site);
 	/* Published only once complete: a failed preparation leaves no half-made site behind. */
 	pt->transfn.fn_extra = site;

@@ -49,10 +49,13 @@ typedef enum DpSiteKind
 	/* dp_percentile, dp_median and dp_percentiles (percentile.c) */
 	DP_SITE_PERCENTILE = 14,
 	/* dp_var_pop, dp_var_samp, dp_stddev_pop and dp_stddev_samp (variance.c) */
-	DP_SITE_VARIANCE = 15
+	DP_SITE_VARIANCE = 15,
+	/* ... over a private relation, per unit (bound.c; variance.c) */
+	DP_SITE_UNIT_VARIANCE = 16
 } DpSiteKind;
 
-#define DPAGG_KIND_IS_UNIT(k) ((k) >= DP_SITE_UNIT_SUM && (k) <= DP_SITE_UNIT_VECTOR)
+#define DPAGG_KIND_IS_UNIT(k) (((k) >= DP_SITE_UNIT_SUM && (k) <= DP_SITE_UNIT_VECTOR) || \
+							   (k) == DP_SITE_UNIT_VARIANCE)
 #define DPAGG_KIND_IS_MERGE(k) ((k) >= DP_SITE_MERGE_SUM && (k) <= DP_SITE_MERGE_COUNT)
 /* the scalar merges above, or the vector one */
 #define DPAGG_KIND_IS_ANY_MERGE(k) (DPAGG_KIND_IS_MERGE(k) || (k) == DP_SITE_MERGE_VECTOR)
@@ -168,11 +171,16 @@ extern void *dpagg_scalar_site_params(DpSite *site);
 extern void *dpagg_vector_site_params(DpSite *site);
 extern void *dpagg_percentile_site_params(DpSite *site);
 extern void *dpagg_variance_site_params(DpSite *site);
-/* For dp_explain: the plan and the three calibrations of a dp_var_pop call (variance.c). */
+/* For dp_explain: the plans of a dp_var_pop call (its parts' shares of epsilon and delta) and of
+ * one of its groups when its units contribute to at most L groups (1 where there are no units),
+ * and that group's three calibrations (variance.c). */
 struct dpagg_variance_plan;
 extern void dpagg_variance_calibrations(double epsilon, double delta, double lower, double upper,
-										text *mechanism, struct dpagg_variance_plan *plan,
-										dpagg_calibration *cal);
+										text *mechanism, int L, struct dpagg_variance_plan *call,
+										struct dpagg_variance_plan *plan, dpagg_calibration *cal);
+/* "dp_var_pop", "dp_var_samp", "dp_stddev_pop" or "dp_stddev_samp" for one of those aggregates,
+ * their report forms or their per-unit forms; NULL otherwise (variance.c). */
+extern const char *dpagg_variance_form_name(Oid aggfnoid);
 /* A float8 parameter of a call site, refused (22023) if NULL: "<name> of <kind> must not be NULL". */
 extern double dpagg_param_float8(DpSite *site, int i, const char *name, int kind);
 

@@ -13,8 +13,14 @@
  * share of epsilon and delta, and returns the statistic computed from them (post-processing).
  *
  * The parameters belong to the call site and are read once per query (site.c).  The state is
- * `internal` (48 bytes); parallel plans move it through the serialize/deserialize functions.  Not
- * over private relations (query/bound.c refuses it) nor on Citus (citus/citus.c refuses it) yet.
+ * `internal` (48 bytes); parallel plans move it through the serialize/deserialize functions.
+ *
+ * Over a private relation the per-unit rewrite (query/bound.c) calls the per-unit forms
+ * (dpagg_unit_var_pop, ...) over one value per unit and group, the unit's average there, as
+ * dp_avg's per-unit form does: the statistic is that of the units' averages, each clamped to
+ * [lower, upper], and each of a unit's at most L groups is calibrated at (epsilon / L, delta / L),
+ * so that the L groups compose to the call's (docs/variance.md, "Per privacy unit").  Not on
+ * Citus yet (citus/citus.c refuses it).
  */
 #include "aggregates/state.h"
 
@@ -42,18 +48,33 @@ extern Datum dpagg_var_pop_report_final(PG_FUNCTION_ARGS);
 extern Datum dpagg_var_samp_report_final(PG_FUNCTION_ARGS);
 extern Datum dpagg_stddev_pop_report_final(PG_FUNCTION_ARGS);
 extern Datum dpagg_stddev_samp_report_final(PG_FUNCTION_ARGS);
+extern Datum dpagg_unit_var_pop_final(PG_FUNCTION_ARGS);
+extern Datum dpagg_unit_var_samp_final(PG_FUNCTION_ARGS);
+extern Datum dpagg_unit_stddev_pop_final(PG_FUNCTION_ARGS);
+extern Datum dpagg_unit_stddev_samp_final(PG_FUNCTION_ARGS);
+extern Datum dpagg_unit_var_pop_report_final(PG_FUNCTION_ARGS);
+extern Datum dpagg_unit_var_samp_report_final(PG_FUNCTION_ARGS);
+extern Datum dpagg_unit_stddev_pop_report_final(PG_FUNCTION_ARGS);
+extern Datum dpagg_unit_stddev_samp_report_final(PG_FUNCTION_ARGS);
 
-/* The four forms: their names (at most 15 bytes: the ledger's field) and final functions. */
+/* The four forms: their names (at most 15 bytes: the ledger's field) and final functions, plain
+ * and per unit. */
 static const struct
 {
 	const char *name;
 	PGFunction	final;
 	PGFunction	report;
+	PGFunction	unit_final;
+	PGFunction	unit_report;
 }			forms[] = {
-	[DPAGG_VAR_POP] = {"dp_var_pop", dpagg_var_pop_final, dpagg_var_pop_report_final},
-	[DPAGG_VAR_SAMP] = {"dp_var_samp", dpagg_var_samp_final, dpagg_var_samp_report_final},
-	[DPAGG_STDDEV_POP] = {"dp_stddev_pop", dpagg_stddev_pop_final, dpagg_stddev_pop_report_final},
-	[DPAGG_STDDEV_SAMP] = {"dp_stddev_samp", dpagg_stddev_samp_final, dpagg_stddev_samp_report_final},
+	[DPAGG_VAR_POP] = {"dp_var_pop", dpagg_var_pop_final, dpagg_var_pop_report_final,
+	dpagg_unit_var_pop_final, dpagg_unit_var_pop_report_final},
+	[DPAGG_VAR_SAMP] = {"dp_var_samp", dpagg_var_samp_final, dpagg_var_samp_report_final,
+	dpagg_unit_var_samp_final, dpagg_unit_var_samp_report_final},
+	[DPAGG_STDDEV_POP] = {"dp_stddev_pop", dpagg_stddev_pop_final, dpagg_stddev_pop_report_final,
+	dpagg_unit_stddev_pop_final, dpagg_unit_stddev_pop_report_final},
+	[DPAGG_STDDEV_SAMP] = {"dp_stddev_samp", dpagg_stddev_samp_final, dpagg_stddev_samp_report_final,
+	dpagg_unit_stddev_samp_final, dpagg_unit_stddev_samp_report_final},
 };
 
 typedef struct VState
@@ -76,7 +97,10 @@ typedef struct VParams
 {
 	int			form;			/* dpagg_variance_form, from the aggregate's final function */
 	bool		report;
-	dpagg_variance_plan plan;
+	bool		unit;			/* per unit (DP_SITE_UNIT_VARIANCE) */
+	int			L;				/* per unit: the groups a unit contributes to at most; else 1 */
+	dpagg_variance_plan plan;	/* one group's: at (epsilon / L, delta / L) */
+	dpagg_variance_plan call;	/* the call's: at (epsilon, delta), for the charge */
 	double		epsilon;
 	double		delta;
 	double		inv_quantum_y;	/* 1 / the quantum of B */
@@ -92,7 +116,7 @@ typedef struct VParams
 
 /* The form of an aggregate from its final function; -1 if none of ours. */
 static int
-form_of(Oid aggfnoid, bool *report)
+form_of(Oid aggfnoid, bool *report, bool *unit)
 {
 	HeapTuple	tup = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(aggfnoid));
 	PGFunction	final = NULL;
@@ -104,12 +128,24 @@ form_of(Oid aggfnoid, bool *report)
 		ReleaseSysCache(tup);
 	}
 	for (i = 0; i < (int) lengthof(forms); i++)
-		if (final == forms[i].final || final == forms[i].report)
+		if (final != NULL && (final == forms[i].final || final == forms[i].report ||
+							  final == forms[i].unit_final || final == forms[i].unit_report))
 		{
-			*report = final == forms[i].report;
+			*report = final == forms[i].report || final == forms[i].unit_report;
+			*unit = final == forms[i].unit_final || final == forms[i].unit_report;
 			return i;
 		}
 	return -1;
+}
+
+const char *
+dpagg_variance_form_name(Oid aggfnoid)
+{
+	bool		report,
+				unit;
+	int			form = form_of(aggfnoid, &report, &unit);
+
+	return form < 0 ? NULL : forms[form].name;
 }
 
 /* Read and validate the parameters of a call site (site.c calls this once per query, before any
@@ -125,8 +161,8 @@ dpagg_variance_site_params(DpSite *site)
 	DpChargePart parts[DPAGG_VARIANCE_PARTS];
 	int			i;
 
-	p->form = form_of(site->argref->aggfnoid, &p->report);
-	if (p->form < 0)
+	p->form = form_of(site->argref->aggfnoid, &p->report, &p->unit);
+	if (p->form < 0 || p->unit != (site->kind == DP_SITE_UNIT_VARIANCE))
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("dpagg support functions can only be used by dpagg's own aggregates")));
@@ -134,22 +170,39 @@ dpagg_variance_site_params(DpSite *site)
 	dpagg_arg_layout(site->argref, site->kind, &lo);
 	p->epsilon = dpagg_param_float8(site, lo.epsilon, "epsilon", DP_SITE_VARIANCE);
 	p->delta = dpagg_param_float8(site, lo.delta, "delta", DP_SITE_VARIANCE);
-	if (dpagg_variance_plan_init(p->epsilon, p->delta,
-								 dpagg_param_float8(site, lo.lower, "lower", DP_SITE_VARIANCE),
-								 dpagg_param_float8(site, lo.upper, "upper", DP_SITE_VARIANCE),
-								 &p->plan, &err) != DPAGG_OK)
-		dpagg_report(&err);
+	p->L = 1;
+	if (p->unit)
+	{
+		bool		isnull;
+		Datum		d = dpagg_site_param(site, lo.max_groups, &isnull);
+
+		p->L = isnull ? 0 : DatumGetInt32(d);
+		if (p->L < 1)
+			elog(ERROR, "dpagg: a per-unit aggregate without max_groups");
+	}
+	{
+		double		lower = dpagg_param_float8(site, lo.lower, "lower", DP_SITE_VARIANCE);
+		double		upper = dpagg_param_float8(site, lo.upper, "upper", DP_SITE_VARIANCE);
+
+		/* the call's parts (checked first: an error names the call's parameters), then one
+		 * group's at (epsilon / L, delta / L), L of which compose to the call's */
+		if (dpagg_variance_plan_init(p->epsilon, p->delta, lower, upper, &p->call, &err) != DPAGG_OK ||
+			dpagg_variance_plan_init(dpagg_share(p->epsilon, p->L), dpagg_share(p->delta, p->L),
+									 lower, upper, &p->plan, &err) != DPAGG_OK)
+			dpagg_report(&err);
+	}
 	if (lo.mechanism >= 0)
 	{
 		bool		isnull;
 		Datum		d = dpagg_site_param(site, lo.mechanism, &isnull);
 
-		if (isnull)
+		/* per unit, NULL is the analyst's omitted mechanism (dpagg.default_mechanism) */
+		if (isnull && !p->unit)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("mechanism of %s must not be NULL", site->name),
 					 errhint("Name a mechanism listed by dp_mechanisms(), or omit the argument to use dpagg.default_mechanism.")));
-		mech = DatumGetTextPP(d);
+		mech = isnull ? NULL : DatumGetTextPP(d);
 	}
 	dpagg_mechanism_spec(mech, p->mechanism, sizeof(p->mechanism));
 	p->quantum_y = dpagg_quantum_for_bound(p->plan.bound);
@@ -189,31 +242,46 @@ dpagg_variance_site_params(DpSite *site)
 		p->report_desc = BlessTupleDesc(lookup_rowtype_tupdesc_copy(rettype, -1));
 		MemoryContextSwitchTo(old);
 	}
-	/* The charge: the call's (epsilon, delta), as its three parts (each part's delta only where
-	 * its mechanism uses one: dpagg_charged_delta). */
+	/*
+	 * The charge: the call's (epsilon, delta), as its three parts (each part's delta only where
+	 * its mechanism uses one: dpagg_charged_delta).  Per unit, a part is the L groups' releases
+	 * of it, each at (epsilon_i / L, delta_i / L): together (epsilon_i, delta_i) by basic
+	 * composition, and L times one group's rho under zCDP.
+	 */
 	for (i = 0; i < DPAGG_VARIANCE_PARTS; i++)
 	{
 		static const char *const what[] = {"squares", "sum", "count"};
+		double		rho = dpagg_zcdp_rho(&p->cal[i]);
 
-		parts[i].spec = MemoryContextStrdup(site->cxt, psprintf("%s %s", what[i], p->cal[i].spec));
-		parts[i].epsilon = p->cal[i].epsilon;
-		parts[i].delta = dpagg_charged_delta(&p->cal[i], p->plan.delta[i]);
-		parts[i].rho = dpagg_zcdp_rho(&p->cal[i]);
+		parts[i].spec = MemoryContextStrdup(site->cxt,
+											i == 0 && p->unit
+											? psprintf("per unit %s, L=%d: %s %s",
+													   dpagg_site_unit(site, lo.unit), p->L,
+													   what[i], p->cal[i].spec)
+											: psprintf("%s %s", what[i], p->cal[i].spec));
+		parts[i].epsilon = p->unit ? p->call.epsilon[i] : p->cal[i].epsilon;
+		parts[i].delta = dpagg_charged_delta(&p->cal[i], p->call.delta[i]);
+		parts[i].rho = isnan(rho) ? rho : rho * p->L;
 	}
 	dpagg_site_set_charge(site, p->epsilon, p->delta, parts, DPAGG_VARIANCE_PARTS);
 	return p;
 }
 
-/* For dp_explain: the calibrations of a call with these parameters (as the site makes them). */
+/* For dp_explain: the calibrations of one group of a call with these parameters (as the site
+ * makes them). */
 void
 dpagg_variance_calibrations(double epsilon, double delta, double lower, double upper,
-							text *mechanism, dpagg_variance_plan *plan, dpagg_calibration *cal)
+							text *mechanism, int L, dpagg_variance_plan *call,
+							dpagg_variance_plan *plan, dpagg_calibration *cal)
 {
 	char		spec[DPAGG_MECH_SPEC_LEN];
 	dpagg_error err;
 	int			i;
 
-	if (dpagg_variance_plan_init(epsilon, delta, lower, upper, plan, &err) != DPAGG_OK)
+	L = Max(L, 1);
+	if (dpagg_variance_plan_init(epsilon, delta, lower, upper, call, &err) != DPAGG_OK ||
+		dpagg_variance_plan_init(dpagg_share(epsilon, L), dpagg_share(delta, L), lower, upper, plan,
+								 &err) != DPAGG_OK)
 		dpagg_report(&err);
 	dpagg_mechanism_spec(mechanism, spec, sizeof(spec));
 	for (i = 0; i < DPAGG_VARIANCE_PARTS; i++)
@@ -253,10 +321,10 @@ add128(int64 *hi, uint64 *lo, int64 q)
 }
 
 static Datum
-variance_trans(FunctionCallInfo fcinfo, ValueType vt)
+variance_trans(FunctionCallInfo fcinfo, ValueType vt, int kind)
 {
 	MemoryContext cxt = dpagg_aggregate_context(fcinfo, VNAME);
-	DpSite	   *site = dpagg_site_of_trans(fcinfo, DP_SITE_VARIANCE);
+	DpSite	   *site = dpagg_site_of_trans(fcinfo, kind);
 	const VParams *p = (const VParams *) site->params;
 	VState	   *st = PG_ARGISNULL(0) ? NULL : (VState *) PG_GETARG_POINTER(0);
 
@@ -281,16 +349,18 @@ variance_trans(FunctionCallInfo fcinfo, ValueType vt)
 	PG_RETURN_POINTER(st);
 }
 
-#define DPAGG_V_TRANS(fname, vt) \
+#define DPAGG_V_TRANS(fname, vt, kind) \
 	PG_FUNCTION_INFO_V1(fname); \
-	Datum fname(PG_FUNCTION_ARGS) { return variance_trans(fcinfo, vt); }
+	Datum fname(PG_FUNCTION_ARGS) { return variance_trans(fcinfo, vt, kind); }
 
-DPAGG_V_TRANS(dpagg_variance_trans_int2, VT_INT2)
-DPAGG_V_TRANS(dpagg_variance_trans_int4, VT_INT4)
-DPAGG_V_TRANS(dpagg_variance_trans_int8, VT_INT8)
-DPAGG_V_TRANS(dpagg_variance_trans_float4, VT_FLOAT4)
-DPAGG_V_TRANS(dpagg_variance_trans_float8, VT_FLOAT8)
-DPAGG_V_TRANS(dpagg_variance_trans_numeric, VT_NUMERIC)
+DPAGG_V_TRANS(dpagg_variance_trans_int2, VT_INT2, DP_SITE_VARIANCE)
+DPAGG_V_TRANS(dpagg_variance_trans_int4, VT_INT4, DP_SITE_VARIANCE)
+DPAGG_V_TRANS(dpagg_variance_trans_int8, VT_INT8, DP_SITE_VARIANCE)
+DPAGG_V_TRANS(dpagg_variance_trans_float4, VT_FLOAT4, DP_SITE_VARIANCE)
+DPAGG_V_TRANS(dpagg_variance_trans_float8, VT_FLOAT8, DP_SITE_VARIANCE)
+DPAGG_V_TRANS(dpagg_variance_trans_numeric, VT_NUMERIC, DP_SITE_VARIANCE)
+/* per unit: one value per unit and group, its average there (a double precision) */
+DPAGG_V_TRANS(dpagg_unit_variance_trans, VT_FLOAT8, DP_SITE_UNIT_VARIANCE)
 
 PG_FUNCTION_INFO_V1(dpagg_variance_combine);
 Datum
@@ -416,10 +486,10 @@ draw(const dpagg_release_plan *plan, __int128 quanta)
  * the groups) returns what it released.  An empty group (no state) releases noisy zeros.
  */
 static Datum
-variance_final(FunctionCallInfo fcinfo, int form, bool report)
+variance_final(FunctionCallInfo fcinfo, int form, bool report, int kind)
 {
 	MemoryContext cxt = dpagg_aggregate_context(fcinfo, VNAME);
-	DpSite	   *site = dpagg_site_of_final(fcinfo, DP_SITE_VARIANCE);
+	DpSite	   *site = dpagg_site_of_final(fcinfo, kind);
 	const VParams *p = (const VParams *) site->params;
 	VState	   *st = PG_ARGISNULL(0) ? NULL : (VState *) PG_GETARG_POINTER(0);
 
@@ -481,15 +551,23 @@ variance_final(FunctionCallInfo fcinfo, int form, bool report)
 	}
 }
 
-#define DPAGG_V_FINAL(fname, form, report) \
+#define DPAGG_V_FINAL(fname, form, report, kind) \
 	PG_FUNCTION_INFO_V1(fname); \
-	Datum fname(PG_FUNCTION_ARGS) { return variance_final(fcinfo, form, report); }
+	Datum fname(PG_FUNCTION_ARGS) { return variance_final(fcinfo, form, report, kind); }
 
-DPAGG_V_FINAL(dpagg_var_pop_final, DPAGG_VAR_POP, false)
-DPAGG_V_FINAL(dpagg_var_samp_final, DPAGG_VAR_SAMP, false)
-DPAGG_V_FINAL(dpagg_stddev_pop_final, DPAGG_STDDEV_POP, false)
-DPAGG_V_FINAL(dpagg_stddev_samp_final, DPAGG_STDDEV_SAMP, false)
-DPAGG_V_FINAL(dpagg_var_pop_report_final, DPAGG_VAR_POP, true)
-DPAGG_V_FINAL(dpagg_var_samp_report_final, DPAGG_VAR_SAMP, true)
-DPAGG_V_FINAL(dpagg_stddev_pop_report_final, DPAGG_STDDEV_POP, true)
-DPAGG_V_FINAL(dpagg_stddev_samp_report_final, DPAGG_STDDEV_SAMP, true)
+DPAGG_V_FINAL(dpagg_var_pop_final, DPAGG_VAR_POP, false, DP_SITE_VARIANCE)
+DPAGG_V_FINAL(dpagg_var_samp_final, DPAGG_VAR_SAMP, false, DP_SITE_VARIANCE)
+DPAGG_V_FINAL(dpagg_stddev_pop_final, DPAGG_STDDEV_POP, false, DP_SITE_VARIANCE)
+DPAGG_V_FINAL(dpagg_stddev_samp_final, DPAGG_STDDEV_SAMP, false, DP_SITE_VARIANCE)
+DPAGG_V_FINAL(dpagg_var_pop_report_final, DPAGG_VAR_POP, true, DP_SITE_VARIANCE)
+DPAGG_V_FINAL(dpagg_var_samp_report_final, DPAGG_VAR_SAMP, true, DP_SITE_VARIANCE)
+DPAGG_V_FINAL(dpagg_stddev_pop_report_final, DPAGG_STDDEV_POP, true, DP_SITE_VARIANCE)
+DPAGG_V_FINAL(dpagg_stddev_samp_report_final, DPAGG_STDDEV_SAMP, true, DP_SITE_VARIANCE)
+DPAGG_V_FINAL(dpagg_unit_var_pop_final, DPAGG_VAR_POP, false, DP_SITE_UNIT_VARIANCE)
+DPAGG_V_FINAL(dpagg_unit_var_samp_final, DPAGG_VAR_SAMP, false, DP_SITE_UNIT_VARIANCE)
+DPAGG_V_FINAL(dpagg_unit_stddev_pop_final, DPAGG_STDDEV_POP, false, DP_SITE_UNIT_VARIANCE)
+DPAGG_V_FINAL(dpagg_unit_stddev_samp_final, DPAGG_STDDEV_SAMP, false, DP_SITE_UNIT_VARIANCE)
+DPAGG_V_FINAL(dpagg_unit_var_pop_report_final, DPAGG_VAR_POP, true, DP_SITE_UNIT_VARIANCE)
+DPAGG_V_FINAL(dpagg_unit_var_samp_report_final, DPAGG_VAR_SAMP, true, DP_SITE_UNIT_VARIANCE)
+DPAGG_V_FINAL(dpagg_unit_stddev_pop_report_final, DPAGG_STDDEV_POP, true, DP_SITE_UNIT_VARIANCE)
+DPAGG_V_FINAL(dpagg_unit_stddev_samp_report_final, DPAGG_STDDEV_SAMP, true, DP_SITE_UNIT_VARIANCE)

@@ -207,6 +207,9 @@ capture(LevelContext *lc, Aggref *a)
 		lc->merges = true;		/* already split: its partial states are its input */
 		return;
 	}
+	if (kind == DP_SITE_UNIT_VARIANCE)
+		unsupported("dp_var_pop, dp_var_samp, dp_stddev_pop and dp_stddev_samp are not available on Citus tables yet",
+					"Run it over a table that is not distributed (its state, a count and two exact sums per group, has no worker and coordinator steps yet).");
 	if (DPAGG_KIND_IS_UNIT(kind))
 	{
 		lc->units = lappend(lc->units, a);	/* the per-unit level of a private relation */

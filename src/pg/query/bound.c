@@ -865,10 +865,6 @@ collect_walker(Node *node, LevelContext *lc)
 			unsupported("dpagg aggregates over a private relation cannot be combined with other aggregates in the same query level",
 						"Only dpagg's aggregates are bounded per privacy unit.",
 						"Compute the other aggregates in a separate query.");
-		if (kind == DP_SITE_VARIANCE)
-			unsupported("dp_var_pop, dp_var_samp, dp_stddev_pop and dp_stddev_samp over a private relation are not available yet",
-						"Per privacy unit, a variance needs each unit's count, sum and sum of squares bounded together, which is not built yet.",
-						"Run it over a relation that is not private, or use dp_avg over the private relation.");
 		if (kind == DP_SITE_PERCENTILE)
 			unsupported("dp_percentile, dp_median and dp_percentiles over a private relation are not available yet",
 						"Per privacy unit, a quantile needs each unit's values bounded in number, which is not built yet.",
@@ -946,7 +942,9 @@ per_unit_expr(DpCall *call, const char *lc_schema)
 	{
 		case DP_SITE_SUM:
 		case DP_SITE_AVG:
+		case DP_SITE_VARIANCE:
 			{
+				/* a variance's per-unit value is the unit's average in the group, as dp_avg's */
 				const char *name = call->kind == DP_SITE_SUM ? "sum" : "avg";
 				Oid			f;
 
@@ -1056,7 +1054,9 @@ bounded_call(DpCall *call, LevelContext *lc, Expr *value)
 		Expr	   *lower,
 				   *upper;
 
-		name = call->kind == DP_SITE_SUM ? "dpagg_unit_sum" : "dpagg_unit_avg";
+		name = call->kind == DP_SITE_SUM ? "dpagg_unit_sum"
+			: call->kind == DP_SITE_AVG ? "dpagg_unit_avg"
+			: psprintf("dpagg_unit_%s", dpagg_variance_form_name(a->aggfnoid) + strlen("dp_"));
 		if (lo->sensitivity >= 0)
 		{
 			upper = arg_of(a, lo->sensitivity);

@@ -234,7 +234,8 @@ dpagg_explain_sql(PG_FUNCTION_ARGS)
 		delta = float_arg(r->aggref, lo.delta);
 		initStringInfo(&det);
 		values[0] = Int32GetDatum(++n);
-		values[1] = CStringGetTextDatum(r->kind == DP_SITE_VARIANCE ? get_func_name(r->aggref->aggfnoid)
+		values[1] = CStringGetTextDatum(r->kind == DP_SITE_VARIANCE || r->kind == DP_SITE_UNIT_VARIANCE
+										? dpagg_variance_form_name(r->aggref->aggfnoid)
 										: dpagg_kind_name(r->kind));
 		values[2] = ObjectIdGetDatum(r->relid);
 		values[3] = CStringGetTextDatum(r->unit);
@@ -300,11 +301,13 @@ dpagg_explain_sql(PG_FUNCTION_ARGS)
 			calibration_json(&det, &cal, false, unit);
 			appendStringInfo(&det, "], \"dimension\": %d}", cal.dimension);
 		}
-		else if (r->kind == DP_SITE_VARIANCE)
+		else if (r->kind == DP_SITE_VARIANCE || r->kind == DP_SITE_UNIT_VARIANCE)
 		{
 			/* Three parts, each at its share of (epsilon, delta): the centred sum of squares
-			 * (sensitivity B^2/2), the centred sum (B) and the count (1); docs/variance.md. */
-			dpagg_variance_plan plan;
+			 * (sensitivity B^2/2), the centred sum (B) and the count (1); per unit, each group
+			 * at (epsilon / L, delta / L); docs/variance.md. */
+			dpagg_variance_plan call,
+						plan;
 			dpagg_calibration cal[DPAGG_VARIANCE_PARTS];
 			Const	   *mech = const_arg(r->aggref, lo.mechanism);
 			int			i;
@@ -312,24 +315,24 @@ dpagg_explain_sql(PG_FUNCTION_ARGS)
 			dpagg_variance_calibrations(eps, delta, float_arg(r->aggref, lo.lower),
 										float_arg(r->aggref, lo.upper),
 										mech == NULL || mech->constisnull ? NULL
-										: DatumGetTextPP(mech->constvalue), &plan, cal);
+										: DatumGetTextPP(mech->constvalue), L, &call, &plan, cal);
 			delta_charged = 0;
 			for (i = 0; i < DPAGG_VARIANCE_PARTS; i++)
-				delta_charged += dpagg_charged_delta(&cal[i], plan.delta[i]);
+				delta_charged += dpagg_charged_delta(&cal[i], call.delta[i]);
 			delta_charged = Min(delta_charged, delta);
 			values[8] = Float8GetDatum(cal[0].epsilon);
 			values[9] = Float8GetDatum(cal[0].delta);
 			values[10] = Float8GetDatum(plan.sensitivity[DPAGG_VARIANCE_SQUARES]);
 			values[11] = CStringGetTextDatum(psprintf("%s + %s + %s", cal[0].spec, cal[1].spec, cal[2].spec));
 			values[12] = Float8GetDatum(cal[0].scale);
-			appendStringInfo(&det, "{\"charged_delta\": %.17g, \"lower\": %.17g, \"upper\": %.17g, "
+			appendStringInfo(&det, "{\"public_groups\": %s, \"charged_delta\": %.17g, \"lower\": %.17g, \"upper\": %.17g, "
 							 "\"parts\": [\"sum of squares\", \"sum\", \"count\"], \"per_group\": [",
-							 delta_charged, plan.lower, plan.upper);
+							 r->public_groups ? "true" : "false", delta_charged, plan.lower, plan.upper);
 			for (i = 0; i < DPAGG_VARIANCE_PARTS; i++)
 			{
 				if (i)
 					appendStringInfoString(&det, ", ");
-				calibration_json(&det, &cal[i], false, false);
+				calibration_json(&det, &cal[i], false, unit);
 			}
 			appendStringInfoString(&det, "]}");
 		}

@@ -102,6 +102,7 @@ releasing_kind(int kind)
 		case DP_SITE_MERGE_VECTOR:
 		case DP_SITE_PERCENTILE:
 		case DP_SITE_VARIANCE:
+		case DP_SITE_UNIT_VARIANCE:
 			return true;
 		default:
 			return false;
