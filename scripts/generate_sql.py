@@ -333,6 +333,30 @@ PERCENTILES = Kind("DP_SITE_PERCENTILE",
                    Function("dpagg_percentiles_final", [("", "internal")], f"{F8}[]", "VOLATILE", strict=False),
                    Q_SUPPORT["serial"], Q_SUPPORT["deserial"], sspace=128)
 Q_BOUNDS = EPS_DELTA + [("lower", F8), ("upper", F8)]
+# Over a private relation (src/pg/query/bound.c): the same over one value per unit and group, the
+# unit's average there, each group at epsilon / L (no combine: the per-unit level is not split).
+UNIT_PERCENTILE = Kind("DP_SITE_UNIT_PERCENTILE",
+                       "dpagg_unit_percentile and dpagg_unit_median: a private quantile of per-unit averages.",
+                       "internal", None,
+                       Function("dpagg_unit_percentile_final", [("", "internal")], F8, "VOLATILE", strict=False),
+                       sspace=128)
+UNIT_PERCENTILES = Kind("DP_SITE_UNIT_PERCENTILE",
+                        "dpagg_unit_percentiles: several private quantiles of per-unit averages.",
+                        "internal", None,
+                        Function("dpagg_unit_percentiles_final", [("", "internal")], f"{F8}[]", "VOLATILE",
+                                 strict=False),
+                        sspace=128)
+UNIT_Q = EPS_DELTA + [("lower", F8), ("upper", F8), ("mechanism", "text"), ("max_groups", "integer"),
+                      ("privacy_unit", "text")]
+UNIT_PERCENTILE.add("dpagg_unit_percentile", [("value", F8), ("p", F8)] + UNIT_Q,
+                    "dpagg_unit_percentile_trans", "dpagg_unit_percentile_trans",
+                    "internal: dp_percentile over a private relation, per unit")
+UNIT_PERCENTILE.add("dpagg_unit_median", [("value", F8)] + UNIT_Q,
+                    "dpagg_unit_median_trans", "dpagg_unit_percentile_trans",
+                    "internal: dp_median over a private relation, per unit")
+UNIT_PERCENTILES.add("dpagg_unit_percentiles", [("value", F8), ("p", f"{F8}[]")] + UNIT_Q,
+                     "dpagg_unit_percentiles_trans", "dpagg_unit_percentile_trans",
+                     "internal: dp_percentiles over a private relation, per unit")
 for sqlt, short in TYPES:
     for form, extra in [("", []), ("_m", MECH)]:
         PERCENTILE.add("dp_percentile", [("value", sqlt), ("p", F8)] + Q_BOUNDS + extra,
@@ -388,7 +412,7 @@ for vform, what in [("var_pop", "population variance"), ("var_samp", "sample var
     UNIT_VARIANCE_KINDS.append(ukind)
 
 KINDS = [SUM, SUM_INLINE, AVG, COUNT, VECTOR, UNIT_SUM, UNIT_AVG, UNIT_COUNT, SELECT, UNIT_VECTOR,
-         MERGE_SUM, MERGE_AVG, MERGE_COUNT, MERGE_VECTOR, PERCENTILE, PERCENTILES] + VARIANCE_KINDS + UNIT_VARIANCE_KINDS
+         MERGE_SUM, MERGE_AVG, MERGE_COUNT, MERGE_VECTOR, PERCENTILE, PERCENTILES] + VARIANCE_KINDS + UNIT_VARIANCE_KINDS + [UNIT_PERCENTILE, UNIT_PERCENTILES]
 
 # One row's quanta (src/pg/aggregates/partial.c): plain functions, summed with sum(bigint) on Citus workers.
 QUANTA = [(f"dpagg_quanta_{what}", sqlt, f"dpagg_quanta_{what}_{short}")

@@ -53,7 +53,7 @@ SELECT q, expect_error(q) AS error
 FROM (VALUES
   ($$SELECT dept, dp_count(1, 1e-5) FROM staff GROUP BY dept$$),
   ($$SELECT dp_avg(salary, 1, 1e-5, 0, 2000) FROM staff WHERE hired >= timestamp '2020-03-01' AND dept IN ('d0', 'd1')$$),
-  ($$SELECT dept, dp_stddev_samp(salary, 1, 1e-5, 0, 2000), dp_var_pop_report(salary, 1, 1e-5, 0, 2000) IS NOT NULL FROM staff GROUP BY dept$$),
+  ($$SELECT dept, dp_stddev_samp(salary, 1, 1e-5, 0, 2000), dp_var_pop_report(salary, 1, 1e-5, 0, 2000) IS NOT NULL, dp_median(salary, 1, 0, 0, 2000) FROM staff GROUP BY dept$$),
   ($$SELECT CASE WHEN hired < timestamp '2020-06-01' THEN 'h1' ELSE 'h2' END AS half, dp_count(1, 1e-5) FROM staff GROUP BY 1$$),
   ($$SELECT lower(dept), dp_sum(salary, 1, 1e-5, 0, 2000) FROM staff WHERE dept LIKE 'd%' AND salary IS NOT NULL GROUP BY 1$$),
   ($$SELECT d.region, dp_count(1, 1e-5) FROM staff s JOIN depts d USING (dept) GROUP BY d.region$$),

@@ -72,12 +72,30 @@ SELECT expect_error($$SELECT dp_percentiles(f8, ARRAY[[0.5, 0.6]], 1.0, 0, 0, 10
 SELECT expect_error($$SELECT dp_percentiles(f8, array_fill(0.5::float8, ARRAY[65]), 1.0, 0, 0, 100) FROM dp_test$$);
 SELECT expect_error($$SELECT dp_percentile(f8, f8 / 100, 1.0, 0, 0, 100) FROM dp_test$$);
 SELECT expect_error($$SELECT dp_median(f8, 1.0, 0, 0, 100) OVER () FROM dp_test$$);
--- Not over private relations yet, nor by hand through the support functions.
-CREATE TABLE q_private AS SELECT id AS uid, f8 FROM dp_test;
+-- Over a private relation, per privacy unit: each unit's value in a group is its average there
+-- (as dp_avg's per-unit form) and the quantile is that of the units' values; each of a unit's at
+-- most L groups releases at epsilon / L.  q_private: 200 units, 50 rows each, values varying
+-- within a unit.  Checked by the share of units' averages below the answer.
+CREATE TABLE q_private AS SELECT id % 200 AS uid, (id * 7 % 101)::float8 AS f8, grp FROM dp_test;
+CREATE TABLE q_averages AS SELECT uid, grp, avg(f8) AS a FROM q_private GROUP BY uid, grp;
 SELECT dp_protect('q_private', 'uid');
-SELECT expect_error($$SELECT dp_median(f8, 1.0, 0, 0, 100) FROM q_private$$);
-SELECT expect_error($$SELECT dp_percentiles(f8, ARRAY[0.5], 1.0, 0, 0, 100) FROM (SELECT * FROM q_private) s$$);
-DROP TABLE q_private;
+SELECT (SELECT avg((a < m)::int) FROM q_averages) BETWEEN 0.45 AND 0.55 AS unit_median,
+       (SELECT avg((a < q[1])::int) FROM q_averages) BETWEEN 0.05 AND 0.15 AS unit_p10,
+       (SELECT avg((a < q[2])::int) FROM q_averages) BETWEEN 0.85 AND 0.95 AS unit_p90
+FROM (SELECT dp_median(f8, 1e6, 0, 0, 102.4) AS m, dp_percentiles(f8, ARRAY[0.1, 0.9], 1e6, 0, 0, 102.4) AS q
+      FROM q_private) r;
+-- GROUP BY: group selection (delta > 0 for it), at most L = 3 groups per unit; every unit's rows
+-- fall in one grp, so each group keeps its units.
+SELECT dp_protect('q_private', 'uid', 3);
+SELECT grp, (SELECT avg((a < r.m)::int) FROM q_averages v WHERE v.grp = r.grp) BETWEEN 0.35 AND 0.65 AS near
+FROM (SELECT grp, dp_percentile(f8, 0.5, 1e6, 1e-6, 0, 102.4) AS m FROM q_private GROUP BY grp) r ORDER BY grp;
+-- (under zCDP the L groups' rho: L (epsilon / L)^2 / 2)
+SELECT aggregate, mechanism, epsilon, delta, rho FROM dp_ledger WHERE role = current_user ORDER BY seq DESC LIMIT 2;
+SELECT aggregate, privacy_unit, max_groups_contributed, epsilon, group_epsilon, mechanism
+FROM dp_explain($$SELECT grp, dp_percentiles(f8, ARRAY[0.25, 0.75], 3.0, 1e-6, 0, 100) FROM q_private GROUP BY grp$$);
+-- The per-unit forms are the rewrite's alone.
+SELECT expect_error($$SELECT dpagg_unit_median(f8, 1.0, 0, 0, 100, NULL, 1, 'uid') FROM dp_test$$);
+DROP TABLE q_private, q_averages;
 CREATE ROLE q_analyst;
 SELECT has_function_privilege('q_analyst', 'dpagg_percentile_final(internal)', 'EXECUTE') AS final_callable,
        has_function_privilege('q_analyst', 'dpagg_percentile_combine(internal, internal)', 'EXECUTE') AS combine_callable;

@@ -2612,6 +2612,36 @@ CREATE AGGREGATE dpagg_unit_stddev_samp_report(value double precision, epsilon d
 );
 COMMENT ON AGGREGATE dpagg_unit_stddev_samp_report(value double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text, max_groups integer, privacy_unit text) IS 'internal: dp_stddev_samp over a private relation, per unit, with its noise interval (one release)';
 
+-- dpagg_unit_percentile and dpagg_unit_median: a private quantile of per-unit averages.
+CREATE FUNCTION dpagg_unit_percentile_final(internal) RETURNS double precision
+  AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE FUNCTION dpagg_unit_percentile_trans(internal, value double precision, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text, max_groups integer, privacy_unit text) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_unit_percentile_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dpagg_unit_percentile(value double precision, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text, max_groups integer, privacy_unit text) (
+  SFUNC = dpagg_unit_percentile_trans, STYPE = internal, SSPACE = 128,
+  FINALFUNC = dpagg_unit_percentile_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dpagg_unit_percentile(value double precision, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text, max_groups integer, privacy_unit text) IS 'internal: dp_percentile over a private relation, per unit';
+
+CREATE FUNCTION dpagg_unit_median_trans(internal, value double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text, max_groups integer, privacy_unit text) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_unit_percentile_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dpagg_unit_median(value double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text, max_groups integer, privacy_unit text) (
+  SFUNC = dpagg_unit_median_trans, STYPE = internal, SSPACE = 128,
+  FINALFUNC = dpagg_unit_percentile_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dpagg_unit_median(value double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text, max_groups integer, privacy_unit text) IS 'internal: dp_median over a private relation, per unit';
+
+-- dpagg_unit_percentiles: several private quantiles of per-unit averages.
+CREATE FUNCTION dpagg_unit_percentiles_final(internal) RETURNS double precision[]
+  AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE FUNCTION dpagg_unit_percentiles_trans(internal, value double precision, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text, max_groups integer, privacy_unit text) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_unit_percentile_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dpagg_unit_percentiles(value double precision, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text, max_groups integer, privacy_unit text) (
+  SFUNC = dpagg_unit_percentiles_trans, STYPE = internal, SSPACE = 128,
+  FINALFUNC = dpagg_unit_percentiles_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dpagg_unit_percentiles(value double precision, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text, max_groups integer, privacy_unit text) IS 'internal: dp_percentiles over a private relation, per unit';
+
 -- Calibration without release.
 CREATE FUNCTION dp_calibrate(
     mechanism text, epsilon double precision, delta double precision,
@@ -3075,5 +3105,10 @@ REVOKE ALL ON FUNCTION
   dpagg_unit_stddev_pop_final(internal),
   dpagg_unit_stddev_pop_report_final(internal),
   dpagg_unit_stddev_samp_final(internal),
-  dpagg_unit_stddev_samp_report_final(internal)
+  dpagg_unit_stddev_samp_report_final(internal),
+  dpagg_unit_percentile_final(internal),
+  dpagg_unit_percentile_trans(internal, double precision, double precision, double precision, double precision, double precision, double precision, text, integer, text),
+  dpagg_unit_median_trans(internal, double precision, double precision, double precision, double precision, double precision, text, integer, text),
+  dpagg_unit_percentiles_final(internal),
+  dpagg_unit_percentiles_trans(internal, double precision, double precision[], double precision, double precision, double precision, double precision, text, integer, text)
   FROM PUBLIC;

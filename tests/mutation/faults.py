@@ -186,6 +186,16 @@ FAULTS = [
                 "quantiles worth twice what its budget records.",
         "killers": ["regress:" + _LATE + ",82_percentile"],
     },
+    {
+        "id": "quantile-unit-epsilon-not-divided",
+        "file": "src/pg/aggregates/percentile.c",
+        "find": "p->group_epsilon = dpagg_share(p->epsilon, p->L);",
+        "replace": "p->group_epsilon = p->epsilon;",
+        "what": "Over a private relation each group of a quantile releases at the call's epsilon "
+                "instead of epsilon / L, so a unit that reaches L groups is protected only at L "
+                "times the epsilon charged.",
+        "killers": ["regress:" + _LATE + ",82_percentile"],
+    },
     # ---------------------------------------------------------------- variances --------------
     {
         "id": "variance-squares-sensitivity-halved",

@@ -107,6 +107,21 @@ dpagg_arg_layout(Aggref *aggref, int kind, DpArgLayout *lo)
 		if (has_mech)
 			lo->mechanism = p++;
 	}
+	else if (kind == DP_SITE_UNIT_PERCENTILE)
+	{
+		/* per unit (bound.c): value, [p,] epsilon, delta, lower, upper, mechanism, max_groups,
+		 * privacy_unit */
+		lo->value = p++;
+		if (n == 9)
+			lo->quantile = p++;
+		lo->epsilon = p++;
+		lo->delta = p++;
+		lo->lower = p++;
+		lo->upper = p++;
+		lo->mechanism = p++;
+		lo->max_groups = p++;
+		lo->unit = p++;
+	}
 	else if (kind == DP_SITE_PERCENTILE)
 	{
 		/* dp_percentile(value, p, ...), dp_percentiles(value, ps, ...), dp_median(value, ...):
@@ -1013,7 +1028,8 @@ DPAGG_UNIT_TRANS(dpagg_unit_select_trans, select_row, DP_SITE_SELECT, VT_NONE, v
 bool
 dpagg_state_kind_valid(int kind)
 {
-	return (kind >= DP_SUM && kind <= DP_AVG) || (DPAGG_KIND_IS_UNIT(kind) && kind != DP_SITE_UNIT_VARIANCE) ||
+	return (kind >= DP_SUM && kind <= DP_AVG) ||
+		(DPAGG_KIND_IS_UNIT(kind) && kind != DP_SITE_UNIT_VARIANCE && kind != DP_SITE_UNIT_PERCENTILE) ||
 		DPAGG_KIND_IS_MERGE(kind);
 }
 

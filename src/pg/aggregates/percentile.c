@@ -17,8 +17,13 @@
  *
  * The parameters (p or the ps, epsilon, delta, the bounds, the mechanism) belong to the call
  * site and are read once per query (site.c).  The state is `internal`; parallel plans move it
- * through the serialize/deserialize functions (counts only).  Not over private relations
- * (query/bound.c refuses it) nor on Citus (citus/citus.c refuses it) yet.
+ * through the serialize/deserialize functions (counts only).
+ *
+ * Over a private relation the per-unit rewrite (query/bound.c) calls the per-unit forms
+ * (dpagg_unit_percentile, dpagg_unit_median, dpagg_unit_percentiles) over one value per unit and
+ * group, the unit's average there (as dp_avg's per-unit form): the quantile is that of the units'
+ * averages, and each of a unit's at most L groups releases at epsilon / L (docs/quantiles.md,
+ * "Per privacy unit").  Not on Citus yet (citus/citus.c refuses it).
  */
 #include "aggregates/state.h"
 
@@ -40,6 +45,8 @@
 
 extern Datum dpagg_percentile_final(PG_FUNCTION_ARGS);
 extern Datum dpagg_percentiles_final(PG_FUNCTION_ARGS);
+extern Datum dpagg_unit_percentile_final(PG_FUNCTION_ARGS);
+extern Datum dpagg_unit_percentiles_final(PG_FUNCTION_ARGS);
 
 typedef struct QState
 {
@@ -55,6 +62,9 @@ typedef struct QState
 
 typedef struct QParams
 {
+	bool		unit;			/* per unit (DP_SITE_UNIT_PERCENTILE) */
+	int			L;				/* per unit: the groups a unit contributes to at most; else 1 */
+	double		group_epsilon;	/* each group's: epsilon / L (each quantile at that / k) */
 	double		epsilon;
 	double		delta;
 	double		lower;
@@ -83,6 +93,17 @@ dpagg_percentile_site_params(DpSite *site)
 	dpagg_error err;
 
 	dpagg_arg_layout(site->argref, site->kind, &lo);
+	p->unit = site->kind == DP_SITE_UNIT_PERCENTILE;
+	p->L = 1;
+	if (p->unit)
+	{
+		bool		isnull;
+		Datum		d = dpagg_site_param(site, lo.max_groups, &isnull);
+
+		p->L = isnull ? 0 : DatumGetInt32(d);
+		if (p->L < 1)
+			elog(ERROR, "dpagg: a per-unit aggregate without max_groups");
+	}
 	p->epsilon = dpagg_param_float8(site, lo.epsilon, "epsilon", DP_SITE_PERCENTILE);
 	p->delta = dpagg_param_float8(site, lo.delta, "delta", DP_SITE_PERCENTILE);
 	p->lower = dpagg_param_float8(site, lo.lower, "lower", DP_SITE_PERCENTILE);
@@ -138,7 +159,8 @@ dpagg_percentile_site_params(DpSite *site)
 			final = dpagg_fn_address(((Form_pg_aggregate) GETSTRUCT(tup))->aggfinalfn);
 			ReleaseSysCache(tup);
 		}
-		if (final != (p->array ? dpagg_percentiles_final : dpagg_percentile_final))
+		if (final != (p->unit ? (p->array ? dpagg_unit_percentiles_final : dpagg_unit_percentile_final)
+					  : (p->array ? dpagg_percentiles_final : dpagg_percentile_final)))
 			ereport(ERROR,
 					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 					 errmsg("dpagg support functions can only be used by dpagg's own aggregates")));
@@ -149,10 +171,11 @@ dpagg_percentile_site_params(DpSite *site)
 		Datum		d = dpagg_site_param(site, lo.mechanism, &isnull);
 		char	   *m;
 
-		if (isnull)
+		/* per unit, NULL is the analyst's omitted mechanism */
+		if (isnull && !p->unit)
 			bad("mechanism of dp_percentile must not be NULL",
 				"Name 'permute_and_flip' (or 'auto', the same), or omit the argument.");
-		m = TextDatumGetCString(d);
+		m = isnull ? "auto" : TextDatumGetCString(d);
 		if (strcmp(m, "auto") != 0 && strcmp(m, "permute_and_flip") != 0)
 			bad(psprintf("dp_percentile has no mechanism %s", dpagg_quote_input(m)),
 				"Quantiles are released by 'permute_and_flip' (or 'auto', the same); the noise mechanisms of dp_sum do not apply to them.");
@@ -161,21 +184,28 @@ dpagg_percentile_site_params(DpSite *site)
 		bad("delta must lie in [0, 1)", "Quantiles spend no delta (permute-and-flip is pure epsilon-DP): pass 0.");
 	if (dpagg_quantile_check(p->ps, p->k, p->epsilon, p->lower, p->upper, &err) != DPAGG_OK)
 		dpagg_report(&err);
+	/* Per unit, each of a unit's at most L groups at epsilon / L: the L compose to epsilon. */
+	p->group_epsilon = dpagg_share(p->epsilon, p->L);
+	if (p->unit && dpagg_quantile_check(p->ps, p->k, p->group_epsilon, p->lower, p->upper, &err) != DPAGG_OK)
+		dpagg_report(&err);
 	{
 		/* Pure epsilon-DP: no delta is charged; under zCDP it is (epsilon^2 / 2)-zCDP (Bun &
-		 * Steinke 2016, Proposition 1.4). */
-		DpChargePart part = {NULL, p->epsilon, 0.0, p->epsilon * p->epsilon / 2};
+		 * Steinke 2016, Proposition 1.4), per unit L groups of (epsilon / L)^2 / 2. */
+		DpChargePart part = {NULL, p->epsilon, 0.0,
+		p->L * (p->group_epsilon * p->group_epsilon / 2)};
 		StringInfoData spec;
 		int			i;
 
 		/* the ledger's mechanism: which quantiles; where the list would not fit the ledger's
 		 * field (127 bytes), their number and range */
 		initStringInfo(&spec);
+		if (p->unit)
+			appendStringInfo(&spec, "per unit %s, L=%d: ", dpagg_site_unit(site, lo.unit), p->L);
 		appendStringInfoString(&spec, "permute_and_flip(p=");
 		for (i = 0; i < p->k; i++)
 			appendStringInfo(&spec, "%s%.10g", i ? "," : "", p->ps[i]);
 		appendStringInfoChar(&spec, ')');
-		if (spec.len > 120)
+		if (spec.len > 120 - (p->unit ? 40 : 0))
 		{
 			double		lo_p = p->ps[0],
 						hi_p = p->ps[0];
@@ -186,6 +216,8 @@ dpagg_percentile_site_params(DpSite *site)
 				hi_p = fmax(hi_p, p->ps[i]);
 			}
 			resetStringInfo(&spec);
+			if (p->unit)
+				appendStringInfo(&spec, "per unit %.20s, L=%d: ", dpagg_site_unit(site, lo.unit), p->L);
 			appendStringInfo(&spec, "permute_and_flip(%d quantiles, p from %.10g to %.10g)", p->k,
 							 lo_p, hi_p);
 		}
@@ -254,10 +286,10 @@ add_bin(QState *st, int j, MemoryContext cxt)
 }
 
 static Datum
-percentile_trans(FunctionCallInfo fcinfo, ValueType vt)
+percentile_trans(FunctionCallInfo fcinfo, ValueType vt, int kind)
 {
 	MemoryContext cxt = dpagg_aggregate_context(fcinfo, QNAME);
-	DpSite	   *site = dpagg_site_of_trans(fcinfo, DP_SITE_PERCENTILE);
+	DpSite	   *site = dpagg_site_of_trans(fcinfo, kind);
 	const QParams *p = (const QParams *) site->params;
 	QState	   *st = PG_ARGISNULL(0) ? NULL : (QState *) PG_GETARG_POINTER(0);
 
@@ -268,16 +300,18 @@ percentile_trans(FunctionCallInfo fcinfo, ValueType vt)
 	PG_RETURN_POINTER(st);
 }
 
-#define DPAGG_Q_TRANS(fname, vt) \
+#define DPAGG_Q_TRANS(fname, vt, kind) \
 	PG_FUNCTION_INFO_V1(fname); \
-	Datum fname(PG_FUNCTION_ARGS) { return percentile_trans(fcinfo, vt); }
+	Datum fname(PG_FUNCTION_ARGS) { return percentile_trans(fcinfo, vt, kind); }
 
-DPAGG_Q_TRANS(dpagg_percentile_trans_int2, VT_INT2)
-DPAGG_Q_TRANS(dpagg_percentile_trans_int4, VT_INT4)
-DPAGG_Q_TRANS(dpagg_percentile_trans_int8, VT_INT8)
-DPAGG_Q_TRANS(dpagg_percentile_trans_float4, VT_FLOAT4)
-DPAGG_Q_TRANS(dpagg_percentile_trans_float8, VT_FLOAT8)
-DPAGG_Q_TRANS(dpagg_percentile_trans_numeric, VT_NUMERIC)
+DPAGG_Q_TRANS(dpagg_percentile_trans_int2, VT_INT2, DP_SITE_PERCENTILE)
+DPAGG_Q_TRANS(dpagg_percentile_trans_int4, VT_INT4, DP_SITE_PERCENTILE)
+DPAGG_Q_TRANS(dpagg_percentile_trans_int8, VT_INT8, DP_SITE_PERCENTILE)
+DPAGG_Q_TRANS(dpagg_percentile_trans_float4, VT_FLOAT4, DP_SITE_PERCENTILE)
+DPAGG_Q_TRANS(dpagg_percentile_trans_float8, VT_FLOAT8, DP_SITE_PERCENTILE)
+DPAGG_Q_TRANS(dpagg_percentile_trans_numeric, VT_NUMERIC, DP_SITE_PERCENTILE)
+/* per unit: one value per unit and group, its average there (a double precision) */
+DPAGG_Q_TRANS(dpagg_unit_percentile_trans, VT_FLOAT8, DP_SITE_UNIT_PERCENTILE)
 
 PG_FUNCTION_INFO_V1(dpagg_percentile_combine);
 Datum
@@ -412,10 +446,10 @@ cmp_bin(const void *a, const void *b)
 /* The release of one group: charged (normally already, before the first row), then drawn; a
  * state finalized again (a rescan that reuses the groups) returns the value it released. */
 static Datum
-percentile_final(FunctionCallInfo fcinfo, bool want_array)
+percentile_final(FunctionCallInfo fcinfo, bool want_array, int kind)
 {
 	MemoryContext cxt = dpagg_aggregate_context(fcinfo, QNAME);
-	DpSite	   *site = dpagg_site_of_final(fcinfo, DP_SITE_PERCENTILE);
+	DpSite	   *site = dpagg_site_of_final(fcinfo, kind);
 	const QParams *p = (const QParams *) site->params;
 	QState	   *st = PG_ARGISNULL(0) ? NULL : (QState *) PG_GETARG_POINTER(0);
 	double		out[DPAGG_QUANTILE_MAX_K];
@@ -458,15 +492,16 @@ percentile_final(FunctionCallInfo fcinfo, bool want_array)
 			}
 			pfree(sorted);
 		}
-		if (dpagg_quantile_release_sparse(bins, cnt, m, p->lower, p->upper, p->ps, p->k, p->epsilon,
-										  out, &err) != DPAGG_OK)
+		if (dpagg_quantile_release_sparse(bins, cnt, m, p->lower, p->upper, p->ps, p->k,
+										  p->group_epsilon, out, &err) != DPAGG_OK)
 			dpagg_report(&err);
 		pfree(bins);
 		pfree(cnt);
 	}
 	else
 	{
-		if (dpagg_quantile_release(st->dense, p->lower, p->upper, p->ps, p->k, p->epsilon, out, &err) != DPAGG_OK)
+		if (dpagg_quantile_release(st->dense, p->lower, p->upper, p->ps, p->k, p->group_epsilon, out,
+								   &err) != DPAGG_OK)
 			dpagg_report(&err);
 	}
 	if (want_array)
@@ -496,12 +531,26 @@ PG_FUNCTION_INFO_V1(dpagg_percentile_final);
 Datum
 dpagg_percentile_final(PG_FUNCTION_ARGS)
 {
-	return percentile_final(fcinfo, false);
+	return percentile_final(fcinfo, false, DP_SITE_PERCENTILE);
 }
 
 PG_FUNCTION_INFO_V1(dpagg_percentiles_final);
 Datum
 dpagg_percentiles_final(PG_FUNCTION_ARGS)
 {
-	return percentile_final(fcinfo, true);
+	return percentile_final(fcinfo, true, DP_SITE_PERCENTILE);
+}
+
+PG_FUNCTION_INFO_V1(dpagg_unit_percentile_final);
+Datum
+dpagg_unit_percentile_final(PG_FUNCTION_ARGS)
+{
+	return percentile_final(fcinfo, false, DP_SITE_UNIT_PERCENTILE);
+}
+
+PG_FUNCTION_INFO_V1(dpagg_unit_percentiles_final);
+Datum
+dpagg_unit_percentiles_final(PG_FUNCTION_ARGS)
+{
+	return percentile_final(fcinfo, true, DP_SITE_UNIT_PERCENTILE);
 }

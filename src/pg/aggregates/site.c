@@ -272,6 +272,7 @@ partial_aggref(AggState *as, Aggref *aggref)
  * What a parameter expression may be (see the top of the file).
  */
 static bool param_expr_ok(Node *node);
+static int	in_array_coerce = 0;	/* param_expr_ok inside an ArrayCoerceExpr's element expression */
 
 static bool
 function_ok(Oid funcid, Oid resulttype, List *args)
@@ -319,6 +320,33 @@ param_expr_ok(Node *node)
 				set_opfuncid(op);
 				return function_ok(op->opfuncid, op->opresulttype, op->args);
 			}
+		case T_ArrayExpr:
+			{
+				/* ARRAY[...] of such expressions (dp_percentiles' ps, before the planner folds
+				 * it into a constant: the per-unit rewrite checks it earlier) */
+				ListCell   *lc;
+
+				foreach(lc, ((ArrayExpr *) node)->elements)
+					if (!param_expr_ok((Node *) lfirst(lc)))
+						return false;
+				return true;
+			}
+		case T_ArrayCoerceExpr:
+			{
+				/* ARRAY[0.1, 0.9] (numeric[]) as double precision[]: each element converted by
+				 * an expression over the element (a CaseTestExpr), allowed there only */
+				ArrayCoerceExpr *ac = (ArrayCoerceExpr *) node;
+				bool		ok;
+
+				if (!param_expr_ok((Node *) ac->arg))
+					return false;
+				in_array_coerce++;
+				ok = param_expr_ok((Node *) ac->elemexpr);
+				in_array_coerce--;
+				return ok;
+			}
+		case T_CaseTestExpr:
+			return in_array_coerce > 0;
 		default:
 			return false;
 	}
@@ -396,6 +424,7 @@ dpagg_kind_name(int kind)
 		case DP_SITE_MERGE_COUNT:
 			return "dp_count";
 		case DP_SITE_PERCENTILE:
+		case DP_SITE_UNIT_PERCENTILE:
 			return "dp_percentile";
 		case DP_SITE_VARIANCE:
 		case DP_SITE_UNIT_VARIANCE:
@@ -746,7 +775,7 @@ site_prepare(AggState *as, AggStatePerTrans pt, int expected_kind)
 	site->params = kind == DP_SITE_VECTOR || kind == DP_SITE_UNIT_VECTOR || kind == DP_SITE_MERGE_VECTOR
 		? dpagg_vector_site_params(site)
 		: kind == DP_SITE_SELECT ? dpagg_select_site_params(site)
-		: kind == DP_SITE_PERCENTILE ? dpagg_percentile_site_params(site)
+		: kind == DP_SITE_PERCENTILE || kind == DP_SITE_UNIT_PERCENTILE ? dpagg_percentile_site_params(site)
 		: kind == DP_SITE_VARIANCE || kind == DP_SITE_UNIT_VARIANCE ? dpagg_variance_site_params(site)
 		: dpagg_scalar_site_params(site);
 	/* Published only once complete: a failed preparation leaves no half-made site behind. */

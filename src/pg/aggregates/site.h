@@ -51,11 +51,12 @@ typedef enum DpSiteKind
 	/* dp_var_pop, dp_var_samp, dp_stddev_pop and dp_stddev_samp (variance.c) */
 	DP_SITE_VARIANCE = 15,
 	/* ... over a private relation, per unit (bound.c; variance.c) */
-	DP_SITE_UNIT_VARIANCE = 16
+	DP_SITE_UNIT_VARIANCE = 16,
+	DP_SITE_UNIT_PERCENTILE = 17	/* dp_percentile and its forms, per unit (percentile.c) */
 } DpSiteKind;
 
 #define DPAGG_KIND_IS_UNIT(k) (((k) >= DP_SITE_UNIT_SUM && (k) <= DP_SITE_UNIT_VECTOR) || \
-							   (k) == DP_SITE_UNIT_VARIANCE)
+							   (k) == DP_SITE_UNIT_VARIANCE || (k) == DP_SITE_UNIT_PERCENTILE)
 #define DPAGG_KIND_IS_MERGE(k) ((k) >= DP_SITE_MERGE_SUM && (k) <= DP_SITE_MERGE_COUNT)
 /* the scalar merges above, or the vector one */
 #define DPAGG_KIND_IS_ANY_MERGE(k) (DPAGG_KIND_IS_MERGE(k) || (k) == DP_SITE_MERGE_VECTOR)

@@ -865,10 +865,6 @@ collect_walker(Node *node, LevelContext *lc)
 			unsupported("dpagg aggregates over a private relation cannot be combined with other aggregates in the same query level",
 						"Only dpagg's aggregates are bounded per privacy unit.",
 						"Compute the other aggregates in a separate query.");
-		if (kind == DP_SITE_PERCENTILE)
-			unsupported("dp_percentile, dp_median and dp_percentiles over a private relation are not available yet",
-						"Per privacy unit, a quantile needs each unit's values bounded in number, which is not built yet.",
-						"Run it over a relation that is not private, or use dp_avg over the private relation.");
 		if (DPAGG_KIND_IS_ANY_MERGE(kind))
 			unsupported("dpagg_merge_sum, dpagg_merge_avg, dpagg_merge_count and dpagg_merge_vector cannot read private relations",
 						"They release partial sums as given, not bounded per privacy unit.",
@@ -943,8 +939,10 @@ per_unit_expr(DpCall *call, const char *lc_schema)
 		case DP_SITE_SUM:
 		case DP_SITE_AVG:
 		case DP_SITE_VARIANCE:
+		case DP_SITE_PERCENTILE:
 			{
-				/* a variance's per-unit value is the unit's average in the group, as dp_avg's */
+				/* a variance's or a quantile's per-unit value is the unit's average in the group,
+				 * as dp_avg's */
 				const char *name = call->kind == DP_SITE_SUM ? "sum" : "avg";
 				Oid			f;
 
@@ -1056,6 +1054,7 @@ bounded_call(DpCall *call, LevelContext *lc, Expr *value)
 
 		name = call->kind == DP_SITE_SUM ? "dpagg_unit_sum"
 			: call->kind == DP_SITE_AVG ? "dpagg_unit_avg"
+			: call->kind == DP_SITE_PERCENTILE ? psprintf("dpagg_unit_%s", get_func_name(a->aggfnoid) + strlen("dp_"))
 			: psprintf("dpagg_unit_%s", dpagg_variance_form_name(a->aggfnoid) + strlen("dp_"));
 		if (lo->sensitivity >= 0)
 		{
@@ -1069,6 +1068,8 @@ bounded_call(DpCall *call, LevelContext *lc, Expr *value)
 			upper = arg_of(a, lo->upper);
 		}
 		args = list_make5(value, arg_of(a, lo->epsilon), arg_of(a, lo->delta), lower, upper);
+		if (lo->quantile >= 0)
+			args = list_insert_nth(args, 1, arg_of(a, lo->quantile));	/* p or the ps */
 		args = lappend(args, mech);
 		args = lappend(args, int4_const(lc->L));
 		args = lappend(args, unit_name(lc));

@@ -336,7 +336,7 @@ dpagg_explain_sql(PG_FUNCTION_ARGS)
 			}
 			appendStringInfoString(&det, "]}");
 		}
-		else if (r->kind == DP_SITE_PERCENTILE)
+		else if (r->kind == DP_SITE_PERCENTILE || r->kind == DP_SITE_UNIT_PERCENTILE)
 		{
 			/* Permute-and-flip over 1 024 bins of [lower, upper], pure epsilon-DP: each of the k
 			 * quantiles at epsilon / k, its score (rank distance) of sensitivity max(p, 1 - p). */
@@ -383,7 +383,8 @@ dpagg_explain_sql(PG_FUNCTION_ARGS)
 				}
 			}
 			delta_charged = 0;
-			values[8] = Float8GetDatum(k > 0 ? eps / k : eps);
+			/* per unit, each group at epsilon / L */
+			values[8] = Float8GetDatum(dpagg_share(eps, L) / Max(k, 1));
 			values[9] = Float8GetDatum(0.0);
 			values[10] = Float8GetDatum(worst);
 			values[11] = CStringGetTextDatum("permute_and_flip");

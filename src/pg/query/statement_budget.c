@@ -103,6 +103,7 @@ releasing_kind(int kind)
 		case DP_SITE_PERCENTILE:
 		case DP_SITE_VARIANCE:
 		case DP_SITE_UNIT_VARIANCE:
+		case DP_SITE_UNIT_PERCENTILE:
 			return true;
 		default:
 			return false;
