@@ -411,8 +411,24 @@ for vform, what in [("var_pop", "population variance"), ("var_samp", "sample var
               "dpagg_unit_variance_trans", f"internal: dp_{vform} over a private relation, per unit")
     UNIT_VARIANCE_KINDS.append(ukind)
 
+# dp_sum without bounds (src/pg/aggregates/auto_bounds.c, src/core/bounds/dpagg_bounds.h,
+# docs/automatic_bounds.md): the state counts and sums the values per bin of magnitude; the final
+# function chooses the bounds from a noisy histogram of them and releases the clamped sum.
+AUTO_SUM = Kind("DP_SITE_AUTO_SUM",
+                "dp_sum without bounds: the bounds chosen privately from a histogram of magnitudes (half of epsilon).",
+                "internal",
+                Function("dpagg_auto_sum_combine", [("", "internal"), ("", "internal")], "internal", strict=False),
+                Function("dpagg_auto_sum_final", [("", "internal")], F8, "VOLATILE", strict=False),
+                Function("dpagg_auto_sum_serialize", [("", "internal")], "bytea"),
+                Function("dpagg_auto_sum_deserialize", [("", "bytea"), ("", "internal")], "internal"),
+                sspace=128)
+for sqlt, short in TYPES:
+    AUTO_SUM.add("dp_sum", [("value", sqlt)] + EPS_DELTA, f"dpagg_auto_sum_trans_{short}",
+                 f"dpagg_auto_sum_trans_{short}",
+                 "differentially private sum, its clamping bounds chosen privately (half of epsilon) from the data")
+
 KINDS = [SUM, SUM_INLINE, AVG, COUNT, VECTOR, UNIT_SUM, UNIT_AVG, UNIT_COUNT, SELECT, UNIT_VECTOR,
-         MERGE_SUM, MERGE_AVG, MERGE_COUNT, MERGE_VECTOR, PERCENTILE, PERCENTILES] + VARIANCE_KINDS + UNIT_VARIANCE_KINDS + [UNIT_PERCENTILE, UNIT_PERCENTILES]
+         MERGE_SUM, MERGE_AVG, MERGE_COUNT, MERGE_VECTOR, PERCENTILE, PERCENTILES] + VARIANCE_KINDS + UNIT_VARIANCE_KINDS + [UNIT_PERCENTILE, UNIT_PERCENTILES, AUTO_SUM]
 
 # One row's quanta (src/pg/aggregates/partial.c): plain functions, summed with sum(bigint) on Citus workers.
 QUANTA = [(f"dpagg_quanta_{what}", sqlt, f"dpagg_quanta_{what}_{short}")

@@ -104,6 +104,14 @@ FROM dp_explain($$SELECT grp, dp_stddev_pop(f8, 3.0, 1e-6, 0, 100, 'laplace') FR
 SELECT bool_and(noise_scale = (SELECT noise_scale FROM dp_explain($$SELECT grp, dp_var_pop_report(f8, 3.0, 1e-6, 0, 100, 'laplace') FROM v_private GROUP BY grp$$) WHERE release = 1)) AS as_explained,
        min(noise_scale) AS noise_scale
 FROM (SELECT grp, (dp_var_pop_report(f8, 3.0, 1e-6, 0, 100, 'laplace')).* FROM v_private GROUP BY grp) r;
+-- Integer values (and integer expressions) per unit: the units' averages as double precision.
+SELECT abs(v - (SELECT var_pop(a) FROM (SELECT avg(f8::int) a FROM v_private GROUP BY uid) u)) < 1e-6 AS int_unit_var_pop
+FROM (SELECT dp_var_pop(f8::int, 1e9, 0, 0, 100) AS v FROM v_private) r;
+SELECT (SELECT avg((a < m - 0.001)::int) FROM (SELECT avg((f8 > 50)::int) a FROM v_private GROUP BY uid) u) <= 0.5 AND
+       (SELECT avg((a <= m + 0.001)::int) FROM (SELECT avg((f8 > 50)::int) a FROM v_private GROUP BY uid) u) >= 0.5 AS int_unit_median
+FROM (SELECT dp_median(CASE WHEN f8 > 50 THEN 1 ELSE 0 END, 1e6, 0, 0, 1) AS m FROM v_private) r;
+-- An epsilon too small for L = 3 groups per unit (GROUP BY: without it a query has one group): refused naming L.
+SELECT expect_error($$SELECT grp, dp_var_pop(f8, 1e-9, 1e-6, 0, 100) FROM v_private GROUP BY grp$$);
 -- The per-unit forms are the rewrite's alone.
 SELECT expect_error($$SELECT dpagg_unit_var_pop(f8, 1.0, 0, 0, 100, NULL, 1, 'uid') FROM dp_test$$);
 DROP TABLE v_private;

@@ -2642,6 +2642,75 @@ CREATE AGGREGATE dpagg_unit_percentiles(value double precision, p double precisi
 );
 COMMENT ON AGGREGATE dpagg_unit_percentiles(value double precision, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text, max_groups integer, privacy_unit text) IS 'internal: dp_percentiles over a private relation, per unit';
 
+-- dp_sum without bounds: the bounds chosen privately from a histogram of magnitudes (half of epsilon).
+CREATE FUNCTION dpagg_auto_sum_combine(internal, internal) RETURNS internal
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION dpagg_auto_sum_final(internal) RETURNS double precision
+  AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE FUNCTION dpagg_auto_sum_serialize(internal) RETURNS bytea
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION dpagg_auto_sum_deserialize(bytea, internal) RETURNS internal
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION dpagg_auto_sum_trans_int2(internal, value smallint, epsilon double precision, delta double precision) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_auto_sum_trans_int2' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dp_sum(value smallint, epsilon double precision, delta double precision) (
+  SFUNC = dpagg_auto_sum_trans_int2, STYPE = internal, SSPACE = 128,
+  COMBINEFUNC = dpagg_auto_sum_combine, SERIALFUNC = dpagg_auto_sum_serialize,
+  DESERIALFUNC = dpagg_auto_sum_deserialize, FINALFUNC = dpagg_auto_sum_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_sum(value smallint, epsilon double precision, delta double precision) IS 'differentially private sum, its clamping bounds chosen privately (half of epsilon) from the data';
+
+CREATE FUNCTION dpagg_auto_sum_trans_int4(internal, value integer, epsilon double precision, delta double precision) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_auto_sum_trans_int4' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dp_sum(value integer, epsilon double precision, delta double precision) (
+  SFUNC = dpagg_auto_sum_trans_int4, STYPE = internal, SSPACE = 128,
+  COMBINEFUNC = dpagg_auto_sum_combine, SERIALFUNC = dpagg_auto_sum_serialize,
+  DESERIALFUNC = dpagg_auto_sum_deserialize, FINALFUNC = dpagg_auto_sum_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_sum(value integer, epsilon double precision, delta double precision) IS 'differentially private sum, its clamping bounds chosen privately (half of epsilon) from the data';
+
+CREATE FUNCTION dpagg_auto_sum_trans_int8(internal, value bigint, epsilon double precision, delta double precision) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_auto_sum_trans_int8' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dp_sum(value bigint, epsilon double precision, delta double precision) (
+  SFUNC = dpagg_auto_sum_trans_int8, STYPE = internal, SSPACE = 128,
+  COMBINEFUNC = dpagg_auto_sum_combine, SERIALFUNC = dpagg_auto_sum_serialize,
+  DESERIALFUNC = dpagg_auto_sum_deserialize, FINALFUNC = dpagg_auto_sum_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_sum(value bigint, epsilon double precision, delta double precision) IS 'differentially private sum, its clamping bounds chosen privately (half of epsilon) from the data';
+
+CREATE FUNCTION dpagg_auto_sum_trans_float4(internal, value real, epsilon double precision, delta double precision) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_auto_sum_trans_float4' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dp_sum(value real, epsilon double precision, delta double precision) (
+  SFUNC = dpagg_auto_sum_trans_float4, STYPE = internal, SSPACE = 128,
+  COMBINEFUNC = dpagg_auto_sum_combine, SERIALFUNC = dpagg_auto_sum_serialize,
+  DESERIALFUNC = dpagg_auto_sum_deserialize, FINALFUNC = dpagg_auto_sum_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_sum(value real, epsilon double precision, delta double precision) IS 'differentially private sum, its clamping bounds chosen privately (half of epsilon) from the data';
+
+CREATE FUNCTION dpagg_auto_sum_trans_float8(internal, value double precision, epsilon double precision, delta double precision) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_auto_sum_trans_float8' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dp_sum(value double precision, epsilon double precision, delta double precision) (
+  SFUNC = dpagg_auto_sum_trans_float8, STYPE = internal, SSPACE = 128,
+  COMBINEFUNC = dpagg_auto_sum_combine, SERIALFUNC = dpagg_auto_sum_serialize,
+  DESERIALFUNC = dpagg_auto_sum_deserialize, FINALFUNC = dpagg_auto_sum_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_sum(value double precision, epsilon double precision, delta double precision) IS 'differentially private sum, its clamping bounds chosen privately (half of epsilon) from the data';
+
+CREATE FUNCTION dpagg_auto_sum_trans_numeric(internal, value numeric, epsilon double precision, delta double precision) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_auto_sum_trans_numeric' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dp_sum(value numeric, epsilon double precision, delta double precision) (
+  SFUNC = dpagg_auto_sum_trans_numeric, STYPE = internal, SSPACE = 128,
+  COMBINEFUNC = dpagg_auto_sum_combine, SERIALFUNC = dpagg_auto_sum_serialize,
+  DESERIALFUNC = dpagg_auto_sum_deserialize, FINALFUNC = dpagg_auto_sum_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_sum(value numeric, epsilon double precision, delta double precision) IS 'differentially private sum, its clamping bounds chosen privately (half of epsilon) from the data';
+
 -- Calibration without release.
 CREATE FUNCTION dp_calibrate(
     mechanism text, epsilon double precision, delta double precision,
@@ -3110,5 +3179,15 @@ REVOKE ALL ON FUNCTION
   dpagg_unit_percentile_trans(internal, double precision, double precision, double precision, double precision, double precision, double precision, text, integer, text),
   dpagg_unit_median_trans(internal, double precision, double precision, double precision, double precision, double precision, text, integer, text),
   dpagg_unit_percentiles_final(internal),
-  dpagg_unit_percentiles_trans(internal, double precision, double precision[], double precision, double precision, double precision, double precision, text, integer, text)
+  dpagg_unit_percentiles_trans(internal, double precision, double precision[], double precision, double precision, double precision, double precision, text, integer, text),
+  dpagg_auto_sum_combine(internal, internal),
+  dpagg_auto_sum_final(internal),
+  dpagg_auto_sum_serialize(internal),
+  dpagg_auto_sum_deserialize(bytea, internal),
+  dpagg_auto_sum_trans_int2(internal, smallint, double precision, double precision),
+  dpagg_auto_sum_trans_int4(internal, integer, double precision, double precision),
+  dpagg_auto_sum_trans_int8(internal, bigint, double precision, double precision),
+  dpagg_auto_sum_trans_float4(internal, real, double precision, double precision),
+  dpagg_auto_sum_trans_float8(internal, double precision, double precision, double precision),
+  dpagg_auto_sum_trans_numeric(internal, numeric, double precision, double precision)
   FROM PUBLIC;

@@ -196,6 +196,26 @@ FAULTS = [
                 "times the epsilon charged.",
         "killers": ["regress:" + _LATE + ",82_percentile"],
     },
+    # ---------------------------------------------------------------- automatic bounds -------
+    {
+        "id": "auto-sum-overspent",
+        "file": "src/pg/aggregates/auto_bounds.c",
+        "find": "p->epsilon_sum = nextafter(p->epsilon - p->epsilon_bounds, 0);",
+        "replace": "p->epsilon_sum = p->epsilon;",
+        "what": "dp_sum without bounds releases its sum at the call's whole epsilon after spending "
+                "half of it on the bounds' histogram, so the release is 1.5-epsilon-DP while "
+                "epsilon is charged.",
+        "killers": ["regress:" + _LATE + ",84_auto_bounds"],
+    },
+    {
+        "id": "auto-sum-outliers-unclamped",
+        "file": "src/pg/aggregates/auto_bounds.c",
+        "find": "total += (__int128) bins[j].count * (__int128) llrint(ldexp(upper, -qexp));",
+        "replace": "total += shift_round(dpagg_int128_get(bins[j].sum_hi, bins[j].sum_lo), qexp - bin_quantum_exp(j));",
+        "what": "dp_sum without bounds adds the values above the chosen upper bound as they are, "
+                "so one value moves the sum by more than the sensitivity the noise is calibrated for.",
+        "killers": ["regress:" + _LATE + ",84_auto_bounds"],
+    },
     # ---------------------------------------------------------------- variances --------------
     {
         "id": "variance-squares-sensitivity-halved",

@@ -107,6 +107,13 @@ dpagg_arg_layout(Aggref *aggref, int kind, DpArgLayout *lo)
 		if (has_mech)
 			lo->mechanism = p++;
 	}
+	else if (kind == DP_SITE_AUTO_SUM)
+	{
+		/* dp_sum(value, epsilon, delta): no bounds (auto_bounds.c) */
+		lo->value = p++;
+		lo->epsilon = p++;
+		lo->delta = p++;
+	}
 	else if (kind == DP_SITE_UNIT_PERCENTILE)
 	{
 		/* per unit (bound.c): value, [p,] epsilon, delta, lower, upper, mechanism, max_groups,

@@ -426,6 +426,8 @@ dpagg_kind_name(int kind)
 		case DP_SITE_PERCENTILE:
 		case DP_SITE_UNIT_PERCENTILE:
 			return "dp_percentile";
+		case DP_SITE_AUTO_SUM:
+			return "dp_sum";
 		case DP_SITE_VARIANCE:
 		case DP_SITE_UNIT_VARIANCE:
 			return "dp_var_pop";	/* or one of its sibling forms: DpSite.name says which */
@@ -474,7 +476,7 @@ own_aggref_walker(Node *node, void *context)
 				ereport(ERROR,
 						(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 						 errmsg("dpagg's per-unit aggregates cannot be called directly"),
-						 errhint("Use dp_sum, dp_avg and dp_count: over a private relation they are bounded per privacy unit.")));
+						 errhint("Use dp_sum, dp_avg, dp_count, the quantiles and the variances: over a private relation they are bounded per privacy unit.")));
 			*found |= DPAGG_RUNS_UNIT;
 		}
 		else if (kind != 0)
@@ -777,6 +779,7 @@ site_prepare(AggState *as, AggStatePerTrans pt, int expected_kind)
 		: kind == DP_SITE_SELECT ? dpagg_select_site_params(site)
 		: kind == DP_SITE_PERCENTILE || kind == DP_SITE_UNIT_PERCENTILE ? dpagg_percentile_site_params(site)
 		: kind == DP_SITE_VARIANCE || kind == DP_SITE_UNIT_VARIANCE ? dpagg_variance_site_params(site)
+		: kind == DP_SITE_AUTO_SUM ? dpagg_auto_sum_site_params(site)
 		: dpagg_scalar_site_params(site);
 	/* Published only once complete: a failed preparation leaves no half-made site behind. */
 	pt->transfn.fn_extra = site;

@@ -52,7 +52,8 @@ typedef enum DpSiteKind
 	DP_SITE_VARIANCE = 15,
 	/* ... over a private relation, per unit (bound.c; variance.c) */
 	DP_SITE_UNIT_VARIANCE = 16,
-	DP_SITE_UNIT_PERCENTILE = 17	/* dp_percentile and its forms, per unit (percentile.c) */
+	DP_SITE_UNIT_PERCENTILE = 17,	/* dp_percentile and its forms, per unit (percentile.c) */
+	DP_SITE_AUTO_SUM = 18		/* dp_sum(value, epsilon, delta): bounds chosen privately (auto_bounds.c) */
 } DpSiteKind;
 
 #define DPAGG_KIND_IS_UNIT(k) (((k) >= DP_SITE_UNIT_SUM && (k) <= DP_SITE_UNIT_VECTOR) || \
@@ -172,6 +173,11 @@ extern void *dpagg_scalar_site_params(DpSite *site);
 extern void *dpagg_vector_site_params(DpSite *site);
 extern void *dpagg_percentile_site_params(DpSite *site);
 extern void *dpagg_variance_site_params(DpSite *site);
+extern void *dpagg_auto_sum_site_params(DpSite *site);
+/* For dp_explain: dp_sum without bounds' split of epsilon, its histogram's threshold and its
+ * sum's mechanism (auto_bounds.c). */
+extern void dpagg_auto_sum_plan(double epsilon, double *epsilon_bounds, double *epsilon_sum,
+								double *threshold, char *mechanism, size_t len);
 /* For dp_explain: the plans of a dp_var_pop call (its parts' shares of epsilon and delta) and of
  * one of its groups when its units contribute to at most L groups (1 where there are no units),
  * and that group's three calibrations (variance.c). */

@@ -186,10 +186,16 @@ dpagg_variance_site_params(DpSite *site)
 
 		/* the call's parts (checked first: an error names the call's parameters), then one
 		 * group's at (epsilon / L, delta / L), L of which compose to the call's */
-		if (dpagg_variance_plan_init(p->epsilon, p->delta, lower, upper, &p->call, &err) != DPAGG_OK ||
-			dpagg_variance_plan_init(dpagg_share(p->epsilon, p->L), dpagg_share(p->delta, p->L),
-									 lower, upper, &p->plan, &err) != DPAGG_OK)
+		if (dpagg_variance_plan_init(p->epsilon, p->delta, lower, upper, &p->call, &err) != DPAGG_OK)
 			dpagg_report(&err);
+		if (dpagg_variance_plan_init(dpagg_share(p->epsilon, p->L), dpagg_share(p->delta, p->L),
+									 lower, upper, &p->plan, &err) != DPAGG_OK)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("epsilon and delta of %s are too small for %d groups per privacy unit", site->name, p->L),
+					 errdetail("Each of a unit's groups gets epsilon / %d and delta / %d: %s", p->L, p->L, err.message),
+					 errhint("Pass epsilon at least %g and delta 0 or at least %g, or let each unit contribute to fewer groups (dp_protect's max_groups_contributed).",
+							 4e-10 * p->L, 4e-290 * p->L)));
 	}
 	if (lo.mechanism >= 0)
 	{
@@ -253,12 +259,15 @@ dpagg_variance_site_params(DpSite *site)
 		static const char *const what[] = {"squares", "sum", "count"};
 		double		rho = dpagg_zcdp_rho(&p->cal[i]);
 
+		/* one mechanism for the three parts (the usual case): named once, so that the ledger's
+		 * field (127 bytes) keeps all of it */
+		bool		one = strcmp(p->cal[0].spec, p->cal[1].spec) == 0 &&
+			strcmp(p->cal[0].spec, p->cal[2].spec) == 0;
+		const char *prefix = p->unit ? psprintf("per unit %s, L=%d: ", dpagg_site_unit(site, lo.unit), p->L) : "";
+
 		parts[i].spec = MemoryContextStrdup(site->cxt,
-											i == 0 && p->unit
-											? psprintf("per unit %s, L=%d: %s %s",
-													   dpagg_site_unit(site, lo.unit), p->L,
-													   what[i], p->cal[i].spec)
-											: psprintf("%s %s", what[i], p->cal[i].spec));
+											one ? (i == 0 ? psprintf("%ssquares, sum and count %s", prefix, p->cal[0].spec) : "")
+											: psprintf("%s%s %s", i == 0 ? prefix : "", what[i], p->cal[i].spec));
 		parts[i].epsilon = p->unit ? p->call.epsilon[i] : p->cal[i].epsilon;
 		parts[i].delta = dpagg_charged_delta(&p->cal[i], p->call.delta[i]);
 		parts[i].rho = isnan(rho) ? rho : rho * p->L;

@@ -326,7 +326,8 @@ ledger_charge(const char *aggregate, int sets, double epsilon, double delta,
 	costs = palloc(sizeof(dpagg_charge_part) * Max(nparts, 1));
 	for (i = 0; i < nparts; i++)
 	{
-		if (i > 0)
+		/* a part whose spec is empty is named by an earlier one (variance.c) */
+		if (i > 0 && parts[i].spec[0] != '\0')
 			strlcat(r->mechanism, " + ", sizeof(r->mechanism));
 		strlcat(r->mechanism, parts[i].spec, sizeof(r->mechanism));
 		costs[i].epsilon = parts[i].epsilon;

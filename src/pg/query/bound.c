@@ -865,6 +865,10 @@ collect_walker(Node *node, LevelContext *lc)
 			unsupported("dpagg aggregates over a private relation cannot be combined with other aggregates in the same query level",
 						"Only dpagg's aggregates are bounded per privacy unit.",
 						"Compute the other aggregates in a separate query.");
+		if (kind == DP_SITE_AUTO_SUM)
+			unsupported("dp_sum without bounds over a private relation is not available yet",
+						"Per privacy unit, the bounds would have to be chosen from the units' sums, which is not built yet.",
+						"Pass bounds: dp_sum(value, epsilon, delta, lower, upper).");
 		if (DPAGG_KIND_IS_ANY_MERGE(kind))
 			unsupported("dpagg_merge_sum, dpagg_merge_avg, dpagg_merge_count and dpagg_merge_vector cannot read private relations",
 						"They release partial sums as given, not bounded per privacy unit.",
@@ -977,7 +981,21 @@ per_unit_expr(DpCall *call, const char *lc_schema)
 														InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL));
 				}
 				f = dpagg_function_oid("pg_catalog", name, 1, &t);
-				return cast_to_float8((Expr *) dpagg_make_aggref(f, list_make1(value), false, filter, DPAGG_BOUND_MARK));
+				{
+					Expr	   *r = cast_to_float8((Expr *) dpagg_make_aggref(f, list_make1(value), false, filter,
+																		  DPAGG_BOUND_MARK));
+					Oid			num = NUMERICOID;
+
+					/* avg() of an integer type is a numeric: the variances' and quantiles'
+					 * per-unit forms take a double precision (dp_sum's and dp_avg's have a
+					 * numeric form too); an average of integers is far inside its range */
+					if ((call->kind == DP_SITE_VARIANCE || call->kind == DP_SITE_PERCENTILE) &&
+						exprType((Node *) r) == NUMERICOID)
+						r = marked((Expr *) makeFuncExpr(dpagg_function_oid(lc_schema, "dpagg_numeric_float8", 1, &num),
+														 FLOAT8OID, list_make1(r), InvalidOid, InvalidOid,
+														 COERCE_EXPLICIT_CALL));
+					return r;
+				}
 			}
 		case DP_SITE_VECTOR:
 			{
@@ -1679,7 +1697,7 @@ refuse_walker(Node *node, void *context)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("dpagg's per-unit aggregates cannot be called directly"),
-				 errhint("Use dp_sum, dp_avg and dp_count: over a private relation they are bounded per privacy unit.")));
+				 errhint("Use dp_sum, dp_avg, dp_count, the quantiles and the variances: over a private relation they are bounded per privacy unit.")));
 	if ((IsA(node, Aggref) && dpagg_aggregate_is_inline_sum(((Aggref *) node)->aggfnoid)) ||
 		(IsA(node, WindowFunc) && dpagg_aggregate_is_inline_sum(((WindowFunc *) node)->winfnoid)))
 		ereport(ERROR,

@@ -29,6 +29,7 @@
 #include "utils/lsyscache.h"
 
 #include "quantile/dpagg_quantile.h"
+#include "bounds/dpagg_bounds.h"
 #include "selection/dpagg_selection.h"
 #include "variance/dpagg_variance.h"
 
@@ -114,7 +115,7 @@ plain_walker(Node *node, PlainWalk *w)
 		if (dpagg_same_release_in(w->level, a))
 			return expression_tree_walker(node, plain_walker, w);
 		if ((kind >= DP_SITE_SUM && kind <= DP_SITE_VECTOR) || kind == DP_SITE_PERCENTILE ||
-			kind == DP_SITE_VARIANCE)
+			kind == DP_SITE_VARIANCE || kind == DP_SITE_AUTO_SUM)
 		{
 			DpBoundRelease *r = palloc0(sizeof(DpBoundRelease));
 
@@ -300,6 +301,29 @@ dpagg_explain_sql(PG_FUNCTION_ARGS)
 							 r->public_groups ? "true" : "false", delta_charged);
 			calibration_json(&det, &cal, false, unit);
 			appendStringInfo(&det, "], \"dimension\": %d}", cal.dimension);
+		}
+		else if (r->kind == DP_SITE_AUTO_SUM)
+		{
+			/* dp_sum without bounds (docs/automatic_bounds.md): half of epsilon for a noisy
+			 * histogram of magnitudes (discrete Laplace, sensitivity 1), the rest for the sum,
+			 * whose sensitivity the chosen bounds give; all of delta is charged. */
+			double		eb,
+						es,
+						t;
+			char		m[DPAGG_MECH_SPEC_LEN];
+
+			dpagg_auto_sum_plan(eps, &eb, &es, &t, m, sizeof(m));
+			delta_charged = delta;
+			values[8] = Float8GetDatum(es);
+			values[9] = Float8GetDatum(delta);
+			nulls[10] = true;
+			values[11] = CStringGetTextDatum(psprintf("bounds discrete_laplace + sum %s", m));
+			nulls[12] = true;
+			appendStringInfo(&det, "{\"charged_delta\": %.17g, \"bounds\": {\"epsilon\": %.17g, "
+							 "\"mechanism\": \"discrete_laplace\", \"bins\": %d, \"threshold\": %.17g, "
+							 "\"beta\": 1e-06}, \"sum\": {\"epsilon\": %.17g, \"delta\": %.17g, "
+							 "\"mechanism\": \"%s\", \"sensitivity\": \"max(|lower|, |upper|) of the chosen bounds\"}}",
+							 delta, eb, DPAGG_BOUNDS_BINS, t, es, delta, m);
 		}
 		else if (r->kind == DP_SITE_VARIANCE || r->kind == DP_SITE_UNIT_VARIANCE)
 		{

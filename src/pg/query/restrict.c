@@ -605,7 +605,7 @@ dpagg_restrict_check_statement(Query *parse, int unbounded_private_reads, bool r
 	check_settings();
 	if (unbounded_private_reads > 0)
 		refuse("restricted roles may read private relations only through dpagg's aggregates",
-			   "This statement reads private rows other than through dp_sum, dp_avg, dp_count or dp_sum_vector (a column in the output, another aggregate, a window function, DISTINCT, a subquery, a write, ...).",
+			   "This statement reads private rows other than through dpagg's aggregates (a column in the output, another aggregate, a window function, DISTINCT, a subquery, a write, ...).",
 			   "Aggregate the private relation with dpagg's aggregates, grouped by columns; post-process their results in an outer query.");
 	if (parse->commandType != CMD_SELECT || in_create_as > 0 || parse->hasModifyingCTE)
 		refuse("restricted roles cannot store or write the results of queries over private relations",

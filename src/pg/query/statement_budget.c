@@ -104,6 +104,7 @@ releasing_kind(int kind)
 		case DP_SITE_VARIANCE:
 		case DP_SITE_UNIT_VARIANCE:
 		case DP_SITE_UNIT_PERCENTILE:
+		case DP_SITE_AUTO_SUM:
 			return true;
 		default:
 			return false;

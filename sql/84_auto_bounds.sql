@@ -1,0 +1,62 @@
+-- dp_sum(value, epsilon, delta): no bounds; half of epsilon buys a noisy histogram of the values'
+-- magnitudes (191 bins of powers of two), the bounds run over the bins whose noisy count reaches
+-- a threshold (widened to contain 0), and the sum clamped to them is released with the rest
+-- (docs/automatic_bounds.md).  At a huge epsilon the threshold is 1 and every occupied bin is
+-- inside the bounds: the answer is the exact sum.  Checked as booleans, never printed.
+-- dp_test: v = id % 100 in six types (each value 100 times, so the sum is 495 000), grp in 0..4.
+SELECT abs(dp_sum(i2, 1e6, 0) - 495000) < 1 AS i2, abs(dp_sum(i4, 1e6, 0) - 495000) < 1 AS i4,
+       abs(dp_sum(i8, 1e6, 0) - 495000) < 1 AS i8, abs(dp_sum(f4, 1e6, 0) - 495000) < 1 AS f4,
+       abs(dp_sum(f8, 1e6, 1e-6) - 495000) < 1 AS f8, abs(dp_sum(num, 1e6, 0) - 495000) < 1 AS num
+FROM dp_test;
+SELECT grp, abs(dp_sum(f8, 1e6, 0) - sum(f8)) < 1 AS exact FROM dp_test GROUP BY grp ORDER BY grp;
+-- Negative values and values of every magnitude: still the exact sum at a huge epsilon.
+SELECT abs(dp_sum(x, 1e6, 0) - sum(x)) < 1e-6 * abs(sum(x)) + 1 AS mixed
+FROM (SELECT (CASE WHEN g % 3 = 0 THEN -1 ELSE 1 END) * 2 ^ (g % 40 - 10) AS x FROM generate_series(1, 4000) g) s;
+-- A rare outlier does not reach the threshold (38 values at epsilon 1): it is clamped to the
+-- bounds the bulk of the values gives (here [0, 128]), so one person's 1e9 does not dominate.
+SELECT abs(dp_sum(x, 1.0, 0) - 1000000) < 20000 AS outlier_clamped
+FROM (SELECT 100.0 AS x FROM generate_series(1, 10000) UNION ALL SELECT 1e9) s;
+-- NULLs are skipped, NaN counts as 0, +-Infinity as +-2^63 (then clamped like any outlier).
+SELECT abs(dp_sum(x, 1e6, 0) - 6) < 1e-6 AS specials
+FROM (VALUES (1.0), (2.0), (3.0), (NULL), ('NaN')) v(x);
+-- Empty input: no bin counts, the bounds are the zero bin's [-2^-32, 2^-32]: a noisy 0.
+SELECT abs(dp_sum(x, 1.0, 0)) < 1e-6 AS noisy_zero FROM dp_empty;
+-- Parallel plans: the partial histograms travel through serialize/deserialize.
+SET max_parallel_workers_per_gather = 2; SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+EXPLAIN (COSTS OFF) SELECT dp_sum(f8, 1e6, 0) FROM dp_test;
+SELECT abs(dp_sum(f8, 1e6, 0) - 495000) < 1 AS parallel_exact FROM dp_test;
+RESET max_parallel_workers_per_gather; RESET parallel_setup_cost; RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+-- Bad parameters: 22023 with a hint, before any row is read.
+SELECT expect_error($$SELECT dp_sum(f8, NULL, 0) FROM dp_test$$);
+SELECT expect_error($$SELECT dp_sum(f8, 0, 0) FROM dp_test$$);
+SELECT expect_error($$SELECT dp_sum(f8, 'NaN', 0) FROM dp_test$$);
+SELECT expect_error($$SELECT dp_sum(f8, 1.0, 1) FROM dp_test$$);
+SELECT expect_error($$SELECT dp_sum(f8, 1.0, NULL) FROM dp_test$$);
+SET dpagg.default_mechanism = 'analytic_gaussian';
+SELECT expect_error($$SELECT dp_sum(f8, 1.0, 0) FROM dp_test$$);
+RESET dpagg.default_mechanism;
+SELECT expect_error($$SELECT dp_sum(f8, 1.0, 0) OVER () FROM dp_test$$);
+-- Not over private relations yet, nor by hand through the support functions.
+CREATE TABLE a_private AS SELECT id AS uid, f8 FROM dp_test;
+SELECT dp_protect('a_private', 'uid');
+SELECT expect_error($$SELECT dp_sum(f8, 1.0, 0) FROM a_private$$);
+DROP TABLE a_private;
+CREATE ROLE a_analyst LOGIN;
+SELECT has_function_privilege('a_analyst', 'dpagg_auto_sum_final(internal)', 'EXECUTE') AS final_callable,
+       has_function_privilege('a_analyst', 'dpagg_auto_sum_deserialize(bytea, internal)', 'EXECUTE') AS deserialize_callable;
+-- The charge: the call's epsilon and delta, as the histogram's part and the sum's; under zCDP
+-- epsilon_part^2 / 2 for each (the sum's mechanism is chosen at the release).
+SELECT dp_set_budget('a_analyst', 5.0, 1e-6);
+GRANT SELECT ON dp_test TO a_analyst;
+SET SESSION AUTHORIZATION a_analyst;
+SELECT dp_sum(f8, 1.0, 1e-7) IS NOT NULL AS released FROM dp_test;
+SELECT count(v) AS groups FROM (SELECT grp, dp_sum(i4, 0.5, 0) AS v FROM dp_test GROUP BY grp) s;
+SELECT aggregate, mechanism, epsilon, delta, rho FROM dp_ledger WHERE role = 'a_analyst' ORDER BY seq;
+RESET SESSION AUTHORIZATION;
+SELECT release, aggregate, epsilon, delta, group_epsilon, sensitivity, mechanism, details
+FROM dp_explain($$SELECT grp, dp_sum(f8, 1.0, 1e-6) FROM dp_test GROUP BY grp$$);
+REVOKE SELECT ON dp_test FROM a_analyst;
+SELECT dp_drop_budget('a_analyst');
+DROP ROLE a_analyst;

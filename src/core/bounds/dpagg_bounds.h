@@ -1,0 +1,78 @@
+/*
+ * dpagg_bounds.h — the C interface of automatic bounds: a private histogram of the values'
+ * magnitudes, from which a call without bounds chooses its clamping bounds (docs/automatic_bounds.md;
+ * the method of Google's ApproxBounds, Wilson et al., "Differentially Private SQL with Bounded User
+ * Contribution", PoPETs 2020, Section 5.1).
+ *
+ * The glue counts a group's values in DPAGG_BOUNDS_BINS bins by dpagg_bounds_bin (a rule that
+ * depends on the value alone), adds noise to every bin's count (the discrete Laplace mechanism
+ * at sensitivity 1: one value is in one bin), and asks dpagg_bounds_choose for the bounds: from
+ * the lowest to the highest bin whose noisy count reaches the threshold, widened to contain 0.
+ * Everything after the noise is post-processing.  Pure arithmetic; nothing here draws noise.
+ */
+#ifndef DPAGG_BOUNDS_H
+#define DPAGG_BOUNDS_H
+
+#include <math.h>
+
+#include "dpagg_core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Magnitudes 2^k for k in [KMIN, KMAX]: |x| below 2^KMIN counts as 0, above 2^(KMAX + 1) as
+ * 2^(KMAX + 1) (beyond every bigint). */
+#define DPAGG_BOUNDS_KMIN (-32)
+#define DPAGG_BOUNDS_KMAX 62
+#define DPAGG_BOUNDS_PER_SIDE (DPAGG_BOUNDS_KMAX - DPAGG_BOUNDS_KMIN + 1)
+/* bins in signed order: the negative magnitudes (largest first), the zero bin, the positive */
+#define DPAGG_BOUNDS_BINS (2 * DPAGG_BOUNDS_PER_SIDE + 1)
+#define DPAGG_BOUNDS_ZERO DPAGG_BOUNDS_PER_SIDE
+
+/*
+ * The bin of x: the zero bin for |x| < 2^KMIN and for NaN (which dp_sum counts as 0); for
+ * 2^k <= |x| < 2^(k + 1) the bin of k on x's side, k capped at KMAX (so +-Infinity go to the
+ * outermost bins).  A deterministic function of x alone, monotone in x.
+ */
+static inline int
+dpagg_bounds_bin(double x)
+{
+	double		m = fabs(x);
+	int			k;
+
+	if (isnan(x) || m < ldexp(1.0, DPAGG_BOUNDS_KMIN))
+		return DPAGG_BOUNDS_ZERO;
+	k = isinf(m) ? DPAGG_BOUNDS_KMAX : ilogb(m);
+	if (k > DPAGG_BOUNDS_KMAX)
+		k = DPAGG_BOUNDS_KMAX;
+	return x > 0 ? DPAGG_BOUNDS_ZERO + 1 + (k - DPAGG_BOUNDS_KMIN)
+		: DPAGG_BOUNDS_ZERO - 1 - (k - DPAGG_BOUNDS_KMIN);
+}
+
+/* The edges of bin j: every value of the bin, once clamped to [-2^(KMAX+1), 2^(KMAX+1)], lies
+ * in [*lo, *hi]; the zero bin is [-2^KMIN, 2^KMIN]. */
+void		dpagg_bounds_bin_edges(int j, double *lo, double *hi);
+
+/*
+ * The threshold a noisy count must reach for its bin to count: the least whole t such that an
+ * empty bin's noisy count reaches it with probability at most beta / DPAGG_BOUNDS_BINS, for
+ * discrete Laplace noise of scale s (P(X >= t) = p^t / (1 + p), p = exp(-1/s)); so with
+ * probability at least 1 - beta no empty bin counts.  DPAGG_INVALID_PARAMETER for s not finite
+ * and > 0 or beta outside (0, 1).
+ */
+int			dpagg_bounds_threshold(double scale, double beta, double *t, dpagg_error *err);
+
+/*
+ * The bounds from the noisy counts of the DPAGG_BOUNDS_BINS bins: from the lower edge of the
+ * lowest bin whose noisy count reaches t to the upper edge of the highest, widened to contain 0
+ * (values are never pushed away from 0).  Returns 1; or 0 when no bin reaches t, with the zero
+ * bin's edges.
+ */
+int			dpagg_bounds_choose(const double *noisy, double t, double *lower, double *upper);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
