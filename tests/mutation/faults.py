@@ -194,7 +194,7 @@ FAULTS = [
         "what": "Over a private relation each group of a quantile releases at the call's epsilon "
                 "instead of epsilon / L, so a unit that reaches L groups is protected only at L "
                 "times the epsilon charged.",
-        "killers": ["regress:" + _LATE + ",82_percentile"],
+        "killers": ["regress:" + _LATE + ",82_percentile", "noise"],
     },
     # ---------------------------------------------------------------- automatic bounds -------
     {
@@ -263,7 +263,7 @@ FAULTS = [
         "what": "Over a private relation each group of a variance is calibrated at the call's "
                 "epsilon instead of epsilon / L, so a unit that reaches L groups is protected "
                 "only at L times the epsilon charged.",
-        "killers": ["regress:" + _LATE + ",83_variance"],
+        "killers": ["regress:" + _LATE + ",83_variance", "noise"],
     },
     {
         "id": "variance-uncharged",

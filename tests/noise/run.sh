@@ -13,9 +13,10 @@
 #
 # Samples.  One statement over a table that is not private with GROUP BY g releases one
 # independent value per group (one charge for the statement): 4000 groups of a known answer give
-# 4000 noise draws in one query (20000 for the private variances, section 10).  Over a private relation (dp_protect, L = 3) the public-groups
-# form (FROM keys k LEFT JOIN private p ON ... GROUP BY k.g) releases every key (3000, or 6000
-# for dp_avg), each calibrated at (epsilon/3, delta/3); the group-selection checks group by
+# 4000 noise draws in one query (20000 for the private variances, section 10).  Over a private
+# relation (dp_protect, L = 3) the public-groups form (FROM keys k LEFT JOIN private p ON ...
+# GROUP BY k.g) releases every key (3000, or 6000 for dp_avg and section 11's per-unit variance
+# and median), each calibrated at (epsilon/3, delta/3); the group-selection checks group by
 # private keys instead and count the groups released.
 #
 # Statistics (tests/noise/stats.py, python3 standard library; d = released - true answer).  Every
@@ -58,11 +59,16 @@
 #          the estimator's law simulated in stats.py from the true parts and the calibrated
 #          Laplace noise (200000 draws, fixed seed): two-sample Kolmogorov-Smirnov distance at
 #          most sqrt(ln(4/5e-9)/(2n)) + sqrt(ln(4/5e-9)/(2M)) = 0.030 (n = 20000, M = 200000):
-#          DKW-Massart for each sample at 2.5e-9, rigorous (section 10).
+#          DKW-Massart for each sample at 2.5e-9, rigorous (section 10; per unit, section 11:
+#          0.049 at n = 6000, the law simulated at one group's scales).
 #   simvar R = mean(d^2)/E[d^2] against the simulated law's E[d^2] (d = release - truth): the
 #          var bands (kurtosis from the simulation), widened by the simulation's own error, and
 #          the mean of d against the simulated mean.  Each part's noise halved or doubled, or
-#          the count released exactly, fails with certainty (section 10).
+#          the count released exactly, fails with certainty (section 10); per unit, every part
+#          at epsilon_i instead of epsilon_i / L, or at epsilon_i / L^2 (section 11).
+#   qhit   the number of quantile releases in the bin of score 0 against permute-and-flip's
+#          exact chance E[1 / (1 + X + Y)] (docs/quantiles.md section 3; X, Y the heads among the
+#          bins below and above): exact two-sided binomial test (sections 9 and 11).
 #   tol    interval widths and report fields equal to the closed forms within 1e-9 relative
 #          (1e-7 where dp_avg_report's halves are recovered by arithmetic): exact, never failing
 #          by chance.
@@ -92,6 +98,12 @@
 #      dp_calibrate at each part's share.  Catches a part at the wrong scale (share, sensitivity,
 #      a factor 2), a part not noised (the count exact), clamping, centring or the final
 #      clamps and n/(n - 1) wrong.                                           [simks, simvar]
+#  11. Per unit, L = 3, public groups, each unit's value its average in the group: dp_var_pop
+#      (epsilon 6, laplace) against the law simulated at the per-group scales (dp_explain's,
+#      checked at (epsilon_i/3, delta_i/3)), and dp_median (epsilon 1.35) against
+#      permute-and-flip's chance at epsilon/3 (dp_explain's group_epsilon checked).  Catches a
+#      per-unit variance or quantile at epsilon instead of epsilon/L, or at epsilon/L^2, and the
+#      rows' statistic in place of the units'.                         [simks, simvar, qhit]
 #
 # dp_avg.  It releases m + s/max(c, 1), clamped to [lower, upper], from a noisy centred sum s
 # (sensitivity B = (upper - lower)/2) and a noisy count c (sensitivity 1, rounded), each at
@@ -118,13 +130,16 @@
 # strategy calibrated as for L = 1, halved or doubled; for the private variances, each release's
 # deviation from the truth halved or doubled, and the releases replaced by as many simulated
 # with one part's noise (squares, sum, count) halved or doubled or the count exact (the KS check:
-# the doublings only, which it catches with certainty).  Every (check, fault) must then FAIL: it
-# prints one "ok" line per fault detected and "not ok" for any fault a check lets through.
+# the doublings only, which it catches with certainty); per unit (section 11), the variance's
+# releases simulated with every part at epsilon_i instead of epsilon_i/L (a third of each scale)
+# or at epsilon_i/L^2, and the median's hit count as at epsilon or at epsilon/L^2.  Every (check,
+# fault) must then FAIL: it prints one "ok" line per fault detected and "not ok" for any fault a
+# check lets through.
 #
 # Prints "ok N - ..." / "not ok N - ..." per check with its measured ratio, band and power, and
 # ends with "noise: N passed, N failed"; exits non-zero if any failed.  Unless
-# DPAGG_NOISE_INSIDE is set it runs itself in pg_virtualenv.  Needs dpagg installed.  About 45 s
-# on 2 cores (section 10: about 10 s).
+# DPAGG_NOISE_INSIDE is set it runs itself in pg_virtualenv.  Needs dpagg installed.  About 55 s
+# on 2 cores (section 10: about 10 s; section 11: about 8 s).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -571,18 +586,36 @@ fixed "every group of vart holds the same values (count, clamped centred sum and
              sum(($VCL - 4)^2 - 8) FILTER (WHERE x IS NOT NULL) q, count(*) - count(x) nulls FROM vart GROUP BY g) a")"
 read -r vn vS vQ vpop vsds <<< "$(val "SELECT count(x), sum($VCL - 4), sum(($VCL - 4)^2 - 8), var_pop($VCL), stddev_samp($VCL)
                                         FROM vart WHERE g = 1 AND x IS NOT NULL" | tr '|' ' ')"
-# var_parts CALL EPSILON: dp_explain's per-part calibrations of "SELECT g, CALL FROM vart GROUP BY g"
-# -> "checks|b_squares b_sum b_count"; each part must be laplace at (nextafter(epsilon share, 0),
-# nextafter(1e-5 share, 0)) (computed here in Python), with dp_calibrate's sensitivity and scale.
+# share X L: dpagg_share (src/pg/aggregates/aggregates.c), written again here: X / L, lowered
+# until L times it is at most X (each of a unit's L groups' share).
+share() {
+  python3 -c "import math
+s = $1 / $2
+while s > 0 and s * $2 > $1:
+    s = math.nextafter(s, 0)
+print(repr(s))"
+}
+# var_parts CALL EPSILON [QUERY [L]]: dp_explain's per-part calibrations of QUERY (by default
+# "SELECT g, CALL FROM vart GROUP BY g") -> "checks|b_squares b_sum b_count"; each part must be
+# laplace at (nextafter(epsilon' share, 0), nextafter(1e-5' share, 0)) (computed here in Python),
+# epsilon' = dpagg_share(epsilon, L) and 1e-5' = dpagg_share(1e-5, L) (one of a unit's L groups;
+# themselves when L = 1), with dp_calibrate's sensitivity and scale, and the release's
+# max_groups_contributed L (NULL when not per unit: 1).
 var_parts() {
-  local e
+  local e L=${4:-1}
   e=($(python3 -c "import math
-print(' '.join(repr(math.nextafter(x * s, 0)) for x in ($2, 1e-5) for s in (0.287885, 0.424227, 0.287885)))"))
+def share(x, L):
+    s = x / L
+    while s > 0 and s * L > x:
+        s = math.nextafter(s, 0)
+    return s
+print(' '.join(repr(math.nextafter(share(x, $L) * s, 0)) for x in ($2, 1e-5) for s in (0.287885, 0.424227, 0.287885)))"))
   val "SELECT string_agg(CASE WHEN p->>'mechanism' = 'laplace' AND (p->>'epsilon')::float8 = e.eps
                                    AND (p->>'delta')::float8 = e.del AND (p->>'sensitivity')::float8 = (c.details->>'sensitivity')::float8
-                                   AND (p->>'scale')::float8 = c.scale THEN 'ok' ELSE 'part ' || i || ': ' || p::text END, ' ' ORDER BY i),
+                                   AND (p->>'scale')::float8 = c.scale AND coalesce(x.max_groups_contributed, 1) = $L
+                              THEN 'ok' ELSE 'part ' || i || ': L ' || coalesce(x.max_groups_contributed, 1) || ', ' || p::text END, ' ' ORDER BY i),
               string_agg(p->>'scale', ' ' ORDER BY i)
-       FROM dp_explain('SELECT g, $(sed "s/'/''/g" <<< "$1") FROM vart GROUP BY g') x,
+       FROM dp_explain('$(sed "s/'/''/g" <<< "${3:-SELECT g, $1 FROM vart GROUP BY g}")') x,
             jsonb_array_elements(x.details->'per_group') WITH ORDINALITY a(p, i)
             JOIN (VALUES (1, ${e[0]}::float8, ${e[3]}::float8, 8.0::float8, false), (2, ${e[1]}, ${e[4]}, 4.0, false),
                          (3, ${e[2]}, ${e[5]}, 1.0, true)) e(i, eps, del, sens, intv) USING (i),
@@ -605,6 +638,92 @@ var_checks() {  # name form call epsilon truth seed
 }
 var_checks var_pop var_pop "dp_var_pop(x, 2, 1e-5, 0, 8, 'laplace')" 2 "$vpop" 10
 var_checks stddev_samp stddev_samp "dp_stddev_samp(x, 5, 1e-5, 0, 8, 'laplace')" 5 "$vsds" 11
+
+# ------------------------------------------------------------------------------------------
+# 11. Per unit, L = 3: dp_var_pop and dp_median over a private relation (docs/variance.md
+#    section 7, docs/quantiles.md section 8): each unit's value in a group is its average there
+#    (clamped to the bounds), and each of a unit's L groups is calibrated at epsilon / L (the
+#    variance's parts at (epsilon_i / L, delta_i / L), the quantile's permute-and-flip at
+#    epsilon / L), released through the public-groups form (every key of pkv).
+#    Data (puv): 6000 groups (3 layers of 2000) of 30 units, every unit in exactly 3 groups (one
+#    per layer, so L-sampling keeps every row), 2 rows per unit and group: x = a - 4 and a + 4,
+#    z = 500.5 and 524.5.  The units' averages in a group are the same 30 a (2 x2, 3 x4, 4 x4,
+#    5 x4, 6 x6, 7 x4, 8 x2, 12.5 x2, 9, -1; clamped as units' values to [0, 8]: 8 x5 and one 0)
+#    and 512.5 (bin 512), while the rows themselves are spread (x from -5 to 16.5, z in bins 500
+#    and 524), so the truths are the units' and not the rows'.
+#    dp_var_pop(x, 6, 1e-5, 0, 8, 'laplace'): section 10's simks and simvar against the law
+#    simulated from the units' parts (n = 30 units, sum y = 36, sum(y^2 - 8) = -68, var_pop 4.29,
+#    first-order error shares 48/32/20 %) at the per-group scales dp_explain reports, themselves
+#    checked first (a fixed check) against laplace at (nextafter(eps' share_i, 0),
+#    nextafter(delta' share_i, 0)), eps' = dpagg_share(6, 3) and delta' = dpagg_share(1e-5, 3)
+#    (recomputed in Python), with dp_calibrate's sensitivity and scale, and L = 3.  Epsilon 6 (2
+#    per group) keeps releases clamped at 0 rare (0.2 % of the simulated law).
+#    dp_median(z, 1.35, 0, 0, 1024): section 9's qhit against permute-and-flip's exact chance at
+#    epsilon/3 = 0.45 (30 units' values in bin 512, so every other bin scores 15: chance 0.583),
+#    after a fixed check that dp_explain's group_epsilon is dpagg_share(1.35, 3), with L = 3,
+#    sensitivity 1/2 and permute_and_flip.
+#    Power, printed per line (measured at n = 6000 releases; variance: 100000 simulated releases
+#    per fault).  simvar fails w.p. > 1 - 1e-9 at E[d^2] <= 0.69x or >= 1.49x, simks at a
+#    distance >= 0.098.  Every part at epsilon_i instead of epsilon_i / L: E[d^2] 0.11x, distance
+#    0.23; every part at epsilon_i / L^2: 6.4x, 0.25: both certain in both checks.  One part
+#    alone not divided by L: the squares (0.60x) certain in simvar; the sum (0.71x) and the count
+#    (0.78x) not certain, nor any of the three in simks (0.036-0.070): the fixed dp_explain check
+#    sees those only where dp_explain's calibration (dpagg_variance_calibrations) errs as the
+#    release's (dpagg_variance_site_params) does.  The median (band [0.545, 0.620]; a rate off by
+#    more than 14 % certain): at epsilon instead of epsilon/L the chance is 1.000, at epsilon/L^2
+#    0.009, epsilon halved or doubled 0.029 or 1.000, the exponential mechanism 0.455: all
+#    certain.  The rows in place of the units' averages are certain too: the rows' median makes
+#    bins 500 to 524 all score 0, so the chance of bin 512 is at most 1/25; the rows' variance
+#    (10.9), or the units' averages of clamped rows (1.85), puts the releases' mean 2.4 or more
+#    release standard deviations (about 1) from the truth 4.29 (mean z beyond 100).
+#    Self-test: each variance release's deviation x0.5 and x2; the releases replaced by as many
+#    simulated with every part at epsilon_i (a third of each scale) or at epsilon_i / L^2 (three
+#    times), and (simvar) the squares part alone at epsilon_0; the median's hit count as at
+#    epsilon, at epsilon/L^2, at epsilon halved or doubled, or the exponential mechanism.  Each
+#    must fail.
+q "CREATE TABLE pkv AS SELECT g FROM generate_series(0, 5999) g;
+   CREATE TABLE puv AS SELECT uid, g,
+       (ARRAY[2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 6, 6, 6, 6, 6, 6, 7, 7, 7, 7, 8, 8, 12.5, 12.5, 9, -1])[pos + 1]::float8
+         + (2 * j - 1) * 4 AS x,
+       512.5::float8 + (2 * j - 1) * 12 AS z
+     FROM (SELECT u AS uid, l * 2000 + ((u::bigint * (ARRAY[1, 7, 11])[l + 1]) % 60000) / 30 AS g,
+                  ((u::bigint * (ARRAY[1, 7, 11])[l + 1]) % 60000) % 30 AS pos
+             FROM generate_series(0, 59999) u, generate_series(0, 2) l) a, generate_series(0, 1) j;
+   ANALYZE pkv; ANALYZE puv" >/dev/null
+# Each unit's value in a group: its average there, clamped to the bounds.
+UAVG="(SELECT g, uid, least(greatest(avg(x), 0), 8) AS c, avg(z) AS zu, count(*) AS rows FROM puv GROUP BY g, uid)"
+fixed "puv holds what the truths assume (6000 groups of the same 30 units' values, 3 groups per unit, 2 rows per unit and group)" \
+  "1|6000|60000|180000|512.5" \
+  "$(val "SELECT (SELECT count(DISTINCT (n, s, q)) || '|' || count(*) FROM (SELECT g, count(*) n, sum(c - 4) s, sum((c - 4)^2 - 8) q
+                                                      FROM $UAVG a GROUP BY g) b)
+          || '|' || (SELECT count(*) FROM (SELECT uid FROM puv GROUP BY uid HAVING count(DISTINCT g) = 3) d)
+          || '|' || (SELECT count(*) FROM $UAVG a WHERE rows = 2)
+          || '|' || (SELECT CASE WHEN min(zu) = max(zu) THEN min(zu)::text ELSE 'several' END FROM $UAVG a)")"
+read -r un uS uQ upop <<< "$(val "SELECT count(*), sum(c - 4), sum((c - 4)^2 - 8), var_pop(c) FROM $UAVG a WHERE g = 0" | tr '|' ' ')"
+q "SELECT dp_protect('puv', 'uid', 3)" >/dev/null
+PUBV="FROM pkv k LEFT JOIN puv p ON p.g = k.g GROUP BY k.g"
+ucall="dp_var_pop(p.x, 6, 1e-5, 0, 8, 'laplace')"
+uparts=$(var_parts "$ucall" 6 "SELECT k.g, $ucall $PUBV" 3)
+read -r ubq ubs ubc <<< "${uparts#*|}"
+fixed "per-unit $ucall, L = 3: dp_explain's three parts per group are laplace at nextafter((epsilon/3)' share, 0) with dp_calibrate's scales" \
+  "ok ok ok" "${uparts%%|*}"
+# The faults: all three parts at epsilon_i (a third of each Laplace scale) or at epsilon_i / 9
+# (three times), and (simvar) the squares part alone at epsilon_0 (not divided by L).
+UNOL="vall:0.3333:every part at epsilon_i instead of epsilon_i/L (a third of each scale),vall:3:every part at epsilon_i/L^2 (three times each scale)"
+UP="form=var_pop;B=4;n=$un;S=$uS;Q=$uQ;truth=$upop;bq=$ubq;bs=$ubs;bc=$ubc;seed=12;M=200000;L=3"
+sample unit_var simks "per-unit $ucall, L = 3: law of the releases (KS against the simulated law)" "$UP" "scale:0.5,scale:2,$UNOL" \
+  "SELECT coalesce($ucall, -1) $PUBV"
+also unit_var simvar "per-unit $ucall, L = 3: E[(release - truth)^2] and mean against the simulated law" "$UP" \
+  "scale:0.5,scale:2,$UNOL,vpart:0:0.3333:the squares part at epsilon_0 instead of epsilon_0/L"
+uge=$(share 1.35 3)
+fixed "per-unit dp_median(z, 1.35, 0, 0, 1024): dp_explain's group_epsilon is dpagg_share(1.35, 3) = $uge, L = 3, sensitivity 1/2, permute_and_flip" \
+  "t|3|0.5|permute_and_flip" \
+  "$(val "SELECT group_epsilon = $uge::float8, max_groups_contributed, sensitivity, mechanism
+          FROM dp_explain('SELECT k.g, dp_median(p.z, 1.35, 0, 0, 1024) $PUBV') WHERE release = 1")"
+sample unit_median qhit "per-unit dp_median(z, 1.35, 0, 0, 1024), L = 3: releases in the units' bin at epsilon/3" \
+  "w=1;eps=$uge;D=0.5;below=512;above=511;sb=15;sa=15" \
+  "$QF,qeps:3:calibrated at epsilon instead of epsilon/L,qeps:0.3333:calibrated at epsilon/L^2" \
+  "SELECT dp_median(p.z, 1.35, 0, 0, 1024) - 512.5 $PUBV"
 
 # ------------------------------------------------------------------------------------------
 # The statistics.

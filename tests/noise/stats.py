@@ -34,7 +34,8 @@ The kinds and their bands (run.sh's header gives the reasoning and the false-fai
          D_n <= sqrt(ln(2 / ALPHA) / (2 n)).  Rigorous for any n.
   simks  (private variances) the released values v (NULL encoded as -1) against the law of the
          estimator simulated here from the true parts and Laplace noise of the calibrated scales
-         (VarianceLaw below: post-processing written independently of dpagg): two-sample
+         (VarianceLaw below: post-processing written independently of dpagg; per unit, param L,
+         the parts are the units' and the scales one group's, at epsilon_i / L): two-sample
          Kolmogorov-Smirnov distance at most sqrt(ln(4 / ALPHA) / (2 n)) + sqrt(ln(4 / ALPHA) /
          (2 M)), M the simulated draws: DKW-Massart for each sample at ALPHA/2.  Rigorous.
   simvar (private variances) R = mean(d^2) / E[d^2], d = v - truth, E[d^2] the simulated law's
@@ -53,6 +54,8 @@ FAULTS (comma-separated in the manifest) say how a fault would change the sample
   vpart:I:F[:WHAT] (simks, simvar) the samples replaced by as many releases simulated with part
                    I's noise scale times F (0 squares, 1 sum, 2 count; F = 0: that part exact).
                    For simks and simvar, scale:F multiplies each release's deviation from the truth.
+  vall:F[:WHAT]    (simks, simvar) as vpart, with all three parts' noise scales times F (per unit:
+                   F = 1/L for parts at epsilon_i instead of epsilon_i / L, F = L at epsilon_i / L^2).
 """
 import functools
 import math
@@ -317,7 +320,8 @@ class VarianceLaw:
     """The law of one private-variance release: true parts (n values, centred sum S, centred sum of
     squares Q, half-width B), Laplace noise of scales b = (b_squares, b_sum, b_count) (dp_explain's
     per-part scales), the count part rint(n + X) clamped at 0, then var_estimate.  M draws with
-    random.Random(seed)."""
+    random.Random(seed).  Per unit (L > 1) the parts are those of the units' values and the scales
+    one group's; the faults whose power is printed are then those of the division by L."""
 
     def __init__(self, P):
         self.form = P["form"]
@@ -327,6 +331,7 @@ class VarianceLaw:
         self.b = tuple(float(P[k]) for k in ("bq", "bs", "bc"))
         self.seed = int(P["seed"])
         self.M = int(P["M"])
+        self.L = int(P.get("L", "1"))
         exact = self.estimate(self.Q, self.S, self.n)
         if not abs(exact - self.truth) <= 1e-9 * max(1.0, abs(self.truth)):
             raise ValueError(f"the parts give {exact!r}, the truth is {self.truth!r}")
@@ -375,6 +380,14 @@ class VarianceLaw:
     def faults(self):
         """The faults whose power is printed: (text, noise-scale factors of the three parts)."""
         sq, ss, sc = VAR_SHARES
+        if self.L > 1:
+            # per unit: a part at epsilon_i instead of epsilon_i / L has 1/L of the Laplace scale,
+            # one at epsilon_i / L^2 L times it
+            L = float(self.L)
+            return [("all at epsilon (not /L)", (1 / L, 1 / L, 1 / L)),
+                    ("all at epsilon/L^2", (L, L, L)),
+                    ("squares not /L", (1 / L, 1, 1)), ("sum not /L", (1, 1 / L, 1)),
+                    ("count not /L", (1, 1, 1 / L))]
         return [("squares x0.5", (0.5, 1, 1)), ("squares x2", (2, 1, 1)),
                 ("sum x0.5", (1, 0.5, 1)), ("sum x2", (1, 2, 1)),
                 ("count x0.5", (1, 1, 0.5)), ("count x2", (1, 1, 2)), ("count exact", (1, 1, 0)),
@@ -399,15 +412,19 @@ class VarianceLaw:
         if parts[0] == "scale":
             F = float(parts[1])
             return [v if v == VAR_NULL else self.truth + F * (v - self.truth) for v in vals]
-        if parts[0] == "vpart":
+        if parts[0] in ("vpart", "vall"):
             f = [1.0, 1.0, 1.0]
-            f[int(parts[1])] = float(parts[2])
+            if parts[0] == "vall":
+                f = [float(parts[1])] * 3
+            else:
+                f[int(parts[1])] = float(parts[2])
             rng = random.Random(f"{self.seed}:{fault}")
             return self.releases([std_laplace(rng, len(vals)) for _ in range(3)], f)
         raise ValueError(fault)
 
     def describe(self):
-        return (f"{self.form}, truth {self.truth:.6g}, first-order shares of the error "
+        return (f"{self.form}{f' per unit, L = {self.L}' if self.L > 1 else ''}, truth "
+                f"{self.truth:.6g}, first-order shares of the error "
                 + "/".join(f"{x * 100:.0f}" for x in self.lin_shares) + " % (squares/sum/count)")
 
 
@@ -587,6 +604,9 @@ FAULT_TEXT = {
 def fault_text(fault):
     if fault in FAULT_TEXT:
         return FAULT_TEXT[fault]
+    if fault.startswith("vall:"):
+        parts = fault.split(":", 2)
+        return parts[2] if len(parts) > 2 else f"every part's noise times {parts[1]}"
     if fault.startswith("vpart:"):
         parts = fault.split(":", 3)
         if len(parts) > 3:
