@@ -422,13 +422,21 @@ AUTO_SUM = Kind("DP_SITE_AUTO_SUM",
                 Function("dpagg_auto_sum_serialize", [("", "internal")], "bytea"),
                 Function("dpagg_auto_sum_deserialize", [("", "bytea"), ("", "internal")], "internal"),
                 sspace=128)
+AUTO_AVG = Kind("DP_SITE_AUTO_SUM",
+                "dp_avg without bounds: the bounds chosen privately from a histogram of magnitudes (half of epsilon).",
+                "internal", AUTO_SUM.combine,
+                Function("dpagg_auto_avg_final", [("", "internal")], F8, "VOLATILE", strict=False),
+                AUTO_SUM.serial, AUTO_SUM.deserial, sspace=128)
 for sqlt, short in TYPES:
     AUTO_SUM.add("dp_sum", [("value", sqlt)] + EPS_DELTA, f"dpagg_auto_sum_trans_{short}",
                  f"dpagg_auto_sum_trans_{short}",
                  "differentially private sum, its clamping bounds chosen privately (half of epsilon) from the data")
+    AUTO_AVG.add("dp_avg", [("value", sqlt)] + EPS_DELTA, f"dpagg_auto_sum_trans_{short}",
+                 f"dpagg_auto_sum_trans_{short}",
+                 "differentially private average, its clamping bounds chosen privately (half of epsilon) from the data")
 
 KINDS = [SUM, SUM_INLINE, AVG, COUNT, VECTOR, UNIT_SUM, UNIT_AVG, UNIT_COUNT, SELECT, UNIT_VECTOR,
-         MERGE_SUM, MERGE_AVG, MERGE_COUNT, MERGE_VECTOR, PERCENTILE, PERCENTILES] + VARIANCE_KINDS + UNIT_VARIANCE_KINDS + [UNIT_PERCENTILE, UNIT_PERCENTILES, AUTO_SUM]
+         MERGE_SUM, MERGE_AVG, MERGE_COUNT, MERGE_VECTOR, PERCENTILE, PERCENTILES] + VARIANCE_KINDS + UNIT_VARIANCE_KINDS + [UNIT_PERCENTILE, UNIT_PERCENTILES, AUTO_SUM, AUTO_AVG]
 
 # One row's quanta (src/pg/aggregates/partial.c): plain functions, summed with sum(bigint) on Citus workers.
 QUANTA = [(f"dpagg_quanta_{what}", sqlt, f"dpagg_quanta_{what}_{short}")

@@ -21,11 +21,22 @@ SELECT abs(dp_sum(x, 1e6, 0) - 6) < 1e-6 AS specials
 FROM (VALUES (1.0), (2.0), (3.0), (NULL), ('NaN')) v(x);
 -- Empty input: no bin counts, the bounds are the zero bin's [-2^-32, 2^-32]: a noisy 0.
 SELECT abs(dp_sum(x, 1.0, 0)) < 1e-6 AS noisy_zero FROM dp_empty;
+-- dp_avg(value, epsilon, delta): the same bounds, then the centred sum and the count at half of
+-- the rest each, as dp_avg with bounds; the answer lies inside the chosen bounds.
+SELECT abs(dp_avg(i2, 1e6, 0) - 49.5) < 1e-3 AS i2, abs(dp_avg(i4, 1e6, 0) - 49.5) < 1e-3 AS i4,
+       abs(dp_avg(i8, 1e6, 0) - 49.5) < 1e-3 AS i8, abs(dp_avg(f4, 1e6, 0) - 49.5) < 1e-3 AS f4,
+       abs(dp_avg(f8, 1e6, 1e-6) - 49.5) < 1e-3 AS f8, abs(dp_avg(num, 1e6, 0) - 49.5) < 1e-3 AS num
+FROM dp_test;
+SELECT grp, abs(dp_avg(f8, 1e6, 0) - avg(f8)) < 1e-3 AS exact FROM dp_test GROUP BY grp ORDER BY grp;
+SELECT abs(dp_avg(x, 1.0, 0) - 100) < 1 AS outlier_clamped
+FROM (SELECT 100.0 AS x FROM generate_series(1, 10000) UNION ALL SELECT 1e9) s;
+SELECT abs(dp_avg(x, 1e6, 0) + 3) < 1e-6 AS negative FROM (VALUES (-1.0), (-3.0), (-5.0)) v(x);
+SELECT abs(dp_avg(x, 1.0, 0)) <= 2 ^ (-32) AS in_zero_bin FROM dp_empty;
 -- Parallel plans: the partial histograms travel through serialize/deserialize.
 SET max_parallel_workers_per_gather = 2; SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
 EXPLAIN (COSTS OFF) SELECT dp_sum(f8, 1e6, 0) FROM dp_test;
-SELECT abs(dp_sum(f8, 1e6, 0) - 495000) < 1 AS parallel_exact FROM dp_test;
+SELECT abs(dp_sum(f8, 1e6, 0) - 495000) < 1 AS parallel_exact, abs(dp_avg(i4, 1e6, 0) - 49.5) < 1e-3 AS parallel_avg FROM dp_test;
 RESET max_parallel_workers_per_gather; RESET parallel_setup_cost; RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
 -- Bad parameters: 22023 with a hint, before any row is read.
@@ -42,9 +53,11 @@ SELECT expect_error($$SELECT dp_sum(f8, 1.0, 0) OVER () FROM dp_test$$);
 CREATE TABLE a_private AS SELECT id AS uid, f8 FROM dp_test;
 SELECT dp_protect('a_private', 'uid');
 SELECT expect_error($$SELECT dp_sum(f8, 1.0, 0) FROM a_private$$);
+SELECT expect_error($$SELECT dp_avg(f8, 1.0, 0) FROM a_private$$);
 DROP TABLE a_private;
 CREATE ROLE a_analyst LOGIN;
 SELECT has_function_privilege('a_analyst', 'dpagg_auto_sum_final(internal)', 'EXECUTE') AS final_callable,
+       has_function_privilege('a_analyst', 'dpagg_auto_avg_final(internal)', 'EXECUTE') AS avg_final_callable,
        has_function_privilege('a_analyst', 'dpagg_auto_sum_deserialize(bytea, internal)', 'EXECUTE') AS deserialize_callable;
 -- The charge: the call's epsilon and delta, as the histogram's part and the sum's; under zCDP
 -- epsilon_part^2 / 2 for each (the sum's mechanism is chosen at the release).
@@ -53,10 +66,11 @@ GRANT SELECT ON dp_test TO a_analyst;
 SET SESSION AUTHORIZATION a_analyst;
 SELECT dp_sum(f8, 1.0, 1e-7) IS NOT NULL AS released FROM dp_test;
 SELECT count(v) AS groups FROM (SELECT grp, dp_sum(i4, 0.5, 0) AS v FROM dp_test GROUP BY grp) s;
+SELECT dp_avg(f8, 0.5, 1e-7) BETWEEN 0 AND 128 AS released FROM dp_test;
 SELECT aggregate, mechanism, epsilon, delta, rho FROM dp_ledger WHERE role = 'a_analyst' ORDER BY seq;
 RESET SESSION AUTHORIZATION;
 SELECT release, aggregate, epsilon, delta, group_epsilon, sensitivity, mechanism, details
-FROM dp_explain($$SELECT grp, dp_sum(f8, 1.0, 1e-6) FROM dp_test GROUP BY grp$$);
+FROM dp_explain($$SELECT grp, dp_sum(f8, 1.0, 1e-6), dp_avg(f8, 2.0, 1e-6) FROM dp_test GROUP BY grp$$);
 REVOKE SELECT ON dp_test FROM a_analyst;
 SELECT dp_drop_budget('a_analyst');
 DROP ROLE a_analyst;

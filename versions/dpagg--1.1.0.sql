@@ -2711,6 +2711,57 @@ CREATE AGGREGATE dp_sum(value numeric, epsilon double precision, delta double pr
 );
 COMMENT ON AGGREGATE dp_sum(value numeric, epsilon double precision, delta double precision) IS 'differentially private sum, its clamping bounds chosen privately (half of epsilon) from the data';
 
+-- dp_avg without bounds: the bounds chosen privately from a histogram of magnitudes (half of epsilon).
+CREATE FUNCTION dpagg_auto_avg_final(internal) RETURNS double precision
+  AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE AGGREGATE dp_avg(value smallint, epsilon double precision, delta double precision) (
+  SFUNC = dpagg_auto_sum_trans_int2, STYPE = internal, SSPACE = 128,
+  COMBINEFUNC = dpagg_auto_sum_combine, SERIALFUNC = dpagg_auto_sum_serialize,
+  DESERIALFUNC = dpagg_auto_sum_deserialize, FINALFUNC = dpagg_auto_avg_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_avg(value smallint, epsilon double precision, delta double precision) IS 'differentially private average, its clamping bounds chosen privately (half of epsilon) from the data';
+
+CREATE AGGREGATE dp_avg(value integer, epsilon double precision, delta double precision) (
+  SFUNC = dpagg_auto_sum_trans_int4, STYPE = internal, SSPACE = 128,
+  COMBINEFUNC = dpagg_auto_sum_combine, SERIALFUNC = dpagg_auto_sum_serialize,
+  DESERIALFUNC = dpagg_auto_sum_deserialize, FINALFUNC = dpagg_auto_avg_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_avg(value integer, epsilon double precision, delta double precision) IS 'differentially private average, its clamping bounds chosen privately (half of epsilon) from the data';
+
+CREATE AGGREGATE dp_avg(value bigint, epsilon double precision, delta double precision) (
+  SFUNC = dpagg_auto_sum_trans_int8, STYPE = internal, SSPACE = 128,
+  COMBINEFUNC = dpagg_auto_sum_combine, SERIALFUNC = dpagg_auto_sum_serialize,
+  DESERIALFUNC = dpagg_auto_sum_deserialize, FINALFUNC = dpagg_auto_avg_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_avg(value bigint, epsilon double precision, delta double precision) IS 'differentially private average, its clamping bounds chosen privately (half of epsilon) from the data';
+
+CREATE AGGREGATE dp_avg(value real, epsilon double precision, delta double precision) (
+  SFUNC = dpagg_auto_sum_trans_float4, STYPE = internal, SSPACE = 128,
+  COMBINEFUNC = dpagg_auto_sum_combine, SERIALFUNC = dpagg_auto_sum_serialize,
+  DESERIALFUNC = dpagg_auto_sum_deserialize, FINALFUNC = dpagg_auto_avg_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_avg(value real, epsilon double precision, delta double precision) IS 'differentially private average, its clamping bounds chosen privately (half of epsilon) from the data';
+
+CREATE AGGREGATE dp_avg(value double precision, epsilon double precision, delta double precision) (
+  SFUNC = dpagg_auto_sum_trans_float8, STYPE = internal, SSPACE = 128,
+  COMBINEFUNC = dpagg_auto_sum_combine, SERIALFUNC = dpagg_auto_sum_serialize,
+  DESERIALFUNC = dpagg_auto_sum_deserialize, FINALFUNC = dpagg_auto_avg_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_avg(value double precision, epsilon double precision, delta double precision) IS 'differentially private average, its clamping bounds chosen privately (half of epsilon) from the data';
+
+CREATE AGGREGATE dp_avg(value numeric, epsilon double precision, delta double precision) (
+  SFUNC = dpagg_auto_sum_trans_numeric, STYPE = internal, SSPACE = 128,
+  COMBINEFUNC = dpagg_auto_sum_combine, SERIALFUNC = dpagg_auto_sum_serialize,
+  DESERIALFUNC = dpagg_auto_sum_deserialize, FINALFUNC = dpagg_auto_avg_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_avg(value numeric, epsilon double precision, delta double precision) IS 'differentially private average, its clamping bounds chosen privately (half of epsilon) from the data';
+
 -- Calibration without release.
 CREATE FUNCTION dp_calibrate(
     mechanism text, epsilon double precision, delta double precision,
@@ -3189,5 +3240,6 @@ REVOKE ALL ON FUNCTION
   dpagg_auto_sum_trans_int8(internal, bigint, double precision, double precision),
   dpagg_auto_sum_trans_float4(internal, real, double precision, double precision),
   dpagg_auto_sum_trans_float8(internal, double precision, double precision, double precision),
-  dpagg_auto_sum_trans_numeric(internal, numeric, double precision, double precision)
+  dpagg_auto_sum_trans_numeric(internal, numeric, double precision, double precision),
+  dpagg_auto_avg_final(internal)
   FROM PUBLIC;

@@ -216,6 +216,15 @@ FAULTS = [
                 "so one value moves the sum by more than the sensitivity the noise is calibrated for.",
         "killers": ["regress:" + _LATE + ",84_auto_bounds"],
     },
+    {
+        "id": "auto-avg-overspent",
+        "file": "src/pg/aggregates/auto_bounds.c",
+        "find": "p->part_epsilon = p->avg ? p->epsilon_sum / 2 : p->epsilon_sum;",
+        "replace": "p->part_epsilon = p->epsilon_sum;",
+        "what": "dp_avg without bounds releases its sum and its count each at the whole of what "
+                "the bounds leave, so the release spends more epsilon than is charged.",
+        "killers": ["regress:" + _LATE + ",84_auto_bounds"],
+    },
     # ---------------------------------------------------------------- variances --------------
     {
         "id": "variance-squares-sensitivity-halved",

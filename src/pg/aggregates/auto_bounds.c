@@ -1,7 +1,7 @@
 /*
- * auto_bounds.c — dp_sum(value, epsilon, delta): a private sum whose clamping bounds are chosen
- * privately from the data (src/core/bounds/dpagg_bounds.h; the argument is
- * docs/automatic_bounds.md).
+ * auto_bounds.c — dp_sum(value, epsilon, delta) and dp_avg(value, epsilon, delta): a private sum
+ * and average whose clamping bounds are chosen privately from the data
+ * (src/core/bounds/dpagg_bounds.h; the argument is docs/automatic_bounds.md).
  *
  * The state of a group counts its values in the 191 bins of magnitudes and keeps each bin's exact
  * sum, in the quanta of the bin's upper edge (so a value is rounded once, and the sums do not
@@ -14,6 +14,10 @@
  *      a bound counts its values at the bound) in the quanta of S = max(|L|, |U|);
  *   3. releases it with the call's mechanism at (epsilon - epsilon_b, delta), calibrated for S
  *      (with the allowance of step 2's roundings).
+ * dp_avg: step 2 centres the clamped values on m = (L + U)/2 (in the quanta of B = (U - L)/2),
+ * and step 3 releases that centred sum (sensitivity B) and the count (sensitivity 1), each at half
+ * of (epsilon - epsilon_b, delta), as dp_avg with bounds does; the answer is
+ * m + S / max(C, 1), clamped to [L, U].
  * Values of magnitude below 2^-32 are kept as they are (within the zero bin, which may straddle a
  * bound of 0): each value still moves the sum by at most S.
  *
@@ -27,7 +31,10 @@
 
 #include <math.h>
 
+#include "access/htup_details.h"
+#include "catalog/pg_aggregate.h"
 #include "utils/builtins.h"
+#include "utils/syscache.h"
 
 #include "bounds/dpagg_bounds.h"
 #include "dpagg_accum.h"
@@ -61,6 +68,7 @@ typedef struct AState
 
 typedef struct AParams
 {
+	bool		avg;			/* dp_avg (dpagg_auto_avg_final) */
 	double		epsilon;
 	double		delta;
 	double		epsilon_bounds;
@@ -69,7 +77,14 @@ typedef struct AParams
 	char		mechanism[DPAGG_MECH_SPEC_LEN];
 	dpagg_calibration bounds_cal;	/* discrete Laplace, sensitivity 1, at epsilon_bounds */
 	dpagg_release_plan bounds_plan;
+	/* dp_avg: the sum and the count at half of (epsilon_sum, delta) each */
+	double		part_epsilon;
+	double		part_delta;
+	dpagg_calibration count_cal;
+	dpagg_release_plan count_plan;
 } AParams;
+
+extern Datum dpagg_auto_avg_final(PG_FUNCTION_ARGS);
 
 /* The quantum of bin j's values: that of its upper edge's magnitude (the zero bin's: 2^KMIN). */
 static inline int
@@ -91,8 +106,19 @@ dpagg_auto_sum_site_params(DpSite *site)
 	AParams    *p = MemoryContextAllocZero(site->cxt, sizeof(AParams));
 	dpagg_error err;
 	dpagg_request req;
-	DpChargePart parts[2];
+	DpChargePart parts[3];
 
+	{
+		/* the form, from the aggregate's final function */
+		HeapTuple	tup = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(site->argref->aggfnoid));
+
+		if (HeapTupleIsValid(tup))
+		{
+			p->avg = dpagg_fn_address(((Form_pg_aggregate) GETSTRUCT(tup))->aggfinalfn) == dpagg_auto_avg_final;
+			ReleaseSysCache(tup);
+		}
+		site->name = p->avg ? "dp_avg" : "dp_sum";
+	}
 	dpagg_arg_layout(site->argref, site->kind, &lo);
 	p->epsilon = dpagg_param_float8(site, lo.epsilon, "epsilon", DP_SITE_AUTO_SUM);
 	p->delta = dpagg_param_float8(site, lo.delta, "delta", DP_SITE_AUTO_SUM);
@@ -104,6 +130,8 @@ dpagg_auto_sum_site_params(DpSite *site)
 				 errhint("Pass epsilon in [2e-10, 1e9], for example 1.0: half of it chooses the bounds.")));
 	p->epsilon_bounds = nextafter(p->epsilon * AUTO_BOUNDS_SHARE, 0);
 	p->epsilon_sum = nextafter(p->epsilon - p->epsilon_bounds, 0);
+	p->part_epsilon = p->avg ? p->epsilon_sum / 2 : p->epsilon_sum;
+	p->part_delta = p->avg ? p->delta / 2 : p->delta;
 	/* The histogram's noise: discrete Laplace at sensitivity 1 (one value, one bin). */
 	req = dpagg_scalar_request(p->epsilon_bounds, 0, 1.0, true);
 	dpagg_calibrate_cached("discrete_laplace", &req, &p->bounds_cal);
@@ -119,20 +147,35 @@ dpagg_auto_sum_site_params(DpSite *site)
 	{
 		dpagg_calibration probe;
 
-		req = dpagg_scalar_request(p->epsilon_sum, p->delta, ldexp(1.0, DPAGG_BOUNDS_KMIN), false);
+		req = dpagg_scalar_request(p->part_epsilon, p->part_delta, ldexp(1.0, DPAGG_BOUNDS_KMIN - 1), false);
 		dpagg_calibrate_cached(p->mechanism, &req, &probe);
-		req = dpagg_scalar_request(p->epsilon_sum, p->delta, ldexp(1.0, DPAGG_BOUNDS_KMAX + 1), false);
+		req = dpagg_scalar_request(p->part_epsilon, p->part_delta, ldexp(1.0, DPAGG_BOUNDS_KMAX + 1), false);
 		dpagg_calibrate_cached(p->mechanism, &req, &probe);
+	}
+	if (p->avg)
+	{
+		/* the count: sensitivity 1, whole numbers, calibrated now (it does not depend on the bounds) */
+		req = dpagg_scalar_request(p->part_epsilon, p->part_delta, 1.0, true);
+		dpagg_calibrate_cached(p->mechanism, &req, &p->count_cal);
+		if (dpagg_release_plan_init(&p->count_cal, 1.0, &p->count_plan, &err) != DPAGG_OK)
+			dpagg_report(&err);
 	}
 	parts[0].spec = MemoryContextStrdup(site->cxt, psprintf("bounds %s", p->bounds_cal.spec));
 	parts[0].epsilon = p->epsilon_bounds;
 	parts[0].delta = 0;
 	parts[0].rho = NAN;			/* charged epsilon_b^2 / 2 under zCDP */
 	parts[1].spec = MemoryContextStrdup(site->cxt, psprintf("sum %s", p->mechanism));
-	parts[1].epsilon = p->epsilon_sum;
-	parts[1].delta = p->delta;	/* the mechanism is chosen at the release: all of delta */
+	parts[1].epsilon = p->part_epsilon;
+	parts[1].delta = p->part_delta;	/* the mechanism is chosen at the release: all of its delta */
 	parts[1].rho = NAN;
-	dpagg_site_set_charge(site, p->epsilon, p->delta, parts, 2);
+	if (p->avg)
+	{
+		parts[2].spec = MemoryContextStrdup(site->cxt, psprintf("count %s", p->count_cal.spec));
+		parts[2].epsilon = p->part_epsilon;
+		parts[2].delta = dpagg_charged_delta(&p->count_cal, p->part_delta);
+		parts[2].rho = dpagg_zcdp_rho(&p->count_cal);
+	}
+	dpagg_site_set_charge(site, p->epsilon, p->delta, parts, p->avg ? 3 : 2);
 	return p;
 }
 
@@ -403,6 +446,8 @@ shift_round(__int128 v, int shift)
 
 	if (shift == 0)
 		return v;
+	if (shift < 0)
+		return v * ((__int128) 1 << -shift);	/* exact: |v| < 2^53 n, -shift <= 1 */
 	if (shift > 120)
 		return 0;
 	q = v >> shift;				/* floor */
@@ -413,9 +458,8 @@ shift_round(__int128 v, int shift)
 	return q;
 }
 
-PG_FUNCTION_INFO_V1(dpagg_auto_sum_final);
-Datum
-dpagg_auto_sum_final(PG_FUNCTION_ARGS)
+static Datum
+auto_final(FunctionCallInfo fcinfo, bool avg)
 {
 	MemoryContext cxt = dpagg_aggregate_context(fcinfo, ANAME);
 	DpSite	   *site = dpagg_site_of_final(fcinfo, DP_SITE_AUTO_SUM);
@@ -426,15 +470,19 @@ dpagg_auto_sum_final(PG_FUNCTION_ARGS)
 	double		lower,
 				upper,
 				S,
+				mid = 0,
 				out;
 	int			qexp,
 				j;
 	__int128	total = 0;
+	int64		n = 0;
 	dpagg_calibration cal;
 	dpagg_release_plan plan;
 	dpagg_request req;
 	dpagg_error err;
 
+	if (p->avg != avg)
+		elog(ERROR, "dp_sum: final function of the wrong form");
 	if (st != NULL)
 	{
 		check_astate(st);
@@ -454,8 +502,9 @@ dpagg_auto_sum_final(PG_FUNCTION_ARGS)
 	for (j = 0; j < DPAGG_BOUNDS_BINS; j++)
 		noisy[j] = draw(&p->bounds_plan, (__int128) bins[j].count);
 	(void) dpagg_bounds_choose(noisy, p->threshold, &lower, &upper);
-	/* 2. the sum clamped to [lower, upper], in the quanta of S */
-	S = fmax(fabs(lower), fabs(upper));
+	/* 2. the sum clamped to [lower, upper], in the quanta of S: max(|lower|, |upper|) for a sum,
+	 * B = (upper - lower)/2 for an average (then centred on the middle) */
+	S = avg ? upper / 2 - lower / 2 : fmax(fabs(lower), fabs(upper));
 	qexp = ilogb(S) - 52;
 	for (j = 0; j < DPAGG_BOUNDS_BINS; j++)
 	{
@@ -464,6 +513,7 @@ dpagg_auto_sum_final(PG_FUNCTION_ARGS)
 
 		if (bins[j].count == 0)
 			continue;
+		n += bins[j].count;
 		dpagg_bounds_bin_edges(j, &blo, &bhi);
 		if (blo >= upper && j != DPAGG_BOUNDS_ZERO)
 			total += (__int128) bins[j].count * (__int128) llrint(ldexp(upper, -qexp));
@@ -473,14 +523,43 @@ dpagg_auto_sum_final(PG_FUNCTION_ARGS)
 			total += shift_round(dpagg_int128_get(bins[j].sum_hi, bins[j].sum_lo),
 								 qexp - bin_quantum_exp(j));
 	}
-	/* 3. the release, calibrated for S and the roundings of step 2 (each value moves the total
-	 * by at most S / 2^qexp + 1 quanta) */
-	req = dpagg_scalar_request(p->epsilon_sum, p->delta, nextafter(S * (1 + 0x1p-40), INFINITY), false);
+	if (avg)
+	{
+		/* centred on mid, rounded to the quanta of B once: each value still moves the centred
+		 * sum by at most B / 2^qexp + 1 quanta */
+		mid = lower / 2 + upper / 2;
+		total -= (__int128) n * (__int128) llrint(ldexp(mid, -qexp));
+	}
+	/* 3. the release, calibrated for S and the roundings of step 2 */
+	req = dpagg_scalar_request(p->part_epsilon, p->part_delta, nextafter(S * (1 + 0x1p-40), INFINITY), false);
 	dpagg_calibrate_cached(p->mechanism, &req, &cal);
 	if (dpagg_release_plan_init(&cal, ldexp(1.0, qexp), &plan, &err) != DPAGG_OK)
 		dpagg_report(&err);
 	out = draw(&plan, total);
+	if (avg)
+	{
+		double		c = rint(draw(&p->count_plan, (__int128) n));
+
+		/* mid + (s - n * mid_rounded) / c: the rounding of mid is the same for every value and
+		 * known, so it is added back exactly as it was taken */
+		out = ldexp((double) llrint(ldexp(mid, -qexp)), qexp) + out / (c < 1 ? 1 : c);
+		out = fmin(upper, fmax(lower, out));
+	}
 	st->released = true;
 	st->released_value = out;
 	PG_RETURN_FLOAT8(out);
+}
+
+PG_FUNCTION_INFO_V1(dpagg_auto_sum_final);
+Datum
+dpagg_auto_sum_final(PG_FUNCTION_ARGS)
+{
+	return auto_final(fcinfo, false);
+}
+
+PG_FUNCTION_INFO_V1(dpagg_auto_avg_final);
+Datum
+dpagg_auto_avg_final(PG_FUNCTION_ARGS)
+{
+	return auto_final(fcinfo, true);
 }

@@ -866,9 +866,9 @@ collect_walker(Node *node, LevelContext *lc)
 						"Only dpagg's aggregates are bounded per privacy unit.",
 						"Compute the other aggregates in a separate query.");
 		if (kind == DP_SITE_AUTO_SUM)
-			unsupported("dp_sum without bounds over a private relation is not available yet",
-						"Per privacy unit, the bounds would have to be chosen from the units' sums, which is not built yet.",
-						"Pass bounds: dp_sum(value, epsilon, delta, lower, upper).");
+			unsupported("dp_sum and dp_avg without bounds over a private relation are not available yet",
+						"Per privacy unit, the bounds would have to be chosen from the units' contributions, which is not built yet.",
+						"Pass bounds: dp_sum(value, epsilon, delta, lower, upper), dp_avg(value, epsilon, delta, lower, upper).");
 		if (DPAGG_KIND_IS_ANY_MERGE(kind))
 			unsupported("dpagg_merge_sum, dpagg_merge_avg, dpagg_merge_count and dpagg_merge_vector cannot read private relations",
 						"They release partial sums as given, not bounded per privacy unit.",

@@ -237,6 +237,7 @@ dpagg_explain_sql(PG_FUNCTION_ARGS)
 		values[0] = Int32GetDatum(++n);
 		values[1] = CStringGetTextDatum(r->kind == DP_SITE_VARIANCE || r->kind == DP_SITE_UNIT_VARIANCE
 										? dpagg_variance_form_name(r->aggref->aggfnoid)
+										: r->kind == DP_SITE_AUTO_SUM ? get_func_name(r->aggref->aggfnoid)
 										: dpagg_kind_name(r->kind));
 		values[2] = ObjectIdGetDatum(r->relid);
 		values[3] = CStringGetTextDatum(r->unit);
@@ -312,18 +313,25 @@ dpagg_explain_sql(PG_FUNCTION_ARGS)
 						t;
 			char		m[DPAGG_MECH_SPEC_LEN];
 
+			bool		avg = strcmp(get_func_name(r->aggref->aggfnoid), "dp_avg") == 0;
+
 			dpagg_auto_sum_plan(eps, &eb, &es, &t, m, sizeof(m));
 			delta_charged = delta;
-			values[8] = Float8GetDatum(es);
-			values[9] = Float8GetDatum(delta);
+			/* dp_avg: the centred sum and the count at half of (epsilon - epsilon_b, delta) each */
+			values[8] = Float8GetDatum(avg ? es / 2 : es);
+			values[9] = Float8GetDatum(avg ? delta / 2 : delta);
 			nulls[10] = true;
-			values[11] = CStringGetTextDatum(psprintf("bounds discrete_laplace + sum %s", m));
+			values[11] = CStringGetTextDatum(psprintf(avg ? "bounds discrete_laplace + sum %s + count %s"
+													  : "bounds discrete_laplace + sum %s", m, m));
 			nulls[12] = true;
 			appendStringInfo(&det, "{\"charged_delta\": %.17g, \"bounds\": {\"epsilon\": %.17g, "
 							 "\"mechanism\": \"discrete_laplace\", \"bins\": %d, \"threshold\": %.17g, "
 							 "\"beta\": 1e-06}, \"sum\": {\"epsilon\": %.17g, \"delta\": %.17g, "
-							 "\"mechanism\": \"%s\", \"sensitivity\": \"max(|lower|, |upper|) of the chosen bounds\"}}",
-							 delta, eb, DPAGG_BOUNDS_BINS, t, es, delta, m);
+							 "\"mechanism\": \"%s\", \"sensitivity\": \"%s of the chosen bounds\"}%s}",
+							 delta, eb, DPAGG_BOUNDS_BINS, t, avg ? es / 2 : es, avg ? delta / 2 : delta, m,
+							 avg ? "(upper - lower) / 2" : "max(|lower|, |upper|)",
+							 avg ? psprintf(", \"count\": {\"epsilon\": %.17g, \"delta\": %.17g, \"mechanism\": \"%s\", \"sensitivity\": 1}",
+											es / 2, delta / 2, m) : "");
 		}
 		else if (r->kind == DP_SITE_VARIANCE || r->kind == DP_SITE_UNIT_VARIANCE)
 		{
