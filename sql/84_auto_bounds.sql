@@ -43,6 +43,8 @@ RESET min_parallel_table_scan_size;
 SELECT expect_error($$SELECT dp_sum(f8, NULL, 0) FROM dp_test$$);
 SELECT expect_error($$SELECT dp_sum(f8, 0, 0) FROM dp_test$$);
 SELECT expect_error($$SELECT dp_sum(f8, 'NaN', 0) FROM dp_test$$);
+SELECT expect_error($$SELECT dp_sum(f8, 2e-10, 0) FROM dp_test$$);
+SELECT expect_error($$SELECT dp_avg(f8, 3e-10, 0) FROM dp_test$$);
 SELECT expect_error($$SELECT dp_sum(f8, 1.0, 1) FROM dp_test$$);
 SELECT expect_error($$SELECT dp_sum(f8, 1.0, NULL) FROM dp_test$$);
 SET dpagg.default_mechanism = 'analytic_gaussian';

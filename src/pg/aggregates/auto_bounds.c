@@ -80,6 +80,9 @@ typedef struct AParams
 	/* dp_avg: the sum and the count at half of (epsilon_sum, delta) each */
 	double		part_epsilon;
 	double		part_delta;
+	/* the sum's request, made when the query starts (dpagg.objective and the budget's accounting
+	 * as they were then); the release sets its sensitivity from the bounds */
+	dpagg_request sum_request;
 	dpagg_calibration count_cal;
 	dpagg_release_plan count_plan;
 } AParams;
@@ -127,11 +130,18 @@ dpagg_auto_sum_site_params(DpSite *site)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("epsilon must be a finite number greater than 0"),
-				 errhint("Pass epsilon in [2e-10, 1e9], for example 1.0: half of it chooses the bounds.")));
+				 errhint("Pass a positive epsilon, for example 1.0: half of it chooses the bounds.")));
 	p->epsilon_bounds = nextafter(p->epsilon * AUTO_BOUNDS_SHARE, 0);
 	p->epsilon_sum = nextafter(p->epsilon - p->epsilon_bounds, 0);
 	p->part_epsilon = p->avg ? p->epsilon_sum / 2 : p->epsilon_sum;
 	p->part_delta = p->avg ? p->delta / 2 : p->delta;
+	if (p->epsilon_bounds < 1e-10 || p->part_epsilon < 1e-10)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("epsilon of %s without bounds must be at least %s", site->name,
+						p->avg ? "4.0001e-10" : "2.0001e-10"),
+				 errhint("Half of epsilon chooses the bounds and the rest releases the %s; each part needs at least 1e-10.",
+						 p->avg ? "sum and the count (half each)" : "sum")));
 	/* The histogram's noise: discrete Laplace at sensitivity 1 (one value, one bin). */
 	req = dpagg_scalar_request(p->epsilon_bounds, 0, 1.0, true);
 	dpagg_calibrate_cached("discrete_laplace", &req, &p->bounds_cal);
@@ -147,9 +157,11 @@ dpagg_auto_sum_site_params(DpSite *site)
 	{
 		dpagg_calibration probe;
 
-		req = dpagg_scalar_request(p->part_epsilon, p->part_delta, ldexp(1.0, DPAGG_BOUNDS_KMIN - 1), false);
+		p->sum_request = dpagg_scalar_request(p->part_epsilon, p->part_delta, 1.0, false);
+		req = p->sum_request;
+		req.sensitivity = ldexp(1.0, DPAGG_BOUNDS_KMIN - 1);
 		dpagg_calibrate_cached(p->mechanism, &req, &probe);
-		req = dpagg_scalar_request(p->part_epsilon, p->part_delta, ldexp(1.0, DPAGG_BOUNDS_KMAX + 1), false);
+		req.sensitivity = ldexp(1.0, DPAGG_BOUNDS_KMAX + 1);
 		dpagg_calibrate_cached(p->mechanism, &req, &probe);
 	}
 	if (p->avg)
@@ -389,8 +401,9 @@ dpagg_auto_sum_deserialize(PG_FUNCTION_ARGS)
 	in = PG_GETARG_BYTEA_PP(0);
 	len = VARSIZE_ANY_EXHDR(in);
 	/* Bytes from outside (only a superuser can pair this function with another serialisation):
-	 * each bin's sum must lie within its count times one value's quanta (2^53), so that the
-	 * sensitivity holds for merged states too. */
+	 * each bin's sum must lie within its count times one value's quanta (at most 2^52: a value
+	 * below the bin's upper edge 2^(k+1), in quanta of 2^(k+1-52)) and on the bin's side of 0, so
+	 * that the sensitivity holds for merged states too. */
 	if (len < sizeof(int32) || (len - sizeof(int32)) % sizeof(AWire) != 0)
 		goto malformed;
 	memcpy(&version, VARDATA_ANY(in), sizeof(int32));
@@ -408,8 +421,9 @@ dpagg_auto_sum_deserialize(PG_FUNCTION_ARGS)
 		if (w.bin <= last || w.bin >= DPAGG_BOUNDS_BINS || w.count <= 0)
 			goto malformed;
 		s = dpagg_int128_get(w.sum_hi, w.sum_lo);
-		lim = (__int128) w.count << 53;
-		if (s > lim || s < -lim)
+		lim = (__int128) w.count << 52;
+		if (s > lim || s < -lim || (w.bin > DPAGG_BOUNDS_ZERO && s < 0) ||
+			(w.bin < DPAGG_BOUNDS_ZERO && s > 0))
 			goto malformed;
 		bin_add(bin_of(st, w.bin, CurrentMemoryContext), w.count, s);
 		last = w.bin;
@@ -531,7 +545,8 @@ auto_final(FunctionCallInfo fcinfo, bool avg)
 		total -= (__int128) n * (__int128) llrint(ldexp(mid, -qexp));
 	}
 	/* 3. the release, calibrated for S and the roundings of step 2 */
-	req = dpagg_scalar_request(p->part_epsilon, p->part_delta, nextafter(S * (1 + 0x1p-40), INFINITY), false);
+	req = p->sum_request;
+	req.sensitivity = nextafter(S * (1 + 0x1p-40), INFINITY);
 	dpagg_calibrate_cached(p->mechanism, &req, &cal);
 	if (dpagg_release_plan_init(&cal, ldexp(1.0, qexp), &plan, &err) != DPAGG_OK)
 		dpagg_report(&err);

@@ -77,10 +77,15 @@ static const struct
 	dpagg_unit_stddev_samp_final, dpagg_unit_stddev_samp_report_final},
 };
 
+/*
+ * 48 bytes (a 64-byte chunk: a million groups' states fit in 80 MB with their headers).  Once
+ * released the sums are no longer needed, and their words keep what was released instead: the
+ * value in s_lo, the report's interval in q_lo and q_hi (RELEASED_* below).
+ */
 typedef struct VState
 {
 	int32		version;
-	uint8		released;		/* 1: value kept; 2: the report's row kept too */
+	uint8		released;		/* the sums' words hold the release */
 	bool		null_answer;	/* the released answer was NULL */
 	int64		n;
 	/* 128-bit exact sums as halves (a palloc'd struct is only 8-byte aligned) */
@@ -88,10 +93,24 @@ typedef struct VState
 	uint64		s_lo;
 	int64		q_hi;
 	uint64		q_lo;
-	double		value;			/* once released */
-	double		lo;
-	double		hi;
 } VState;
+
+StaticAssertDecl(sizeof(VState) == 48, "the variance's state is 48 bytes");
+
+static inline double
+word_double(const void *w)
+{
+	double		d;
+
+	memcpy(&d, w, sizeof(d));
+	return d;
+}
+
+static inline void
+double_word(void *w, double d)
+{
+	memcpy(w, &d, sizeof(d));
+}
 
 typedef struct VParams
 {
@@ -512,7 +531,10 @@ variance_final(FunctionCallInfo fcinfo, int form, bool report, int kind)
 	if (!st->released)
 	{
 		double		noisy[DPAGG_VARIANCE_PARTS];
-		double		c;
+		double		c,
+					value = 0,
+					lo = 0,
+					hi = 0;
 
 		dpagg_site_charge(site);
 		noisy[DPAGG_VARIANCE_SQUARES] = draw(&p->rplan[DPAGG_VARIANCE_SQUARES],
@@ -523,22 +545,25 @@ variance_final(FunctionCallInfo fcinfo, int form, bool report, int kind)
 		noisy[DPAGG_VARIANCE_COUNT] = c < 0 ? 0 : c;
 		st->null_answer = !dpagg_variance_estimate(&p->plan, form, noisy[DPAGG_VARIANCE_SQUARES],
 												   noisy[DPAGG_VARIANCE_SUM],
-												   noisy[DPAGG_VARIANCE_COUNT], &st->value);
+												   noisy[DPAGG_VARIANCE_COUNT], &value);
 		if (report)
 			dpagg_variance_interval(&p->plan, form, noisy[DPAGG_VARIANCE_SQUARES],
 									noisy[DPAGG_VARIANCE_SUM], noisy[DPAGG_VARIANCE_COUNT],
-									p->halfwidth, &st->lo, &st->hi);
-		/* the sums are no longer needed: nothing exact stays in a released state */
+									p->halfwidth, &lo, &hi);
+		/* the sums are no longer needed: nothing exact stays in a released state, whose words
+		 * keep the release */
 		st->n = 0;
-		st->s_hi = st->q_hi = 0;
-		st->s_lo = st->q_lo = 0;
+		st->s_hi = 0;
+		double_word(&st->s_lo, value);
+		double_word(&st->q_lo, lo);
+		double_word(&st->q_hi, hi);
 		st->released = 1;
 	}
 	if (!report)
 	{
 		if (st->null_answer)
 			PG_RETURN_NULL();
-		PG_RETURN_FLOAT8(st->value);
+		PG_RETURN_FLOAT8(word_double(&st->s_lo));
 	}
 	{
 		Datum		values[8];
@@ -547,10 +572,10 @@ variance_final(FunctionCallInfo fcinfo, int form, bool report, int kind)
 
 		if (strcmp(p->cal[0].spec, p->cal[1].spec) != 0 || strcmp(p->cal[0].spec, p->cal[2].spec) != 0)
 			mech = psprintf("%s / %s / %s", p->cal[0].spec, p->cal[1].spec, p->cal[2].spec);
-		values[0] = Float8GetDatum(st->value);
+		values[0] = Float8GetDatum(word_double(&st->s_lo));
 		nulls[0] = st->null_answer;
-		values[1] = Float8GetDatum(st->lo);
-		values[2] = Float8GetDatum(st->hi);
+		values[1] = Float8GetDatum(word_double(&st->q_lo));
+		values[2] = Float8GetDatum(word_double(&st->q_hi));
 		values[3] = Float8GetDatum(p->confidence);
 		values[4] = CStringGetTextDatum(mech);
 		values[5] = Float8GetDatum(p->epsilon);

@@ -256,6 +256,8 @@ GaussLattice::Bound GaussLattice::envelope_bound(double a, double b, double tole
   }
   Val prev{0, 0};
   bool have_prev = false;
+  constexpr uint64_t kMaxCells = uint64_t{1} << 25;
+  uint64_t cells = 0;
   for (size_t i = 1; i < pts.size(); ++i) {
     if ((i & 255) == 0) check_interrupt();
     if (skip[i - 1]) {
@@ -268,6 +270,14 @@ GaussLattice::Bound GaussLattice::envelope_bound(double a, double b, double tole
     stack.push_back({pts[i - 1], pts[i], prev, cur, 0, -1.0});
     prev = cur;
     while (!stack.empty()) {
+      // The subdivision may go 60 halvings deep: poll for a cancel (statement_timeout,
+      // pg_cancel_backend) and give up past a bound on the work — not certified, which refuses
+      // the calibration rather than spinning (an attack review found a calibration at epsilon 100,
+      // delta 1e-10 running for more than 25 minutes, deaf to cancels).
+      if ((++cells & 4095) == 0) {
+        check_interrupt();
+        if (cells > kMaxCells) return {INFINITY, INFINITY};
+      }
       Cell c = stack.back();
       stack.pop_back();
       double h = c.v - c.u;
