@@ -96,17 +96,6 @@ dpagg_arg_layout(Aggref *aggref, int kind, DpArgLayout *lo)
 		if (has_mech)
 			lo->mechanism = p++;
 	}
-	else if (kind == DP_SITE_VARIANCE)
-	{
-		/* dp_var_pop and its forms (variance.c): value, epsilon, delta, lower, upper [, mechanism] */
-		lo->value = p++;
-		lo->epsilon = p++;
-		lo->delta = p++;
-		lo->lower = p++;
-		lo->upper = p++;
-		if (has_mech)
-			lo->mechanism = p++;
-	}
 	else if (kind == DP_SITE_AUTO_SUM)
 	{
 		/* dp_sum(value, epsilon, delta): no bounds (auto_bounds.c) */
@@ -114,25 +103,10 @@ dpagg_arg_layout(Aggref *aggref, int kind, DpArgLayout *lo)
 		lo->epsilon = p++;
 		lo->delta = p++;
 	}
-	else if (kind == DP_SITE_UNIT_PERCENTILE)
+	else if (kind == DP_SITE_PERCENTILE || kind == DP_SITE_VARIANCE)
 	{
-		/* per unit (bound.c): value, [p,] epsilon, delta, lower, upper, mechanism, max_groups,
-		 * privacy_unit */
-		lo->value = p++;
-		if (n == 9)
-			lo->quantile = p++;
-		lo->epsilon = p++;
-		lo->delta = p++;
-		lo->lower = p++;
-		lo->upper = p++;
-		lo->mechanism = p++;
-		lo->max_groups = p++;
-		lo->unit = p++;
-	}
-	else if (kind == DP_SITE_PERCENTILE)
-	{
-		/* dp_percentile(value, p, ...), dp_percentiles(value, ps, ...), dp_median(value, ...):
-		 * epsilon, delta, lower, upper [, mechanism] */
+		/* dp_percentile(value, p, ...), dp_percentiles(value, ps, ...), dp_median(value, ...),
+		 * dp_var_pop(value, ...) and its forms: epsilon, delta, lower, upper [, mechanism] */
 		lo->value = p++;
 		if (n - (has_mech ? 1 : 0) == 6)
 			lo->quantile = p++;
@@ -166,9 +140,12 @@ dpagg_arg_layout(Aggref *aggref, int kind, DpArgLayout *lo)
 		/* Fixed by scripts/generate_sql.py: (value,) epsilon, delta, ... */
 		if (kind != DP_SITE_SELECT)
 			lo->value = p++;
+		if (kind == DP_SITE_UNIT_PERCENTILE && n == 9)
+			lo->quantile = p++;	/* dpagg_unit_percentile(value, p, ...), _percentiles(value, ps, ...) */
 		lo->epsilon = p++;
 		lo->delta = p++;
-		if (kind == DP_SITE_UNIT_SUM || kind == DP_SITE_UNIT_AVG || kind == DP_SITE_UNIT_VARIANCE)
+		if (kind == DP_SITE_UNIT_SUM || kind == DP_SITE_UNIT_AVG || kind == DP_SITE_UNIT_VARIANCE ||
+			kind == DP_SITE_UNIT_PERCENTILE)
 		{
 			lo->lower = p++;
 			lo->upper = p++;
@@ -1035,8 +1012,9 @@ DPAGG_UNIT_TRANS(dpagg_unit_select_trans, select_row, DP_SITE_SELECT, VT_NONE, v
 bool
 dpagg_state_kind_valid(int kind)
 {
-	return (kind >= DP_SUM && kind <= DP_AVG) ||
-		(DPAGG_KIND_IS_UNIT(kind) && kind != DP_SITE_UNIT_VARIANCE && kind != DP_SITE_UNIT_PERCENTILE) ||
+	/* the kinds whose state is a DpState (dp_sum_vector's, the quantiles' and the variances' are
+	 * their own `internal` states) */
+	return (kind >= DP_SUM && kind <= DP_AVG) || (kind >= DP_SITE_UNIT_SUM && kind <= DP_SITE_SELECT) ||
 		DPAGG_KIND_IS_MERGE(kind);
 }
 
@@ -1116,8 +1094,8 @@ final_begin(FunctionCallInfo fcinfo, int kind, ScalarParams **p, DpState *scratc
 }
 
 /* Noise for one calibrated part of a release (after the release has been charged). */
-static double
-draw(const dpagg_release_plan *plan, __int128 quanta)
+double
+dpagg_draw(const dpagg_release_plan *plan, __int128 quanta)
 {
 	dpagg_error err;
 	double		out;
@@ -1167,8 +1145,6 @@ released_value(const DpState *st)
 static Datum
 report_row(const ScalarParams *p, const DpState *st)
 {
-	Datum		values[8];
-	bool		nulls[8] = {false, false, false, false, false, false, false, false};
 	double		v,
 				lo,
 				hi;
@@ -1184,15 +1160,28 @@ report_row(const ScalarParams *p, const DpState *st)
 	memcpy(&hi, &st->count, 8);
 	if (p->kind == DP_AVG && strcmp(p->cal[0].spec, p->cal[1].spec) != 0)
 		mech = psprintf("%s / %s", p->cal[0].spec, p->cal[1].spec);
-	values[0] = Float8GetDatum(v);
+	return dpagg_report_datum(p->report_desc, v, false, lo, hi, p->confidence, mech, p->epsilon,
+							  p->delta, p->cal[0].scale);
+}
+
+Datum
+dpagg_report_datum(TupleDesc desc, double value, bool value_null, double lo, double hi,
+				   double confidence, const char *mechanism, double epsilon, double delta,
+				   double noise_scale)
+{
+	Datum		values[8];
+	bool		nulls[8] = {false, false, false, false, false, false, false, false};
+
+	values[0] = Float8GetDatum(value);
+	nulls[0] = value_null;
 	values[1] = Float8GetDatum(lo);
 	values[2] = Float8GetDatum(hi);
-	values[3] = Float8GetDatum(p->confidence);
-	values[4] = CStringGetTextDatum(mech);
-	values[5] = Float8GetDatum(p->epsilon);
-	values[6] = Float8GetDatum(p->delta);
-	values[7] = Float8GetDatum(p->cal[0].scale);
-	return HeapTupleGetDatum(heap_form_tuple(p->report_desc, values, nulls));
+	values[3] = Float8GetDatum(confidence);
+	values[4] = CStringGetTextDatum(mechanism);
+	values[5] = Float8GetDatum(epsilon);
+	values[6] = Float8GetDatum(delta);
+	values[7] = Float8GetDatum(noise_scale);
+	return HeapTupleGetDatum(heap_form_tuple(desc, values, nulls));
 }
 
 /* x moved outward past the rounding of the arithmetic that made it from exact ends: err is a
@@ -1211,7 +1200,7 @@ release_sum(FunctionCallInfo fcinfo, int kind, DpState **st_out, ScalarParams **
 	DpState    *st = final_begin(fcinfo, kind, p_out, NULL);
 
 	*st_out = st;
-	return st->released ? released_value(st) : draw(&(*p_out)->plan[0], state_sum(st));
+	return st->released ? released_value(st) : dpagg_draw(&(*p_out)->plan[0], state_sum(st));
 }
 
 static Datum
@@ -1252,7 +1241,7 @@ dpagg_sum_inline_final(PG_FUNCTION_ARGS)
 		}
 	}
 	dpagg_site_charge(site);	/* normally charged already, before the first row */
-	PG_RETURN_FLOAT8(draw(&((const ScalarParams *) site->params)->plan[0], state_sum(st)));
+	PG_RETURN_FLOAT8(dpagg_draw(&((const ScalarParams *) site->params)->plan[0], state_sum(st)));
 }
 
 DPAGG_FINAL(dpagg_merge_sum_final, sum_final, DP_SITE_MERGE_SUM)
@@ -1287,7 +1276,7 @@ DPAGG_FINAL(dpagg_merge_sum_report_final, sum_report_final, DP_SITE_MERGE_SUM)
 static double
 noisy_count(const DpState *st, const dpagg_release_plan *plan)
 {
-	double		c = rint(draw(plan, (__int128) st->count));
+	double		c = rint(dpagg_draw(plan, (__int128) st->count));
 
 	return c < 0 ? 0 : c;
 }
@@ -1368,7 +1357,7 @@ release_avg(FunctionCallInfo fcinfo, int kind, DpState **st_out, ScalarParams **
 	*st_out = st;
 	if (st->released)
 		return;
-	*s = draw(&(*p_out)->plan[0], state_sum(st));
+	*s = dpagg_draw(&(*p_out)->plan[0], state_sum(st));
 	*c = noisy_count(st, &(*p_out)->plan[1]);
 }
 

@@ -71,20 +71,9 @@ typedef struct AParams
 	bool		avg;			/* dp_avg (dpagg_auto_avg_final) */
 	double		epsilon;
 	double		delta;
-	double		epsilon_bounds;
-	double		epsilon_sum;
-	double		threshold;
-	char		mechanism[DPAGG_MECH_SPEC_LEN];
-	dpagg_calibration bounds_cal;	/* discrete Laplace, sensitivity 1, at epsilon_bounds */
-	dpagg_release_plan bounds_plan;
-	/* dp_avg: the sum and the count at half of (epsilon_sum, delta) each */
-	double		part_epsilon;
-	double		part_delta;
-	/* the sum's request, made when the query starts (dpagg.objective and the budget's accounting
-	 * as they were then); the release sets its sensitivity from the bounds */
-	dpagg_request sum_request;
-	dpagg_calibration count_cal;
-	dpagg_release_plan count_plan;
+	DpAutoPlan	plan;
+	dpagg_release_plan bounds_plan; /* the histogram's noise */
+	dpagg_release_plan count_plan;	/* dp_avg's count */
 } AParams;
 
 extern Datum dpagg_auto_avg_final(PG_FUNCTION_ARGS);
@@ -102,57 +91,47 @@ bin_quantum_exp(int j)
 	return k + 1 - 52;
 }
 
-void *
-dpagg_auto_sum_site_params(DpSite *site)
+/*
+ * The plan of a call (for the site and for dp_explain): the split of epsilon and delta, the
+ * histogram's calibration and threshold, the sum's request (dpagg.objective and the budget's
+ * accounting as they are now, when the query starts) and, for dp_avg, the count's calibration.
+ * Refuses here, before any row is read, whatever the release could not calibrate.
+ */
+void
+dpagg_auto_plan(double epsilon, double delta, bool avg, DpAutoPlan *p)
 {
-	DpArgLayout lo;
-	AParams    *p = MemoryContextAllocZero(site->cxt, sizeof(AParams));
-	dpagg_error err;
+	const char *name = avg ? "dp_avg" : "dp_sum";
 	dpagg_request req;
-	DpChargePart parts[3];
+	dpagg_error err;
 
-	{
-		/* the form, from the aggregate's final function */
-		HeapTuple	tup = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(site->argref->aggfnoid));
-
-		if (HeapTupleIsValid(tup))
-		{
-			p->avg = dpagg_fn_address(((Form_pg_aggregate) GETSTRUCT(tup))->aggfinalfn) == dpagg_auto_avg_final;
-			ReleaseSysCache(tup);
-		}
-		site->name = p->avg ? "dp_avg" : "dp_sum";
-	}
-	dpagg_arg_layout(site->argref, site->kind, &lo);
-	p->epsilon = dpagg_param_float8(site, lo.epsilon, "epsilon", DP_SITE_AUTO_SUM);
-	p->delta = dpagg_param_float8(site, lo.delta, "delta", DP_SITE_AUTO_SUM);
+	memset(p, 0, sizeof(*p));
 	dpagg_mechanism_spec(NULL, p->mechanism, sizeof(p->mechanism));
-	if (!(isfinite(p->epsilon) && p->epsilon > 0))
+	if (!(isfinite(epsilon) && epsilon > 0))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("epsilon must be a finite number greater than 0"),
 				 errhint("Pass a positive epsilon, for example 1.0: half of it chooses the bounds.")));
-	p->epsilon_bounds = nextafter(p->epsilon * AUTO_BOUNDS_SHARE, 0);
-	p->epsilon_sum = nextafter(p->epsilon - p->epsilon_bounds, 0);
-	p->part_epsilon = p->avg ? p->epsilon_sum / 2 : p->epsilon_sum;
-	p->part_delta = p->avg ? p->delta / 2 : p->delta;
+	p->epsilon_bounds = nextafter(epsilon * AUTO_BOUNDS_SHARE, 0);
+	p->epsilon_sum = nextafter(epsilon - p->epsilon_bounds, 0);
+	p->part_epsilon = avg ? p->epsilon_sum / 2 : p->epsilon_sum;
+	p->part_delta = avg ? delta / 2 : delta;
 	if (p->epsilon_bounds < 1e-10 || p->part_epsilon < 1e-10)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("epsilon of %s without bounds must be at least %s", site->name,
-						p->avg ? "4.0001e-10" : "2.0001e-10"),
+				 errmsg("epsilon of %s without bounds must be at least %s", name,
+						avg ? "4.0001e-10" : "2.0001e-10"),
 				 errhint("Half of epsilon chooses the bounds and the rest releases the %s; each part needs at least 1e-10.",
-						 p->avg ? "sum and the count (half each)" : "sum")));
+						 avg ? "sum and the count (half each)" : "sum")));
 	/* The histogram's noise: discrete Laplace at sensitivity 1 (one value, one bin). */
 	req = dpagg_scalar_request(p->epsilon_bounds, 0, 1.0, true);
 	dpagg_calibrate_cached("discrete_laplace", &req, &p->bounds_cal);
-	if (dpagg_release_plan_init(&p->bounds_cal, 1.0, &p->bounds_plan, &err) != DPAGG_OK ||
-		dpagg_bounds_threshold(p->bounds_cal.scale, AUTO_BOUNDS_BETA, &p->threshold, &err) != DPAGG_OK)
+	if (dpagg_bounds_threshold(p->bounds_cal.scale, AUTO_BOUNDS_BETA, &p->threshold, &err) != DPAGG_OK)
 		dpagg_report(&err);
 
 	/*
 	 * The sum's calibration happens at the release, for the S the bounds give; every S is a power
-	 * of two in [2^KMIN, 2^(KMAX + 1)], so calibrating at both ends now refuses (before any row is
-	 * read) whatever the release could not calibrate: the mechanism, delta, epsilon.
+	 * of two in [2^(KMIN - 1), 2^(KMAX + 1)], so calibrating at both ends now refuses whatever the
+	 * release could not calibrate: the mechanism, delta, epsilon.
 	 */
 	{
 		dpagg_calibration probe;
@@ -164,49 +143,56 @@ dpagg_auto_sum_site_params(DpSite *site)
 		req.sensitivity = ldexp(1.0, DPAGG_BOUNDS_KMAX + 1);
 		dpagg_calibrate_cached(p->mechanism, &req, &probe);
 	}
-	if (p->avg)
+	if (avg)
 	{
-		/* the count: sensitivity 1, whole numbers, calibrated now (it does not depend on the bounds) */
+		/* the count: sensitivity 1, whole numbers (it does not depend on the bounds) */
 		req = dpagg_scalar_request(p->part_epsilon, p->part_delta, 1.0, true);
 		dpagg_calibrate_cached(p->mechanism, &req, &p->count_cal);
-		if (dpagg_release_plan_init(&p->count_cal, 1.0, &p->count_plan, &err) != DPAGG_OK)
-			dpagg_report(&err);
 	}
-	parts[0].spec = MemoryContextStrdup(site->cxt, psprintf("bounds %s", p->bounds_cal.spec));
-	parts[0].epsilon = p->epsilon_bounds;
+}
+
+bool
+dpagg_auto_is_avg(Oid aggfnoid)
+{
+	return dpagg_aggregate_finalfn(aggfnoid) == dpagg_auto_avg_final;
+}
+
+void *
+dpagg_auto_sum_site_params(DpSite *site)
+{
+	DpArgLayout lo;
+	AParams    *p = MemoryContextAllocZero(site->cxt, sizeof(AParams));
+	DpAutoPlan *pl = &p->plan;
+	dpagg_error err;
+	DpChargePart parts[3];
+
+	/* the form, from the aggregate's final function */
+	p->avg = dpagg_auto_is_avg(site->argref->aggfnoid);
+	site->name = p->avg ? "dp_avg" : "dp_sum";
+	dpagg_arg_layout(site->argref, site->kind, &lo);
+	p->epsilon = dpagg_param_float8(site, lo.epsilon, "epsilon", DP_SITE_AUTO_SUM);
+	p->delta = dpagg_param_float8(site, lo.delta, "delta", DP_SITE_AUTO_SUM);
+	dpagg_auto_plan(p->epsilon, p->delta, p->avg, pl);
+	if (dpagg_release_plan_init(&pl->bounds_cal, 1.0, &p->bounds_plan, &err) != DPAGG_OK ||
+		(p->avg && dpagg_release_plan_init(&pl->count_cal, 1.0, &p->count_plan, &err) != DPAGG_OK))
+		dpagg_report(&err);
+	parts[0].spec = MemoryContextStrdup(site->cxt, psprintf("bounds %s", pl->bounds_cal.spec));
+	parts[0].epsilon = pl->epsilon_bounds;
 	parts[0].delta = 0;
 	parts[0].rho = NAN;			/* charged epsilon_b^2 / 2 under zCDP */
-	parts[1].spec = MemoryContextStrdup(site->cxt, psprintf("sum %s", p->mechanism));
-	parts[1].epsilon = p->part_epsilon;
-	parts[1].delta = p->part_delta;	/* the mechanism is chosen at the release: all of its delta */
+	parts[1].spec = MemoryContextStrdup(site->cxt, psprintf("sum %s", pl->mechanism));
+	parts[1].epsilon = pl->part_epsilon;
+	parts[1].delta = pl->part_delta;	/* the mechanism is chosen at the release: all of its delta */
 	parts[1].rho = NAN;
 	if (p->avg)
 	{
-		parts[2].spec = MemoryContextStrdup(site->cxt, psprintf("count %s", p->count_cal.spec));
-		parts[2].epsilon = p->part_epsilon;
-		parts[2].delta = dpagg_charged_delta(&p->count_cal, p->part_delta);
-		parts[2].rho = dpagg_zcdp_rho(&p->count_cal);
+		parts[2].spec = MemoryContextStrdup(site->cxt, psprintf("count %s", pl->count_cal.spec));
+		parts[2].epsilon = pl->part_epsilon;
+		parts[2].delta = dpagg_charged_delta(&pl->count_cal, pl->part_delta);
+		parts[2].rho = dpagg_zcdp_rho(&pl->count_cal);
 	}
 	dpagg_site_set_charge(site, p->epsilon, p->delta, parts, p->avg ? 3 : 2);
 	return p;
-}
-
-/* For dp_explain: the split of epsilon, the histogram's threshold and the sum's mechanism. */
-void
-dpagg_auto_sum_plan(double epsilon, double *epsilon_bounds, double *epsilon_sum, double *threshold,
-					char *mechanism, size_t len)
-{
-	dpagg_calibration cal;
-	dpagg_request req;
-	dpagg_error err;
-
-	*epsilon_bounds = nextafter(epsilon * AUTO_BOUNDS_SHARE, 0);
-	*epsilon_sum = nextafter(epsilon - *epsilon_bounds, 0);
-	req = dpagg_scalar_request(*epsilon_bounds, 0, 1.0, true);
-	dpagg_calibrate_cached("discrete_laplace", &req, &cal);
-	if (dpagg_bounds_threshold(cal.scale, AUTO_BOUNDS_BETA, threshold, &err) != DPAGG_OK)
-		dpagg_report(&err);
-	dpagg_mechanism_spec(NULL, mechanism, len);
 }
 
 /* ---- the state ------------------------------------------------------------------------------- */
@@ -439,17 +425,6 @@ malformed:
 
 /* ---- the release ----------------------------------------------------------------------------- */
 
-static double
-draw(const dpagg_release_plan *plan, __int128 quanta)
-{
-	dpagg_error err;
-	double		out;
-
-	if (dpagg_release_planned(plan, quanta, &out, &err) != DPAGG_OK)
-		dpagg_report(&err);
-	return out;
-}
-
 /* a 128-bit integer times 2^-shift (shift >= 0), rounded half to even */
 static __int128
 shift_round(__int128 v, int shift)
@@ -514,8 +489,8 @@ auto_final(FunctionCallInfo fcinfo, bool avg)
 			bins[st->which[j]] = st->list[j];
 	/* 1. the noisy histogram and the bounds */
 	for (j = 0; j < DPAGG_BOUNDS_BINS; j++)
-		noisy[j] = draw(&p->bounds_plan, (__int128) bins[j].count);
-	(void) dpagg_bounds_choose(noisy, p->threshold, &lower, &upper);
+		noisy[j] = dpagg_draw(&p->bounds_plan, (__int128) bins[j].count);
+	(void) dpagg_bounds_choose(noisy, p->plan.threshold, &lower, &upper);
 	/* 2. the sum clamped to [lower, upper], in the quanta of S: max(|lower|, |upper|) for a sum,
 	 * B = (upper - lower)/2 for an average (then centred on the middle) */
 	S = avg ? upper / 2 - lower / 2 : fmax(fabs(lower), fabs(upper));
@@ -545,15 +520,15 @@ auto_final(FunctionCallInfo fcinfo, bool avg)
 		total -= (__int128) n * (__int128) llrint(ldexp(mid, -qexp));
 	}
 	/* 3. the release, calibrated for S and the roundings of step 2 */
-	req = p->sum_request;
+	req = p->plan.sum_request;
 	req.sensitivity = nextafter(S * (1 + 0x1p-40), INFINITY);
-	dpagg_calibrate_cached(p->mechanism, &req, &cal);
+	dpagg_calibrate_cached(p->plan.mechanism, &req, &cal);
 	if (dpagg_release_plan_init(&cal, ldexp(1.0, qexp), &plan, &err) != DPAGG_OK)
 		dpagg_report(&err);
-	out = draw(&plan, total);
+	out = dpagg_draw(&plan, total);
 	if (avg)
 	{
-		double		c = rint(draw(&p->count_plan, (__int128) n));
+		double		c = rint(dpagg_draw(&p->count_plan, (__int128) n));
 
 		/* mid + (s - n * mid_rounded) / c: the rounding of mid is the same for every value and
 		 * known, so it is added back exactly as it was taken */

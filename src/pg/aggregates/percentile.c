@@ -151,14 +151,8 @@ dpagg_percentile_site_params(DpSite *site)
 		/* The final function must be the one of the form the arguments are (an aggregate built
 		 * by a superuser could pair dp_percentile's transition with dp_percentiles' final): 42501
 		 * now, before the charge, not after it. */
-		HeapTuple	tup = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(site->argref->aggfnoid));
-		PGFunction	final = NULL;
+		PGFunction	final = dpagg_aggregate_finalfn(site->argref->aggfnoid);
 
-		if (HeapTupleIsValid(tup))
-		{
-			final = dpagg_fn_address(((Form_pg_aggregate) GETSTRUCT(tup))->aggfinalfn);
-			ReleaseSysCache(tup);
-		}
 		if (final != (p->unit ? (p->array ? dpagg_unit_percentiles_final : dpagg_unit_percentile_final)
 					  : (p->array ? dpagg_percentiles_final : dpagg_percentile_final)))
 			ereport(ERROR,

@@ -185,6 +185,20 @@ aggregate_kind(Oid aggfnoid)
 	return aggregate_kind_ex(aggfnoid, &form);
 }
 
+PGFunction
+dpagg_aggregate_finalfn(Oid aggfnoid)
+{
+	HeapTuple	tup = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(aggfnoid));
+	PGFunction	final = NULL;
+
+	if (HeapTupleIsValid(tup))
+	{
+		final = dpagg_fn_address(((Form_pg_aggregate) GETSTRUCT(tup))->aggfinalfn);
+		ReleaseSysCache(tup);
+	}
+	return final;
+}
+
 bool
 dpagg_aggregate_is_report(Oid aggfnoid)
 {
@@ -271,11 +285,11 @@ partial_aggref(AggState *as, Aggref *aggref)
 /* ------------------------------------------------------------------------------------------
  * What a parameter expression may be (see the top of the file).
  */
-static bool param_expr_ok(Node *node);
-static int	in_array_coerce = 0;	/* param_expr_ok inside an ArrayCoerceExpr's element expression */
+static bool param_expr_ok_in(Node *node, bool array_element);
+#define param_expr_ok(node) param_expr_ok_in((node), false)
 
 static bool
-function_ok(Oid funcid, Oid resulttype, List *args)
+function_ok(Oid funcid, Oid resulttype, List *args, bool array_element)
 {
 	ListCell   *lc;
 
@@ -288,14 +302,16 @@ function_ok(Oid funcid, Oid resulttype, List *args)
 		Node	   *arg = (Node *) lfirst(lc);
 		Oid			t = exprType(arg);
 
-		if (t == CSTRINGOID || t == INTERNALOID || !param_expr_ok(arg))
+		if (t == CSTRINGOID || t == INTERNALOID || !param_expr_ok_in(arg, array_element))
 			return false;
 	}
 	return true;
 }
 
+/* array_element: inside an ArrayCoerceExpr's element expression, where a CaseTestExpr stands for
+ * the element being converted (and nowhere else) */
 static bool
-param_expr_ok(Node *node)
+param_expr_ok_in(Node *node, bool array_element)
 {
 	if (node == NULL)
 		return false;
@@ -306,19 +322,19 @@ param_expr_ok(Node *node)
 		case T_Param:
 			return ((Param *) node)->paramkind == PARAM_EXTERN;
 		case T_RelabelType:
-			return param_expr_ok((Node *) ((RelabelType *) node)->arg);
+			return param_expr_ok_in((Node *) ((RelabelType *) node)->arg, array_element);
 		case T_FuncExpr:
 			{
 				FuncExpr   *f = (FuncExpr *) node;
 
-				return function_ok(f->funcid, f->funcresulttype, f->args);
+				return function_ok(f->funcid, f->funcresulttype, f->args, array_element);
 			}
 		case T_OpExpr:
 			{
 				OpExpr	   *op = (OpExpr *) node;
 
 				set_opfuncid(op);
-				return function_ok(op->opfuncid, op->opresulttype, op->args);
+				return function_ok(op->opfuncid, op->opresulttype, op->args, array_element);
 			}
 		case T_ArrayExpr:
 			{
@@ -336,17 +352,12 @@ param_expr_ok(Node *node)
 				/* ARRAY[0.1, 0.9] (numeric[]) as double precision[]: each element converted by
 				 * an expression over the element (a CaseTestExpr), allowed there only */
 				ArrayCoerceExpr *ac = (ArrayCoerceExpr *) node;
-				bool		ok;
 
-				if (!param_expr_ok((Node *) ac->arg))
-					return false;
-				in_array_coerce++;
-				ok = param_expr_ok((Node *) ac->elemexpr);
-				in_array_coerce--;
-				return ok;
+				return param_expr_ok((Node *) ac->arg) &&
+					param_expr_ok_in((Node *) ac->elemexpr, true);
 			}
 		case T_CaseTestExpr:
-			return in_array_coerce > 0;
+			return array_element;
 		default:
 			return false;
 	}

@@ -133,6 +133,9 @@ extern bool dpagg_is_own_aggregate(Oid aggfnoid);
 
 /* The DpSiteKind of one of dpagg's own aggregates, or 0 (site.c). */
 extern int	dpagg_aggregate_kind(Oid aggfnoid);
+/* The C function of an aggregate's final function (NULL if none or not a C function): the kinds
+ * whose forms differ in their final functions only read their form from it. */
+extern PGFunction dpagg_aggregate_finalfn(Oid aggfnoid);
 /* Whether it is one of the report forms (dp_sum_report, ...: a dp_report row per release). */
 extern bool dpagg_aggregate_is_report(Oid aggfnoid);
 /* Whether it is dpagg_sum_inline, dp_sum as planned with its state inline (inline_sum.c). */
@@ -174,10 +177,22 @@ extern void *dpagg_vector_site_params(DpSite *site);
 extern void *dpagg_percentile_site_params(DpSite *site);
 extern void *dpagg_variance_site_params(DpSite *site);
 extern void *dpagg_auto_sum_site_params(DpSite *site);
-/* For dp_explain: dp_sum without bounds' split of epsilon, its histogram's threshold and its
- * sum's mechanism (auto_bounds.c). */
-extern void dpagg_auto_sum_plan(double epsilon, double *epsilon_bounds, double *epsilon_sum,
-								double *threshold, char *mechanism, size_t len);
+/* dp_sum and dp_avg without bounds (auto_bounds.c): a call's plan, for its site and dp_explain. */
+typedef struct DpAutoPlan
+{
+	double		epsilon_bounds; /* the histogram's */
+	double		epsilon_sum;	/* the rest */
+	double		part_epsilon;	/* the sum's (dp_avg: and the count's, each half the rest) */
+	double		part_delta;
+	double		threshold;		/* a bin counts from this noisy count */
+	char		mechanism[DPAGG_MECH_SPEC_LEN];
+	dpagg_calibration bounds_cal;	/* discrete Laplace, sensitivity 1 */
+	dpagg_calibration count_cal;	/* dp_avg */
+	dpagg_request sum_request;	/* the release sets its sensitivity from the bounds */
+} DpAutoPlan;
+extern void dpagg_auto_plan(double epsilon, double delta, bool avg, DpAutoPlan *plan);
+/* Whether one of them is dp_avg (by its final function). */
+extern bool dpagg_auto_is_avg(Oid aggfnoid);
 /* For dp_explain: the plans of a dp_var_pop call (its parts' shares of epsilon and delta) and of
  * one of its groups when its units contribute to at most L groups (1 where there are no units),
  * and that group's three calibrations (variance.c). */

@@ -128,6 +128,13 @@ value_as_double(FunctionCallInfo fcinfo, int argno, ValueType vt)
 	return 0;					/* not reached */
 }
 
+/* One calibrated part's noisy release of an exact sum of quanta, after the charge (aggregates.c). */
+extern double dpagg_draw(const dpagg_release_plan *plan, __int128 quanta);
+/* A dp_report row (aggregates.c): the release, its interval and what made it. */
+extern Datum dpagg_report_datum(TupleDesc desc, double value, bool value_null, double lo, double hi,
+								double confidence, const char *mechanism, double epsilon,
+								double delta, double noise_scale);
+
 /* A new, empty state of this kind (zeroed data). */
 extern DpState *dpagg_new_state(MemoryContext cxt, int kind);
 /* The first call of a group of one of dpagg's aggregates: the checks, the site, a new state. */

@@ -137,15 +137,9 @@ typedef struct VParams
 static int
 form_of(Oid aggfnoid, bool *report, bool *unit)
 {
-	HeapTuple	tup = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(aggfnoid));
-	PGFunction	final = NULL;
+	PGFunction	final = dpagg_aggregate_finalfn(aggfnoid);
 	int			i;
 
-	if (HeapTupleIsValid(tup))
-	{
-		final = dpagg_fn_address(((Form_pg_aggregate) GETSTRUCT(tup))->aggfinalfn);
-		ReleaseSysCache(tup);
-	}
 	for (i = 0; i < (int) lengthof(forms); i++)
 		if (final != NULL && (final == forms[i].final || final == forms[i].report ||
 							  final == forms[i].unit_final || final == forms[i].unit_report))
@@ -497,17 +491,6 @@ malformed:
 
 /* ---- the release ----------------------------------------------------------------------------- */
 
-static double
-draw(const dpagg_release_plan *plan, __int128 quanta)
-{
-	dpagg_error err;
-	double		out;
-
-	if (dpagg_release_planned(plan, quanta, &out, &err) != DPAGG_OK)
-		dpagg_report(&err);
-	return out;
-}
-
 /*
  * The release of one group: charged (normally already, before the first row), then the three
  * parts drawn and the answer computed from them; a state finalized again (a rescan that reuses
@@ -537,11 +520,11 @@ variance_final(FunctionCallInfo fcinfo, int form, bool report, int kind)
 					hi = 0;
 
 		dpagg_site_charge(site);
-		noisy[DPAGG_VARIANCE_SQUARES] = draw(&p->rplan[DPAGG_VARIANCE_SQUARES],
+		noisy[DPAGG_VARIANCE_SQUARES] = dpagg_draw(&p->rplan[DPAGG_VARIANCE_SQUARES],
 											 dpagg_int128_get(st->q_hi, st->q_lo));
-		noisy[DPAGG_VARIANCE_SUM] = draw(&p->rplan[DPAGG_VARIANCE_SUM],
+		noisy[DPAGG_VARIANCE_SUM] = dpagg_draw(&p->rplan[DPAGG_VARIANCE_SUM],
 										 dpagg_int128_get(st->s_hi, st->s_lo));
-		c = rint(draw(&p->rplan[DPAGG_VARIANCE_COUNT], (__int128) st->n));
+		c = rint(dpagg_draw(&p->rplan[DPAGG_VARIANCE_COUNT], (__int128) st->n));
 		noisy[DPAGG_VARIANCE_COUNT] = c < 0 ? 0 : c;
 		st->null_answer = !dpagg_variance_estimate(&p->plan, form, noisy[DPAGG_VARIANCE_SQUARES],
 												   noisy[DPAGG_VARIANCE_SUM],
@@ -566,22 +549,14 @@ variance_final(FunctionCallInfo fcinfo, int form, bool report, int kind)
 		PG_RETURN_FLOAT8(word_double(&st->s_lo));
 	}
 	{
-		Datum		values[8];
-		bool		nulls[8] = {false, false, false, false, false, false, false, false};
 		const char *mech = p->cal[0].spec;
 
 		if (strcmp(p->cal[0].spec, p->cal[1].spec) != 0 || strcmp(p->cal[0].spec, p->cal[2].spec) != 0)
 			mech = psprintf("%s / %s / %s", p->cal[0].spec, p->cal[1].spec, p->cal[2].spec);
-		values[0] = Float8GetDatum(word_double(&st->s_lo));
-		nulls[0] = st->null_answer;
-		values[1] = Float8GetDatum(word_double(&st->q_lo));
-		values[2] = Float8GetDatum(word_double(&st->q_hi));
-		values[3] = Float8GetDatum(p->confidence);
-		values[4] = CStringGetTextDatum(mech);
-		values[5] = Float8GetDatum(p->epsilon);
-		values[6] = Float8GetDatum(p->delta);
-		values[7] = Float8GetDatum(p->cal[0].scale);
-		PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(p->report_desc, values, nulls)));
+		PG_RETURN_DATUM(dpagg_report_datum(p->report_desc, word_double(&st->s_lo), st->null_answer,
+										   word_double(&st->q_lo), word_double(&st->q_hi),
+										   p->confidence, mech, p->epsilon, p->delta,
+										   p->cal[0].scale));
 	}
 }
 

@@ -237,7 +237,7 @@ dpagg_explain_sql(PG_FUNCTION_ARGS)
 		values[0] = Int32GetDatum(++n);
 		values[1] = CStringGetTextDatum(r->kind == DP_SITE_VARIANCE || r->kind == DP_SITE_UNIT_VARIANCE
 										? dpagg_variance_form_name(r->aggref->aggfnoid)
-										: r->kind == DP_SITE_AUTO_SUM ? get_func_name(r->aggref->aggfnoid)
+										: r->kind == DP_SITE_AUTO_SUM ? (dpagg_auto_is_avg(r->aggref->aggfnoid) ? "dp_avg" : "dp_sum")
 										: dpagg_kind_name(r->kind));
 		values[2] = ObjectIdGetDatum(r->relid);
 		values[3] = CStringGetTextDatum(r->unit);
@@ -305,33 +305,34 @@ dpagg_explain_sql(PG_FUNCTION_ARGS)
 		}
 		else if (r->kind == DP_SITE_AUTO_SUM)
 		{
-			/* dp_sum without bounds (docs/automatic_bounds.md): half of epsilon for a noisy
-			 * histogram of magnitudes (discrete Laplace, sensitivity 1), the rest for the sum,
-			 * whose sensitivity the chosen bounds give; all of delta is charged. */
-			double		eb,
-						es,
-						t;
-			char		m[DPAGG_MECH_SPEC_LEN];
+			/* dp_sum and dp_avg without bounds (docs/automatic_bounds.md): half of epsilon for a
+			 * noisy histogram of magnitudes, the rest for the sum (dp_avg: the centred sum and the
+			 * count, half each), whose sensitivity the chosen bounds give; all of delta charged. */
+			DpAutoPlan	ap;
+			bool		avg = dpagg_auto_is_avg(r->aggref->aggfnoid);
 
-			bool		avg = strcmp(get_func_name(r->aggref->aggfnoid), "dp_avg") == 0;
-
-			dpagg_auto_sum_plan(eps, &eb, &es, &t, m, sizeof(m));
+			dpagg_auto_plan(eps, delta, avg, &ap);
 			delta_charged = delta;
-			/* dp_avg: the centred sum and the count at half of (epsilon - epsilon_b, delta) each */
-			values[8] = Float8GetDatum(avg ? es / 2 : es);
-			values[9] = Float8GetDatum(avg ? delta / 2 : delta);
+			values[8] = Float8GetDatum(ap.part_epsilon);
+			values[9] = Float8GetDatum(ap.part_delta);
 			nulls[10] = true;
-			values[11] = CStringGetTextDatum(psprintf(avg ? "bounds discrete_laplace + sum %s + count %s"
-													  : "bounds discrete_laplace + sum %s", m, m));
+			values[11] = CStringGetTextDatum(avg ? psprintf("bounds %s + sum %s + count %s", ap.bounds_cal.spec,
+															ap.mechanism, ap.count_cal.spec)
+											 : psprintf("bounds %s + sum %s", ap.bounds_cal.spec, ap.mechanism));
 			nulls[12] = true;
 			appendStringInfo(&det, "{\"charged_delta\": %.17g, \"bounds\": {\"epsilon\": %.17g, "
-							 "\"mechanism\": \"discrete_laplace\", \"bins\": %d, \"threshold\": %.17g, "
+							 "\"mechanism\": \"%s\", \"bins\": %d, \"threshold\": %.17g, "
 							 "\"beta\": 1e-06}, \"sum\": {\"epsilon\": %.17g, \"delta\": %.17g, "
-							 "\"mechanism\": \"%s\", \"sensitivity\": \"%s of the chosen bounds\"}%s}",
-							 delta, eb, DPAGG_BOUNDS_BINS, t, avg ? es / 2 : es, avg ? delta / 2 : delta, m,
-							 avg ? "(upper - lower) / 2" : "max(|lower|, |upper|)",
-							 avg ? psprintf(", \"count\": {\"epsilon\": %.17g, \"delta\": %.17g, \"mechanism\": \"%s\", \"sensitivity\": 1}",
-											es / 2, delta / 2, m) : "");
+							 "\"mechanism\": \"%s\", \"sensitivity\": \"%s of the chosen bounds\"}",
+							 delta, ap.epsilon_bounds, ap.bounds_cal.spec, DPAGG_BOUNDS_BINS, ap.threshold,
+							 ap.part_epsilon, ap.part_delta, ap.mechanism,
+							 avg ? "(upper - lower) / 2" : "max(|lower|, |upper|)");
+			if (avg)
+			{
+				appendStringInfoString(&det, ", \"count\": ");
+				calibration_json(&det, &ap.count_cal, false, false);
+			}
+			appendStringInfoChar(&det, '}');
 		}
 		else if (r->kind == DP_SITE_VARIANCE || r->kind == DP_SITE_UNIT_VARIANCE)
 		{
