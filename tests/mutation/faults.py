@@ -200,8 +200,8 @@ FAULTS = [
     {
         "id": "auto-sum-overspent",
         "file": "src/pg/aggregates/auto_bounds.c",
-        "find": "p->epsilon_sum = nextafter(p->epsilon - p->epsilon_bounds, 0);",
-        "replace": "p->epsilon_sum = p->epsilon;",
+        "find": "p->epsilon_sum = nextafter(epsilon - p->epsilon_bounds, 0);",
+        "replace": "p->epsilon_sum = epsilon;",
         "what": "dp_sum without bounds releases its sum at the call's whole epsilon after spending "
                 "half of it on the bounds' histogram, so the release is 1.5-epsilon-DP while "
                 "epsilon is charged.",
@@ -219,7 +219,7 @@ FAULTS = [
     {
         "id": "auto-avg-overspent",
         "file": "src/pg/aggregates/auto_bounds.c",
-        "find": "p->part_epsilon = p->avg ? p->epsilon_sum / 2 : p->epsilon_sum;",
+        "find": "p->part_epsilon = avg ? p->epsilon_sum / 2 : p->epsilon_sum;",
         "replace": "p->part_epsilon = p->epsilon_sum;",
         "what": "dp_avg without bounds releases its sum and its count each at the whole of what "
                 "the bounds leave, so the release spends more epsilon than is charged.",
@@ -258,7 +258,7 @@ FAULTS = [
     {
         "id": "variance-count-exact",
         "file": "src/pg/aggregates/variance.c",
-        "find": "c = rint(draw(&p->rplan[DPAGG_VARIANCE_COUNT], (__int128) st->n));",
+        "find": "c = rint(dpagg_draw(&p->rplan[DPAGG_VARIANCE_COUNT], (__int128) st->n));",
         "replace": "c = (double) st->n;",
         "what": "dp_var_pop's count part is released without its noise, so the number of values "
                 "in a group leaks exactly through every variance.",
@@ -386,7 +386,7 @@ FAULTS = [
     {
         "id": "count-without-noise",
         "file": "src/pg/aggregates/aggregates.c",
-        "find": "double\t\tc = rint(draw(plan, (__int128) st->count));",
+        "find": "double\t\tc = rint(dpagg_draw(plan, (__int128) st->count));",
         "replace": "double\t\tc = rint((double) st->count);",
         "what": "dp_count (and dp_avg's count) returns the exact count after charging, a release "
                 "with no privacy at all.",
