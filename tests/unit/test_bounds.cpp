@@ -134,3 +134,81 @@ TEST(Bounds, TheBoundsSpanTheBinsThatReachTheThresholdAndContainZero) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(Bounds, EveryValueLiesWithinItsCellTheCellsAreInOrderAndEachInItsBin) {
+  std::mt19937_64 g(2);
+  std::uniform_real_distribution<double> e(-1100, 1100);
+  std::vector<double> xs = {0.0, -0.0, INFINITY, -INFINITY, 1.0, -1.0, 1.03125, -1.03125,
+                            1.0312499, 0x1p-32, -0x1p-32, 0x1p-33, 0x1p62, 0x1p63, -0x1p63,
+                            9.2e18, -9.3e18, 1e308, -1e308, 4.9e-324, 1.96875, 1.9999999};
+  for (int i = 0; i < 200000; ++i) xs.push_back((g() & 1 ? 1 : -1) * std::pow(2.0, e(g) / 10));
+  for (double x : xs) {
+    const int c = dpagg_bounds_cell(x);
+    ASSERT_GE(c, 0);
+    ASSERT_LT(c, DPAGG_BOUNDS_CELLS);
+    double lo, hi;
+    dpagg_bounds_cell_edges(c, &lo, &hi);
+    const double v = clamp_top(x);
+    ASSERT_LE(lo, v) << x;
+    ASSERT_LE(v, hi) << x;
+    // the cell's bin is the value's bin of magnitude (NaN aside: bins count it as 0)
+    ASSERT_EQ(dpagg_bounds_cell_bin(c), dpagg_bounds_bin(x)) << x;
+    // relative width at most 1/SUB (the zero cell aside)
+    if (c != DPAGG_BOUNDS_ZERO_CELL) ASSERT_LE(hi - lo, std::fabs(v) / DPAGG_BOUNDS_SUB + 1e-300) << x;
+  }
+  EXPECT_EQ(dpagg_bounds_cell(NAN), DPAGG_BOUNDS_CELLS - 1);
+  EXPECT_EQ(dpagg_bounds_cell(INFINITY), DPAGG_BOUNDS_CELLS - 1);
+  EXPECT_EQ(dpagg_bounds_cell(-INFINITY), 0);
+  std::vector<double> sorted;
+  for (double x : xs) sorted.push_back(x);
+  std::sort(sorted.begin(), sorted.end());
+  for (size_t i = 1; i < sorted.size(); ++i)
+    ASSERT_LE(dpagg_bounds_cell(sorted[i - 1]), dpagg_bounds_cell(sorted[i])) << sorted[i - 1] << " " << sorted[i];
+  for (int c = 1; c < DPAGG_BOUNDS_CELLS; ++c) {
+    double a, b, lo, hi;
+    dpagg_bounds_cell_edges(c - 1, &a, &b);
+    dpagg_bounds_cell_edges(c, &lo, &hi);
+    ASSERT_EQ(b, lo) << c;
+    ASSERT_LT(lo, hi) << c;
+    if (c > DPAGG_BOUNDS_ZERO_CELL) ASSERT_EQ(dpagg_bounds_cell(lo), c) << c;
+    if (c < DPAGG_BOUNDS_ZERO_CELL) ASSERT_EQ(dpagg_bounds_cell(hi), c) << c;
+  }
+  // each bin's cells: contiguous, and together the bin
+  int next = 0;
+  for (int j = 0; j < DPAGG_BOUNDS_BINS; ++j) {
+    int first, last;
+    dpagg_bounds_bin_cells(j, &first, &last);
+    ASSERT_EQ(first, next) << j;
+    for (int c = first; c <= last; ++c) ASSERT_EQ(dpagg_bounds_cell_bin(c), j) << c;
+    double blo, bhi, clo, chi, dlo, dhi;
+    dpagg_bounds_bin_edges(j, &blo, &bhi);
+    dpagg_bounds_cell_edges(first, &clo, &chi);
+    dpagg_bounds_cell_edges(last, &dlo, &dhi);
+    ASSERT_EQ(blo, clo) << j;
+    ASSERT_EQ(bhi, dhi) << j;
+    next = last + 1;
+  }
+  EXPECT_EQ(next, DPAGG_BOUNDS_CELLS);
+}
+
+TEST(Bounds, TheRangeRunsFromTheLowestToTheHighestBinThatReachesTheThreshold) {
+  std::vector<double> noisy(DPAGG_BOUNDS_BINS, 0.0);
+  int lo, hi;
+  EXPECT_EQ(dpagg_bounds_range(noisy.data(), 5, &lo, &hi), 0);
+  EXPECT_EQ(lo, -1);
+  EXPECT_EQ(hi, -1);
+  noisy[120] = 5;
+  noisy[100] = 4.9;
+  EXPECT_EQ(dpagg_bounds_range(noisy.data(), 5, &lo, &hi), 1);
+  EXPECT_EQ(lo, 120);
+  EXPECT_EQ(hi, 120);
+  noisy[110] = 6;
+  noisy[140] = 5;
+  EXPECT_EQ(dpagg_bounds_range(noisy.data(), 5, &lo, &hi), 1);
+  EXPECT_EQ(lo, 110);
+  EXPECT_EQ(hi, 140);  // not widened to contain 0 (the zero bin is 95)
+}
+
+}  // namespace

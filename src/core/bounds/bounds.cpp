@@ -46,6 +46,39 @@ double threshold(double s, double beta) {
   return static_cast<double>(t);
 }
 
+void bin_cells(int j, int* first, int* last) {
+  if (j < 0 || j >= DPAGG_BOUNDS_BINS) throw Error(DPAGG_INTERNAL, "dpagg: a bounds bin out of range");
+  if (j == DPAGG_BOUNDS_ZERO) {
+    *first = *last = DPAGG_BOUNDS_ZERO_CELL;
+  } else if (j > DPAGG_BOUNDS_ZERO) {
+    *first = DPAGG_BOUNDS_ZERO_CELL + 1 + (j - DPAGG_BOUNDS_ZERO - 1) * DPAGG_BOUNDS_SUB;
+    *last = *first + DPAGG_BOUNDS_SUB - 1;
+  } else {
+    *last = DPAGG_BOUNDS_ZERO_CELL - 1 - (DPAGG_BOUNDS_ZERO - 1 - j) * DPAGG_BOUNDS_SUB;
+    *first = *last - DPAGG_BOUNDS_SUB + 1;
+  }
+}
+
+void cell_edges(int c, double* lo, double* hi) {
+  if (c < 0 || c >= DPAGG_BOUNDS_CELLS) throw Error(DPAGG_INTERNAL, "dpagg: a cell out of range");
+  if (c == DPAGG_BOUNDS_ZERO_CELL) {
+    edges(DPAGG_BOUNDS_ZERO, lo, hi);
+    return;
+  }
+  const int a = c > DPAGG_BOUNDS_ZERO_CELL ? c - DPAGG_BOUNDS_ZERO_CELL - 1 : DPAGG_BOUNDS_ZERO_CELL - 1 - c;
+  const int k = a / DPAGG_BOUNDS_SUB + DPAGG_BOUNDS_KMIN, s = a % DPAGG_BOUNDS_SUB;
+  // 2^k (1 + s / SUB) and 2^k (1 + (s + 1) / SUB): exact in binary
+  const double m0 = std::ldexp(1.0 + static_cast<double>(s) / DPAGG_BOUNDS_SUB, k);
+  const double m1 = std::ldexp(1.0 + static_cast<double>(s + 1) / DPAGG_BOUNDS_SUB, k);
+  if (c > DPAGG_BOUNDS_ZERO_CELL) {
+    *lo = m0;
+    *hi = m1;
+  } else {
+    *lo = -m1;
+    *hi = -m0;
+  }
+}
+
 }  // namespace
 
 }  // namespace dpagg
@@ -59,6 +92,26 @@ void dpagg_bounds_bin_edges(int j, double* lo, double* hi) {
 
 int dpagg_bounds_threshold(double scale, double beta, double* t, dpagg_error* err) {
   return dpagg::guarded(err, [&] { *t = dpagg::threshold(scale, beta); });
+}
+
+void dpagg_bounds_bin_cells(int j, int* first, int* last) {
+  dpagg_error err;
+  if (dpagg::guarded(&err, [&] { dpagg::bin_cells(j, first, last); }) != DPAGG_OK) *first = *last = -1;
+}
+
+void dpagg_bounds_cell_edges(int c, double* lo, double* hi) {
+  dpagg_error err;
+  if (dpagg::guarded(&err, [&] { dpagg::cell_edges(c, lo, hi); }) != DPAGG_OK) *lo = *hi = NAN;
+}
+
+int dpagg_bounds_range(const double* noisy, double t, int* lo_bin, int* hi_bin) {
+  *lo_bin = *hi_bin = -1;
+  for (int j = 0; j < DPAGG_BOUNDS_BINS; ++j)
+    if (noisy[j] >= t) {
+      if (*lo_bin < 0) *lo_bin = j;
+      *hi_bin = j;
+    }
+  return *lo_bin >= 0 ? 1 : 0;
 }
 
 int dpagg_bounds_choose(const double* noisy, double t, double* lower, double* upper) {

@@ -71,6 +71,74 @@ int			dpagg_bounds_threshold(double scale, double beta, double *t, dpagg_error *
  */
 int			dpagg_bounds_choose(const double *noisy, double t, double *lower, double *upper);
 
+/*
+ * The range of bins from the noisy counts, not widened: the lowest and the highest bin whose
+ * noisy count reaches t (*lo_bin <= *hi_bin).  Returns 1; or 0 when no bin reaches t (then
+ * *lo_bin = *hi_bin = -1).  For the statistics that do not depend on where 0 is: the quantiles
+ * and the variances (docs/automatic_bounds.md, "Quantiles and variances").
+ */
+int			dpagg_bounds_range(const double *noisy, double t, int *lo_bin, int *hi_bin);
+
+/*
+ * A finer grid for the quantiles without bounds: every bin of magnitude but the zero bin split
+ * into DPAGG_BOUNDS_SUB cells of equal width (relative width at most 1/DPAGG_BOUNDS_SUB), in
+ * signed order like the bins.  A cell lies in one bin; the zero bin is one cell.
+ */
+#define DPAGG_BOUNDS_SUB 32
+#define DPAGG_BOUNDS_CELLS (2 * DPAGG_BOUNDS_PER_SIDE * DPAGG_BOUNDS_SUB + 1)
+#define DPAGG_BOUNDS_ZERO_CELL (DPAGG_BOUNDS_PER_SIDE * DPAGG_BOUNDS_SUB)
+
+/*
+ * The cell of x for a quantile: the zero cell for |x| < 2^KMIN; NaN (which PostgreSQL sorts above
+ * every number) and +Infinity in the top cell, -Infinity in the bottom one; magnitudes beyond
+ * 2^(KMAX + 1) in the outermost cells.  A deterministic function of x alone, monotone in x
+ * (NaN above all).
+ */
+static inline int
+dpagg_bounds_cell(double x)
+{
+	double		m = fabs(x);
+	int			k,
+				s;
+
+	if (isnan(x))
+		return DPAGG_BOUNDS_CELLS - 1;
+	if (m < ldexp(1.0, DPAGG_BOUNDS_KMIN))
+		return DPAGG_BOUNDS_ZERO_CELL;
+	k = isinf(m) ? DPAGG_BOUNDS_KMAX + 1 : ilogb(m);
+	if (k > DPAGG_BOUNDS_KMAX)
+		s = DPAGG_BOUNDS_SUB - 1;
+	else
+	{
+		/* m / 2^k in [1, 2): exact; its first five fraction bits are the cell */
+		s = (int) ((ldexp(m, -k) - 1.0) * DPAGG_BOUNDS_SUB);
+		if (s > DPAGG_BOUNDS_SUB - 1)
+			s = DPAGG_BOUNDS_SUB - 1;
+	}
+	if (k > DPAGG_BOUNDS_KMAX)
+		k = DPAGG_BOUNDS_KMAX;
+	s += (k - DPAGG_BOUNDS_KMIN) * DPAGG_BOUNDS_SUB;
+	return x > 0 ? DPAGG_BOUNDS_ZERO_CELL + 1 + s : DPAGG_BOUNDS_ZERO_CELL - 1 - s;
+}
+
+/* The bin of magnitude a cell lies in. */
+static inline int
+dpagg_bounds_cell_bin(int c)
+{
+	if (c == DPAGG_BOUNDS_ZERO_CELL)
+		return DPAGG_BOUNDS_ZERO;
+	return c > DPAGG_BOUNDS_ZERO_CELL
+		? DPAGG_BOUNDS_ZERO + 1 + (c - DPAGG_BOUNDS_ZERO_CELL - 1) / DPAGG_BOUNDS_SUB
+		: DPAGG_BOUNDS_ZERO - 1 - (DPAGG_BOUNDS_ZERO_CELL - 1 - c) / DPAGG_BOUNDS_SUB;
+}
+
+/* The first and the last cell of bin j. */
+void		dpagg_bounds_bin_cells(int j, int *first, int *last);
+
+/* The edges of cell c: every value of the cell (its magnitude capped at 2^(KMAX + 1)) lies in
+ * [*lo, *hi]. */
+void		dpagg_bounds_cell_edges(int c, double *lo, double *hi);
+
 #ifdef __cplusplus
 }
 #endif
