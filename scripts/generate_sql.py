@@ -369,6 +369,34 @@ for sqlt, short in TYPES:
                         f"dpagg_percentiles_trans_{short}{form}", f"dpagg_percentile_trans_{short}",
                         "differentially private quantiles of values in [lower, upper], released together")
 
+# Private quantiles without bounds (src/pg/aggregates/percentile.c, src/core/bounds/dpagg_bounds.h,
+# docs/automatic_bounds.md): the state counts values in a grid of magnitudes (32 cells per power of
+# two); the final function finds the range from a noisy histogram of magnitudes (half of epsilon)
+# and releases by permute-and-flip over the cells inside it (the rest).
+AUTO_PERCENTILE = Kind("DP_SITE_AUTO_PERCENTILE",
+                       "dp_percentile and dp_median without bounds: the range found privately (half of epsilon), then permute-and-flip over a grid of magnitudes.",
+                       "internal",
+                       Function("dpagg_auto_percentile_combine", [("", "internal"), ("", "internal")], "internal",
+                                strict=False),
+                       Function("dpagg_auto_percentile_final", [("", "internal")], F8, "VOLATILE", strict=False),
+                       Q_SUPPORT["serial"], Q_SUPPORT["deserial"], sspace=128)
+AUTO_PERCENTILES = Kind("DP_SITE_AUTO_PERCENTILE",
+                        "dp_percentiles without bounds: several private quantiles released together.",
+                        "internal", AUTO_PERCENTILE.combine,
+                        Function("dpagg_auto_percentiles_final", [("", "internal")], f"{F8}[]", "VOLATILE",
+                                 strict=False),
+                        Q_SUPPORT["serial"], Q_SUPPORT["deserial"], sspace=128)
+for sqlt, short in TYPES:
+    AUTO_PERCENTILE.add("dp_percentile", [("value", sqlt), ("p", F8)] + EPS_DELTA,
+                        f"dpagg_auto_percentile_trans_{short}", f"dpagg_auto_percentile_trans_{short}",
+                        "differentially private p-quantile, its range found privately (half of epsilon) from the data")
+    AUTO_PERCENTILE.add("dp_median", [("value", sqlt)] + EPS_DELTA,
+                        f"dpagg_auto_median_trans_{short}", f"dpagg_auto_percentile_trans_{short}",
+                        "differentially private median, its range found privately (half of epsilon) from the data")
+    AUTO_PERCENTILES.add("dp_percentiles", [("value", sqlt), ("p", f"{F8}[]")] + EPS_DELTA,
+                         f"dpagg_auto_percentiles_trans_{short}", f"dpagg_auto_percentile_trans_{short}",
+                         "differentially private quantiles released together, their range found privately (half of epsilon) from the data")
+
 # Private variances and standard deviations (src/pg/aggregates/variance.c,
 # src/core/variance/dpagg_variance.h, docs/variance.md): the state is a count and two exact sums
 # (of the centred values and of their centred squares); the final function releases the three
@@ -436,7 +464,7 @@ for sqlt, short in TYPES:
                  "differentially private average, its clamping bounds chosen privately (half of epsilon) from the data")
 
 KINDS = [SUM, SUM_INLINE, AVG, COUNT, VECTOR, UNIT_SUM, UNIT_AVG, UNIT_COUNT, SELECT, UNIT_VECTOR,
-         MERGE_SUM, MERGE_AVG, MERGE_COUNT, MERGE_VECTOR, PERCENTILE, PERCENTILES] + VARIANCE_KINDS + UNIT_VARIANCE_KINDS + [UNIT_PERCENTILE, UNIT_PERCENTILES, AUTO_SUM, AUTO_AVG]
+         MERGE_SUM, MERGE_AVG, MERGE_COUNT, MERGE_VECTOR, PERCENTILE, PERCENTILES] + VARIANCE_KINDS + UNIT_VARIANCE_KINDS + [UNIT_PERCENTILE, UNIT_PERCENTILES, AUTO_SUM, AUTO_AVG, AUTO_PERCENTILE, AUTO_PERCENTILES]
 
 # One row's quanta (src/pg/aggregates/partial.c): plain functions, summed with sum(bigint) on Citus workers.
 QUANTA = [(f"dpagg_quanta_{what}", sqlt, f"dpagg_quanta_{what}_{short}")

@@ -1580,3 +1580,218 @@ COMMENT ON AGGREGATE dp_avg(value numeric, epsilon double precision, delta doubl
 REVOKE ALL ON FUNCTION
   dpagg_auto_avg_final(internal)
   FROM PUBLIC;
+
+-- dp_percentile, dp_median and dp_percentiles without bounds: the range found privately
+-- (src/pg/aggregates/percentile.c, docs/automatic_bounds.md).  Their support functions are for
+-- them only (the REVOKE below).
+-- dp_percentile and dp_median without bounds: the range found privately (half of epsilon), then permute-and-flip over a grid of magnitudes.
+CREATE FUNCTION dpagg_auto_percentile_combine(internal, internal) RETURNS internal
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION dpagg_auto_percentile_final(internal) RETURNS double precision
+  AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE FUNCTION dpagg_auto_percentile_trans_int2(internal, value smallint, p double precision, epsilon double precision, delta double precision) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_auto_percentile_trans_int2' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dp_percentile(value smallint, p double precision, epsilon double precision, delta double precision) (
+  SFUNC = dpagg_auto_percentile_trans_int2, STYPE = internal, SSPACE = 128,
+  COMBINEFUNC = dpagg_auto_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
+  DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_auto_percentile_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_percentile(value smallint, p double precision, epsilon double precision, delta double precision) IS 'differentially private p-quantile, its range found privately (half of epsilon) from the data';
+
+CREATE FUNCTION dpagg_auto_median_trans_int2(internal, value smallint, epsilon double precision, delta double precision) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_auto_percentile_trans_int2' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dp_median(value smallint, epsilon double precision, delta double precision) (
+  SFUNC = dpagg_auto_median_trans_int2, STYPE = internal, SSPACE = 128,
+  COMBINEFUNC = dpagg_auto_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
+  DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_auto_percentile_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_median(value smallint, epsilon double precision, delta double precision) IS 'differentially private median, its range found privately (half of epsilon) from the data';
+
+CREATE FUNCTION dpagg_auto_percentile_trans_int4(internal, value integer, p double precision, epsilon double precision, delta double precision) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_auto_percentile_trans_int4' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dp_percentile(value integer, p double precision, epsilon double precision, delta double precision) (
+  SFUNC = dpagg_auto_percentile_trans_int4, STYPE = internal, SSPACE = 128,
+  COMBINEFUNC = dpagg_auto_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
+  DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_auto_percentile_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_percentile(value integer, p double precision, epsilon double precision, delta double precision) IS 'differentially private p-quantile, its range found privately (half of epsilon) from the data';
+
+CREATE FUNCTION dpagg_auto_median_trans_int4(internal, value integer, epsilon double precision, delta double precision) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_auto_percentile_trans_int4' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dp_median(value integer, epsilon double precision, delta double precision) (
+  SFUNC = dpagg_auto_median_trans_int4, STYPE = internal, SSPACE = 128,
+  COMBINEFUNC = dpagg_auto_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
+  DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_auto_percentile_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_median(value integer, epsilon double precision, delta double precision) IS 'differentially private median, its range found privately (half of epsilon) from the data';
+
+CREATE FUNCTION dpagg_auto_percentile_trans_int8(internal, value bigint, p double precision, epsilon double precision, delta double precision) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_auto_percentile_trans_int8' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dp_percentile(value bigint, p double precision, epsilon double precision, delta double precision) (
+  SFUNC = dpagg_auto_percentile_trans_int8, STYPE = internal, SSPACE = 128,
+  COMBINEFUNC = dpagg_auto_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
+  DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_auto_percentile_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_percentile(value bigint, p double precision, epsilon double precision, delta double precision) IS 'differentially private p-quantile, its range found privately (half of epsilon) from the data';
+
+CREATE FUNCTION dpagg_auto_median_trans_int8(internal, value bigint, epsilon double precision, delta double precision) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_auto_percentile_trans_int8' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dp_median(value bigint, epsilon double precision, delta double precision) (
+  SFUNC = dpagg_auto_median_trans_int8, STYPE = internal, SSPACE = 128,
+  COMBINEFUNC = dpagg_auto_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
+  DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_auto_percentile_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_median(value bigint, epsilon double precision, delta double precision) IS 'differentially private median, its range found privately (half of epsilon) from the data';
+
+CREATE FUNCTION dpagg_auto_percentile_trans_float4(internal, value real, p double precision, epsilon double precision, delta double precision) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_auto_percentile_trans_float4' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dp_percentile(value real, p double precision, epsilon double precision, delta double precision) (
+  SFUNC = dpagg_auto_percentile_trans_float4, STYPE = internal, SSPACE = 128,
+  COMBINEFUNC = dpagg_auto_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
+  DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_auto_percentile_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_percentile(value real, p double precision, epsilon double precision, delta double precision) IS 'differentially private p-quantile, its range found privately (half of epsilon) from the data';
+
+CREATE FUNCTION dpagg_auto_median_trans_float4(internal, value real, epsilon double precision, delta double precision) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_auto_percentile_trans_float4' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dp_median(value real, epsilon double precision, delta double precision) (
+  SFUNC = dpagg_auto_median_trans_float4, STYPE = internal, SSPACE = 128,
+  COMBINEFUNC = dpagg_auto_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
+  DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_auto_percentile_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_median(value real, epsilon double precision, delta double precision) IS 'differentially private median, its range found privately (half of epsilon) from the data';
+
+CREATE FUNCTION dpagg_auto_percentile_trans_float8(internal, value double precision, p double precision, epsilon double precision, delta double precision) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_auto_percentile_trans_float8' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dp_percentile(value double precision, p double precision, epsilon double precision, delta double precision) (
+  SFUNC = dpagg_auto_percentile_trans_float8, STYPE = internal, SSPACE = 128,
+  COMBINEFUNC = dpagg_auto_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
+  DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_auto_percentile_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_percentile(value double precision, p double precision, epsilon double precision, delta double precision) IS 'differentially private p-quantile, its range found privately (half of epsilon) from the data';
+
+CREATE FUNCTION dpagg_auto_median_trans_float8(internal, value double precision, epsilon double precision, delta double precision) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_auto_percentile_trans_float8' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dp_median(value double precision, epsilon double precision, delta double precision) (
+  SFUNC = dpagg_auto_median_trans_float8, STYPE = internal, SSPACE = 128,
+  COMBINEFUNC = dpagg_auto_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
+  DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_auto_percentile_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_median(value double precision, epsilon double precision, delta double precision) IS 'differentially private median, its range found privately (half of epsilon) from the data';
+
+CREATE FUNCTION dpagg_auto_percentile_trans_numeric(internal, value numeric, p double precision, epsilon double precision, delta double precision) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_auto_percentile_trans_numeric' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dp_percentile(value numeric, p double precision, epsilon double precision, delta double precision) (
+  SFUNC = dpagg_auto_percentile_trans_numeric, STYPE = internal, SSPACE = 128,
+  COMBINEFUNC = dpagg_auto_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
+  DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_auto_percentile_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_percentile(value numeric, p double precision, epsilon double precision, delta double precision) IS 'differentially private p-quantile, its range found privately (half of epsilon) from the data';
+
+CREATE FUNCTION dpagg_auto_median_trans_numeric(internal, value numeric, epsilon double precision, delta double precision) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_auto_percentile_trans_numeric' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dp_median(value numeric, epsilon double precision, delta double precision) (
+  SFUNC = dpagg_auto_median_trans_numeric, STYPE = internal, SSPACE = 128,
+  COMBINEFUNC = dpagg_auto_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
+  DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_auto_percentile_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_median(value numeric, epsilon double precision, delta double precision) IS 'differentially private median, its range found privately (half of epsilon) from the data';
+
+-- dp_percentiles without bounds: several private quantiles released together.
+CREATE FUNCTION dpagg_auto_percentiles_final(internal) RETURNS double precision[]
+  AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE FUNCTION dpagg_auto_percentiles_trans_int2(internal, value smallint, p double precision[], epsilon double precision, delta double precision) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_auto_percentile_trans_int2' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dp_percentiles(value smallint, p double precision[], epsilon double precision, delta double precision) (
+  SFUNC = dpagg_auto_percentiles_trans_int2, STYPE = internal, SSPACE = 128,
+  COMBINEFUNC = dpagg_auto_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
+  DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_auto_percentiles_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_percentiles(value smallint, p double precision[], epsilon double precision, delta double precision) IS 'differentially private quantiles released together, their range found privately (half of epsilon) from the data';
+
+CREATE FUNCTION dpagg_auto_percentiles_trans_int4(internal, value integer, p double precision[], epsilon double precision, delta double precision) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_auto_percentile_trans_int4' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dp_percentiles(value integer, p double precision[], epsilon double precision, delta double precision) (
+  SFUNC = dpagg_auto_percentiles_trans_int4, STYPE = internal, SSPACE = 128,
+  COMBINEFUNC = dpagg_auto_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
+  DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_auto_percentiles_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_percentiles(value integer, p double precision[], epsilon double precision, delta double precision) IS 'differentially private quantiles released together, their range found privately (half of epsilon) from the data';
+
+CREATE FUNCTION dpagg_auto_percentiles_trans_int8(internal, value bigint, p double precision[], epsilon double precision, delta double precision) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_auto_percentile_trans_int8' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dp_percentiles(value bigint, p double precision[], epsilon double precision, delta double precision) (
+  SFUNC = dpagg_auto_percentiles_trans_int8, STYPE = internal, SSPACE = 128,
+  COMBINEFUNC = dpagg_auto_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
+  DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_auto_percentiles_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_percentiles(value bigint, p double precision[], epsilon double precision, delta double precision) IS 'differentially private quantiles released together, their range found privately (half of epsilon) from the data';
+
+CREATE FUNCTION dpagg_auto_percentiles_trans_float4(internal, value real, p double precision[], epsilon double precision, delta double precision) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_auto_percentile_trans_float4' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dp_percentiles(value real, p double precision[], epsilon double precision, delta double precision) (
+  SFUNC = dpagg_auto_percentiles_trans_float4, STYPE = internal, SSPACE = 128,
+  COMBINEFUNC = dpagg_auto_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
+  DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_auto_percentiles_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_percentiles(value real, p double precision[], epsilon double precision, delta double precision) IS 'differentially private quantiles released together, their range found privately (half of epsilon) from the data';
+
+CREATE FUNCTION dpagg_auto_percentiles_trans_float8(internal, value double precision, p double precision[], epsilon double precision, delta double precision) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_auto_percentile_trans_float8' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dp_percentiles(value double precision, p double precision[], epsilon double precision, delta double precision) (
+  SFUNC = dpagg_auto_percentiles_trans_float8, STYPE = internal, SSPACE = 128,
+  COMBINEFUNC = dpagg_auto_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
+  DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_auto_percentiles_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_percentiles(value double precision, p double precision[], epsilon double precision, delta double precision) IS 'differentially private quantiles released together, their range found privately (half of epsilon) from the data';
+
+CREATE FUNCTION dpagg_auto_percentiles_trans_numeric(internal, value numeric, p double precision[], epsilon double precision, delta double precision) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_auto_percentile_trans_numeric' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dp_percentiles(value numeric, p double precision[], epsilon double precision, delta double precision) (
+  SFUNC = dpagg_auto_percentiles_trans_numeric, STYPE = internal, SSPACE = 128,
+  COMBINEFUNC = dpagg_auto_percentile_combine, SERIALFUNC = dpagg_percentile_serialize,
+  DESERIALFUNC = dpagg_percentile_deserialize, FINALFUNC = dpagg_auto_percentiles_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_percentiles(value numeric, p double precision[], epsilon double precision, delta double precision) IS 'differentially private quantiles released together, their range found privately (half of epsilon) from the data';
+
+REVOKE ALL ON FUNCTION
+  dpagg_auto_percentile_combine(internal, internal),
+  dpagg_auto_percentile_final(internal),
+  dpagg_auto_percentile_trans_int2(internal, smallint, double precision, double precision, double precision),
+  dpagg_auto_median_trans_int2(internal, smallint, double precision, double precision),
+  dpagg_auto_percentile_trans_int4(internal, integer, double precision, double precision, double precision),
+  dpagg_auto_median_trans_int4(internal, integer, double precision, double precision),
+  dpagg_auto_percentile_trans_int8(internal, bigint, double precision, double precision, double precision),
+  dpagg_auto_median_trans_int8(internal, bigint, double precision, double precision),
+  dpagg_auto_percentile_trans_float4(internal, real, double precision, double precision, double precision),
+  dpagg_auto_median_trans_float4(internal, real, double precision, double precision),
+  dpagg_auto_percentile_trans_float8(internal, double precision, double precision, double precision, double precision),
+  dpagg_auto_median_trans_float8(internal, double precision, double precision, double precision),
+  dpagg_auto_percentile_trans_numeric(internal, numeric, double precision, double precision, double precision),
+  dpagg_auto_median_trans_numeric(internal, numeric, double precision, double precision),
+  dpagg_auto_percentiles_final(internal),
+  dpagg_auto_percentiles_trans_int2(internal, smallint, double precision[], double precision, double precision),
+  dpagg_auto_percentiles_trans_int4(internal, integer, double precision[], double precision, double precision),
+  dpagg_auto_percentiles_trans_int8(internal, bigint, double precision[], double precision, double precision),
+  dpagg_auto_percentiles_trans_float4(internal, real, double precision[], double precision, double precision),
+  dpagg_auto_percentiles_trans_float8(internal, double precision, double precision[], double precision, double precision),
+  dpagg_auto_percentiles_trans_numeric(internal, numeric, double precision[], double precision, double precision)
+  FROM PUBLIC;

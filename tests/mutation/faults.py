@@ -200,12 +200,32 @@ FAULTS = [
     {
         "id": "auto-sum-overspent",
         "file": "src/pg/aggregates/auto_bounds.c",
-        "find": "p->epsilon_sum = nextafter(epsilon - p->epsilon_bounds, 0);",
-        "replace": "p->epsilon_sum = epsilon;",
-        "what": "dp_sum without bounds releases its sum at the call's whole epsilon after spending "
-                "half of it on the bounds' histogram, so the release is 1.5-epsilon-DP while "
-                "epsilon is charged.",
-        "killers": ["regress:" + _LATE + ",84_auto_bounds"],
+        "find": "*epsilon_rest = nextafter(epsilon - *epsilon_bounds, 0);",
+        "replace": "*epsilon_rest = epsilon;",
+        "what": "A call without bounds (dp_sum, dp_avg, the quantiles) releases at the call's whole "
+                "epsilon after spending half of it on the bounds' histogram, so the release is "
+                "1.5-epsilon-DP while epsilon is charged.",
+        "killers": ["regress:" + _LATE + ",84_auto_bounds,85_auto_percentile"],
+    },
+    {
+        "id": "auto-quantile-overspent",
+        "file": "src/pg/aggregates/percentile.c",
+        "find": "p->group_epsilon = rest;",
+        "replace": "p->group_epsilon = p->epsilon;",
+        "what": "dp_percentile without bounds runs permute-and-flip at the call's whole epsilon after "
+                "spending half of it on the histogram of magnitudes: 1.5 epsilon released, epsilon "
+                "charged.",
+        "killers": ["regress:" + _LATE + ",85_auto_percentile"],
+    },
+    {
+        "id": "auto-quantile-outside-dropped",
+        "file": "src/core/quantile/quantile.cpp",
+        "find": "const int c = std::min(std::max(cells[i], first), last) - first;",
+        "replace": "if (cells[i] < first || cells[i] > last) continue;\n    const int c = cells[i] - first;",
+        "what": "A quantile without bounds drops the values outside the range the histogram found "
+                "instead of counting them in its end cells, so the ranks (and the answer) ignore "
+                "every value the range cut off.",
+        "killers": ["unit:Quantile.WithoutBounds*"],
     },
     {
         "id": "auto-sum-outliers-unclamped",

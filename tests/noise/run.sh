@@ -104,6 +104,9 @@
 #      permute-and-flip's chance at epsilon/3 (dp_explain's group_epsilon checked).  Catches a
 #      per-unit variance or quantile at epsilon instead of epsilon/L, or at epsilon/L^2, and the
 #      rows' statistic in place of the units'.                         [simks, simvar, qhit]
+#  12. dp_median without bounds (epsilon 2): permute-and-flip over the cells of the range the
+#      histogram finds, at the half of epsilon left (the share of releases in the cell of score
+#      0).  Catches the quantile at all of epsilon or a quarter of it.                     [qhit]
 #
 # dp_avg.  It releases m + s/max(c, 1), clamped to [lower, upper], from a noisy centred sum s
 # (sensitivity B = (upper - lower)/2) and a noisy count c (sensitivity 1, rounded), each at
@@ -724,6 +727,28 @@ sample unit_median qhit "per-unit dp_median(z, 1.35, 0, 0, 1024), L = 3: release
   "w=1;eps=$uge;D=0.5;below=512;above=511;sb=15;sa=15" \
   "$QF,qeps:3:calibrated at epsilon instead of epsilon/L,qeps:0.3333:calibrated at epsilon/L^2" \
   "SELECT dp_median(p.z, 1.35, 0, 0, 1024) - 512.5 $PUBV"
+
+# ------------------------------------------------------------------------------------------
+# 12. A quantile without bounds (docs/automatic_bounds.md, "Quantiles"): 4000 groups of 101
+#    values at 512.5 and 99 at 1000, all in the bin of magnitude [512, 1024), whose 32 cells are
+#    16 wide.  dp_median(x, 2, 0): epsilon_b = 1 buys the histogram (threshold 19: that bin counts
+#    and no other does but with probability 1e-6 per release), so the candidates are that bin's
+#    32 cells, and permute-and-flip runs at the rest, epsilon_q = 1: the cell of 512.5 has score
+#    0, the 29 empty cells and the cell of 1000 score 1 (the median's rank 100 is one from their
+#    101), the top cell 100.  The share of releases in [512, 528) against permute-and-flip's
+#    exact chance at epsilon_q = 1 (0.083).  Catches the quantiles at all of epsilon (0.21) or at
+#    a quarter of it (0.056).  (The exponential mechanism's chance here is within 1 % of
+#    permute-and-flip's: section 9 tells the two apart.)
+q "CREATE TABLE qa AS SELECT g, CASE WHEN j <= 101 THEN 512.5 ELSE 1000 END::float8 AS x FROM generate_series(1, 4000) g, generate_series(1, 200) j"
+fixed "dp_median(x, 2, 0) without bounds: dp_explain's histogram at epsilon_b = nextafter(1, 0), threshold 19, the quantile at the rest" \
+  "t|19|t" \
+  "$(val "SELECT (details->'bounds'->>'epsilon')::float8 = 0.9999999999999999, (details->'bounds'->>'threshold')::float8,
+                 abs(group_epsilon - 1) < 1e-12
+          FROM dp_explain('SELECT dp_median(x, 2, 0) FROM qa GROUP BY g') WHERE release = 1")"
+sample auto_median qhit "dp_median(x, 2, 0) without bounds: releases in the cell of score 0 at epsilon_q = 1" \
+  "w=16;eps=1;D=0.5;below=0;above=30;sb=1;sa=1" \
+  "qeps:2:the quantile at all of epsilon,qeps:0.5:the quantile at a quarter of epsilon" \
+  "SELECT dp_median(x, 2, 0) - 520 FROM qa GROUP BY g"
 
 # ------------------------------------------------------------------------------------------
 # The statistics.

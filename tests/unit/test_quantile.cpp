@@ -2,10 +2,12 @@
 // their sensitivity, the exact Bernoulli(exp(-gamma)) coins, permute-and-flip's law against an
 // independent evaluation (tests/unit/oracles/quantile_pf.h, two-sided), the privacy ratio of
 // that law on neighbouring data, and the C interface's checks.
+#include <random>
 #include <boost/math/distributions/chi_squared.hpp>
 
 #include "quantile/dpagg_quantile.h"
 #include "oracles/quantile_pf.h"
+#include "bounds/dpagg_bounds.h"
 #include "quantile/quantile.h"
 #include "test_support.h"
 
@@ -285,6 +287,126 @@ TEST(Quantile, TheCInterfaceRefusesBadParameters) {
   const double ps[2] = {0.25, 0.75};
   EXPECT_EQ(dpagg_quantile_release(c.data(), 0, 1, ps, 2, 1.0, out, &err), DPAGG_OK);
   EXPECT_LE(out[0], out[1]);
+}
+
+}  // namespace
+
+namespace {
+
+// Quantiles without bounds (docs/automatic_bounds.md, "Quantiles"): the release over a range of
+// cells of the grid of magnitudes.
+std::vector<int> cells_of(const std::vector<double>& xs, std::vector<uint64_t>* cnt) {
+  std::vector<int> c;
+  for (double x : xs) c.push_back(dpagg_bounds_cell(x));
+  std::sort(c.begin(), c.end());
+  std::vector<int> occ;
+  cnt->clear();
+  for (int x : c) {
+    if (!occ.empty() && occ.back() == x)
+      cnt->back()++;
+    else {
+      occ.push_back(x);
+      cnt->push_back(1);
+    }
+  }
+  return occ;
+}
+
+TEST(Quantile, WithoutBoundsTheAnswerLiesInTheQuantilesCellAtALargeEpsilon) {
+  SeededRandom rng(41);
+  std::mt19937_64 g(41);
+  std::lognormal_distribution<double> salary(std::log(50000.0), 0.6);
+  std::vector<double> xs;
+  for (int i = 0; i < 2000; ++i) xs.push_back(salary(g));
+  std::vector<double> sorted = xs;
+  std::sort(sorted.begin(), sorted.end());
+  std::vector<uint64_t> cnt;
+  const std::vector<int> occ = cells_of(xs, &cnt);
+  int first, last, unused;
+  dpagg_bounds_bin_cells(dpagg_bounds_bin(1.0), &first, &unused);  // from 1 ...
+  dpagg_bounds_bin_cells(dpagg_bounds_bin(1e9), &unused, &last);   // ... to 2^30
+  for (double p : {0.1, 0.5, 0.9}) {
+    const double truth = sorted[static_cast<size_t>(p * 2000)];
+    const auto r = dpagg::release_quantiles_cells(occ.data(), cnt.data(), static_cast<int>(occ.size()),
+                                                  first, last, {p}, 1e4, rng);
+    double lo, hi;
+    dpagg_bounds_cell_edges(dpagg_bounds_cell(truth), &lo, &hi);
+    EXPECT_GE(r[0], lo) << p;
+    EXPECT_LE(r[0], hi) << p;
+  }
+}
+
+TEST(Quantile, WithoutBoundsValuesOutsideTheRangeCountInItsEndCells) {
+  SeededRandom rng(42);
+  // 100 values of 1000 and 100 of 3: the range holds only the bin [8, 16)
+  std::vector<double> xs(100, 1000.0);
+  xs.insert(xs.end(), 100, 3.0);
+  std::vector<uint64_t> cnt;
+  const std::vector<int> occ = cells_of(xs, &cnt);
+  int first, last;
+  dpagg_bounds_bin_cells(dpagg_bounds_bin(8.0), &first, &last);
+  for (int i = 0; i < 20; ++i) {
+    const auto r = dpagg::release_quantiles_cells(occ.data(), cnt.data(), static_cast<int>(occ.size()),
+                                                  first, last, {0.99, 0.01}, 1e3, rng);
+    EXPECT_GE(r[0], 15.75);  // the last cell, [15.75, 16]
+    EXPECT_LE(r[0], 16.0);
+    EXPECT_GE(r[1], 8.0);  // the first, [8, 8.25]
+    EXPECT_LE(r[1], 8.25);
+  }
+}
+
+// The choice of a cell follows permute-and-flip's law over the clamped counts (two-sided chi^2,
+// the oracle of tests/unit/oracles/quantile_pf.cpp): the same mechanism as with bounds.
+TEST(Quantile, WithoutBoundsTheCellFollowsPermuteAndFlipsLaw) {
+  SeededRandom rng(43);
+  const std::vector<double> xs = {0.5, 9.0, 9.1, 9.1, 10.0, 12.0, 15.9, 15.9, 15.99, 40.0, 40.0};
+  std::vector<uint64_t> cnt;
+  const std::vector<int> occ = cells_of(xs, &cnt);
+  int first, last;
+  dpagg_bounds_bin_cells(dpagg_bounds_bin(8.0), &first, &last);
+  std::vector<uint64_t> clamped(static_cast<size_t>(last - first + 1), 0);
+  for (size_t i = 0; i < occ.size(); ++i)
+    clamped[static_cast<size_t>(std::min(std::max(occ[i], first), last) - first)] += cnt[i];
+  const double p = 0.4, eps = 2.0;
+  const auto law = dpagg_test::quantile_pf_law(clamped, p, eps);
+  const int N = 60000;
+  std::vector<int> freq(clamped.size(), 0);
+  for (int i = 0; i < N; ++i) {
+    const double x = dpagg::release_quantiles_cells(occ.data(), cnt.data(), static_cast<int>(occ.size()),
+                                                    first, last, {p}, eps, rng)[0];
+    const int c = dpagg_bounds_cell(x);
+    ASSERT_GE(c, first);
+    ASSERT_LE(c, last);
+    freq[static_cast<size_t>(c - first)]++;
+  }
+  double chi = 0;
+  int df = -1;
+  for (size_t j = 0; j < clamped.size(); ++j) {
+    const double e = N * static_cast<double>(law[j]);
+    chi += (freq[j] - e) * (freq[j] - e) / e;
+    df++;
+  }
+  boost::math::chi_squared dist(df);
+  const double pv = boost::math::cdf(boost::math::complement(dist, chi));
+  EXPECT_GT(pv, 1e-4) << chi << " df " << df;
+  EXPECT_LT(pv, 1 - 1e-4) << chi << " df " << df;
+}
+
+TEST(Quantile, WithoutBoundsTheCInterfaceRefusesCellsOutOfOrder) {
+  dpagg_error err;
+  const double ps[1] = {0.5};
+  double out[1];
+  const int32_t cells[2] = {4000, 3500};
+  const uint64_t cnt[2] = {1, 1};
+  EXPECT_EQ(dpagg_quantile_release_cells(cells, cnt, 2, 3400, 4100, ps, 1, 1.0, out, &err), DPAGG_INTERNAL);
+  EXPECT_EQ(dpagg_quantile_release_cells(cells, cnt, 0, 4100, 3400, ps, 1, 1.0, out, &err), DPAGG_INTERNAL);
+  const int32_t ok[2] = {3500, 4000};
+  ASSERT_EQ(dpagg_quantile_release_cells(ok, cnt, 2, 3400, 4100, ps, 1, 1.0, out, &err), DPAGG_OK) << err.message;
+  double lo, hi, lo2, hi2;
+  dpagg_bounds_cell_edges(3400, &lo, &hi);
+  dpagg_bounds_cell_edges(4100, &lo2, &hi2);
+  EXPECT_GE(out[0], lo);
+  EXPECT_LE(out[0], hi2);
 }
 
 }  // namespace

@@ -72,6 +72,13 @@ int			dpagg_quantile_release_sparse(const int32_t *bins, const uint64_t *counts,
 										  double lower, double upper, const double *ps, int k,
 										  double epsilon, double *out, dpagg_error *err);
 
+/* The same over the cells first..last of the grid of automatic bounds (bounds/dpagg_bounds.h):
+ * cells[0..m-1] strictly increasing, counts[i] values in cells[i]; cells outside the range count
+ * in the nearer end cell (docs/automatic_bounds.md, "Quantiles"). */
+int			dpagg_quantile_release_cells(const int32_t *cells, const uint64_t *counts, int m,
+										 int first, int last, const double *ps, int k,
+										 double epsilon, double *out, dpagg_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -8,6 +8,7 @@
 
 #include <boost/multiprecision/cpp_int.hpp>
 
+#include "bounds/dpagg_bounds.h"
 #include "dpagg_quantile.h"
 #include "errors.h"
 #include "guarded.h"
@@ -372,24 +373,18 @@ void check_quantile_parameters(const double* ps, int k, double epsilon, double l
                 std::to_string(DPAGG_QUANTILE_BINS) + ".");
 }
 
-std::vector<double> release_quantiles(const uint64_t* counts, double lower, double upper,
-                                      const std::vector<double>& ps, double epsilon,
-                                      RandomSource& rng, const int* occ, int m) {
+namespace {
+
+// k answers of the k quantiles ps, each a point of the cell select(i) chose; sorted to the order
+// of the ps (post-processing).
+template <class Select, class Point>
+std::vector<double> answer_sorted(const std::vector<double>& ps, Select select, Point point) {
   const int k = static_cast<int>(ps.size());
-  check_quantile_parameters(ps.data(), k, epsilon, lower, upper);
-  const int B = DPAGG_QUANTILE_BINS;
-  const double width = (upper - lower) / B;
   std::vector<double> answers;
   for (int i = 0; i < k; ++i) {
     check_interrupt();
-    const int j = m >= 0
-                      ? quantile_select_sparse(occ, counts, m, B, ps[static_cast<size_t>(i)], epsilon, k, rng)
-                      : quantile_select_bin(counts, B, ps[static_cast<size_t>(i)], epsilon, k, rng);
-    // A uniform point of the chosen bin: independent of the data given the bin.
-    double x = lower + (static_cast<double>(j) + rng.uniform53()) * width;
-    answers.push_back(std::min(std::max(x, lower), upper));
+    answers.push_back(point(select(i)));
   }
-  // Sorted to the order of the ps (post-processing).
   std::vector<int> by_p(static_cast<size_t>(k));
   std::iota(by_p.begin(), by_p.end(), 0);
   std::stable_sort(by_p.begin(), by_p.end(),
@@ -399,6 +394,65 @@ std::vector<double> release_quantiles(const uint64_t* counts, double lower, doub
   std::vector<double> out(static_cast<size_t>(k));
   for (int i = 0; i < k; ++i) out[static_cast<size_t>(by_p[static_cast<size_t>(i)])] = sorted[static_cast<size_t>(i)];
   return out;
+}
+
+}  // namespace
+
+std::vector<double> release_quantiles(const uint64_t* counts, double lower, double upper,
+                                      const std::vector<double>& ps, double epsilon,
+                                      RandomSource& rng, const int* occ, int m) {
+  const int k = static_cast<int>(ps.size());
+  check_quantile_parameters(ps.data(), k, epsilon, lower, upper);
+  const int B = DPAGG_QUANTILE_BINS;
+  const double width = (upper - lower) / B;
+  return answer_sorted(
+      ps,
+      [&](int i) {
+        return m >= 0 ? quantile_select_sparse(occ, counts, m, B, ps[static_cast<size_t>(i)], epsilon, k, rng)
+                      : quantile_select_bin(counts, B, ps[static_cast<size_t>(i)], epsilon, k, rng);
+      },
+      [&](int j) {
+        // A uniform point of the chosen bin: independent of the data given the bin.
+        const double x = lower + (static_cast<double>(j) + rng.uniform53()) * width;
+        return std::min(std::max(x, lower), upper);
+      });
+}
+
+std::vector<double> release_quantiles_cells(const int* cells, const uint64_t* counts, int m,
+                                            int first, int last, const std::vector<double>& ps,
+                                            double epsilon, RandomSource& rng) {
+  const int k = static_cast<int>(ps.size());
+  check_quantile_parameters(ps.data(), k, epsilon, 0.0, 1.0);
+  if (first < 0 || last >= DPAGG_BOUNDS_CELLS || first > last)
+    throw Error(DPAGG_INTERNAL, "dpagg: a range of cells out of order");
+  // The candidates are the cells first..last; a value below (above) them counts in the first
+  // (last): a rule of the value and the range alone, so one value still moves one count by 1.
+  std::vector<int> occ;
+  std::vector<uint64_t> cnt;
+  for (int i = 0; i < m; ++i) {
+    if (cells[i] < 0 || cells[i] >= DPAGG_BOUNDS_CELLS || (i > 0 && cells[i] <= cells[i - 1]))
+      throw Error(DPAGG_INTERNAL, "dpagg: occupied cells out of order");
+    const int c = std::min(std::max(cells[i], first), last) - first;
+    if (!occ.empty() && occ.back() == c)
+      cnt.back() += counts[i];
+    else {
+      occ.push_back(c);
+      cnt.push_back(counts[i]);
+    }
+  }
+  const int ncells = last - first + 1;
+  return answer_sorted(
+      ps,
+      [&](int i) {
+        return quantile_select_sparse(occ.data(), cnt.data(), static_cast<int>(occ.size()), ncells,
+                                      ps[static_cast<size_t>(i)], epsilon, k, rng);
+      },
+      [&](int j) {
+        double lo, hi;
+        dpagg_bounds_cell_edges(first + j, &lo, &hi);
+        const double x = lo + rng.uniform53() * (hi - lo);
+        return std::min(std::max(x, lo), hi);
+      });
 }
 
 }  // namespace dpagg
@@ -429,6 +483,19 @@ int dpagg_quantile_release_sparse(const int32_t* bins, const uint64_t* counts, i
     std::vector<int> occ(bins, bins + m);
     const std::vector<double> r = dpagg::release_quantiles(
         counts, lower, upper, std::vector<double>(ps, ps + std::max(k, 0)), epsilon, rng, occ.data(), m);
+    std::copy(r.begin(), r.end(), out);
+  });
+}
+
+int dpagg_quantile_release_cells(const int32_t* cells, const uint64_t* counts, int m, int first,
+                                 int last, const double* ps, int k, double epsilon, double* out,
+                                 dpagg_error* err) {
+  return dpagg::guarded(err, [&] {
+    dpagg::SecureRandom rng;
+    if (m < 0) throw dpagg::Error(DPAGG_INTERNAL, "dpagg: a negative number of occupied cells");
+    std::vector<int> occ(cells, cells + m);
+    const std::vector<double> r = dpagg::release_quantiles_cells(
+        occ.data(), counts, m, first, last, std::vector<double>(ps, ps + std::max(k, 0)), epsilon, rng);
     std::copy(r.begin(), r.end(), out);
   });
 }

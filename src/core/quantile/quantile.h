@@ -70,6 +70,14 @@ std::vector<double> release_quantiles(const uint64_t* counts, double lower, doub
                                       const std::vector<double>& ps, double epsilon,
                                       RandomSource& rng, const int* occ = nullptr, int m = -1);
 
+// The same over the cells first..last of the grid of automatic bounds (dpagg_bounds.h):
+// cells[0..m-1] strictly increasing, counts[i] values in cells[i]; a cell outside the range counts
+// in the nearer end cell.  Each answer is a uniform point of its chosen cell
+// (docs/automatic_bounds.md, "Quantiles").
+std::vector<double> release_quantiles_cells(const int* cells, const uint64_t* counts, int m,
+                                            int first, int last, const std::vector<double>& ps,
+                                            double epsilon, RandomSource& rng);
+
 void check_quantile_parameters(const double* ps, int k, double epsilon, double lower,
                                double upper);
 

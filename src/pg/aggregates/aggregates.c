@@ -96,10 +96,14 @@ dpagg_arg_layout(Aggref *aggref, int kind, DpArgLayout *lo)
 		if (has_mech)
 			lo->mechanism = p++;
 	}
-	else if (kind == DP_SITE_AUTO_SUM)
+	else if (kind == DP_SITE_AUTO_SUM || kind == DP_SITE_AUTO_PERCENTILE)
 	{
-		/* dp_sum(value, epsilon, delta): no bounds (auto_bounds.c) */
+		/* dp_sum(value, epsilon, delta), dp_percentile(value, p, epsilon, delta),
+		 * dp_percentiles(value, ps, ...), dp_median(value, epsilon, delta): no bounds
+		 * (auto_bounds.c, percentile.c) */
 		lo->value = p++;
+		if (kind == DP_SITE_AUTO_PERCENTILE && n == 4)
+			lo->quantile = p++;
 		lo->epsilon = p++;
 		lo->delta = p++;
 	}

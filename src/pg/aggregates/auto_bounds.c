@@ -92,6 +92,42 @@ bin_quantum_exp(int j)
 }
 
 /*
+ * The histogram of magnitudes of a call without bounds: epsilon_b = epsilon * AUTO_BOUNDS_SHARE
+ * and the rest, each rounded down (so that they never add up to more than epsilon); the rest
+ * (`rest` says what, for the hint) serves `parts` releases at an equal share, each of which, like epsilon_b, must be at least 1e-10
+ * (the least epsilon a calibration takes).  The noise is discrete Laplace at sensitivity 1 (one
+ * value is in one bin), and a bin counts from the threshold that keeps every empty bin below it
+ * with probability 1 - AUTO_BOUNDS_BETA (docs/automatic_bounds.md, "The threshold and the choice").
+ */
+void
+dpagg_auto_histogram(double epsilon, const char *what, int parts, const char *rest,
+					 double *epsilon_bounds, double *epsilon_rest, dpagg_calibration *cal,
+					 double *threshold)
+{
+	dpagg_request req;
+	dpagg_error err;
+
+	if (!(isfinite(epsilon) && epsilon > 0))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("epsilon must be a finite number greater than 0"),
+				 errhint("Pass a positive epsilon, for example 1.0: half of it chooses the bounds.")));
+	*epsilon_bounds = nextafter(epsilon * AUTO_BOUNDS_SHARE, 0);
+	*epsilon_rest = nextafter(epsilon - *epsilon_bounds, 0);
+	if (*epsilon_bounds < 1e-10 || *epsilon_rest / parts < 1e-10)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("epsilon of %s without bounds must be at least %se-10", what,
+						parts == 1 ? "2.0001" : parts == 2 ? "4.0001" : psprintf("%d.0001", 2 * parts)),
+				 errhint("Half of epsilon chooses the bounds and the rest releases %s; each part needs at least 1e-10.",
+						 rest)));
+	req = dpagg_scalar_request(*epsilon_bounds, 0, 1.0, true);
+	dpagg_calibrate_cached("discrete_laplace", &req, cal);
+	if (dpagg_bounds_threshold(cal->scale, AUTO_BOUNDS_BETA, threshold, &err) != DPAGG_OK)
+		dpagg_report(&err);
+}
+
+/*
  * The plan of a call (for the site and for dp_explain): the split of epsilon and delta, the
  * histogram's calibration and threshold, the sum's request (dpagg.objective and the budget's
  * accounting as they are now, when the query starts) and, for dp_avg, the count's calibration.
@@ -102,31 +138,13 @@ dpagg_auto_plan(double epsilon, double delta, bool avg, DpAutoPlan *p)
 {
 	const char *name = avg ? "dp_avg" : "dp_sum";
 	dpagg_request req;
-	dpagg_error err;
 
 	memset(p, 0, sizeof(*p));
 	dpagg_mechanism_spec(NULL, p->mechanism, sizeof(p->mechanism));
-	if (!(isfinite(epsilon) && epsilon > 0))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("epsilon must be a finite number greater than 0"),
-				 errhint("Pass a positive epsilon, for example 1.0: half of it chooses the bounds.")));
-	p->epsilon_bounds = nextafter(epsilon * AUTO_BOUNDS_SHARE, 0);
-	p->epsilon_sum = nextafter(epsilon - p->epsilon_bounds, 0);
+	dpagg_auto_histogram(epsilon, name, avg ? 2 : 1, avg ? "the sum and the count (half each)" : "the sum",
+						 &p->epsilon_bounds, &p->epsilon_sum, &p->bounds_cal, &p->threshold);
 	p->part_epsilon = avg ? p->epsilon_sum / 2 : p->epsilon_sum;
 	p->part_delta = avg ? delta / 2 : delta;
-	if (p->epsilon_bounds < 1e-10 || p->part_epsilon < 1e-10)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("epsilon of %s without bounds must be at least %s", name,
-						avg ? "4.0001e-10" : "2.0001e-10"),
-				 errhint("Half of epsilon chooses the bounds and the rest releases the %s; each part needs at least 1e-10.",
-						 avg ? "sum and the count (half each)" : "sum")));
-	/* The histogram's noise: discrete Laplace at sensitivity 1 (one value, one bin). */
-	req = dpagg_scalar_request(p->epsilon_bounds, 0, 1.0, true);
-	dpagg_calibrate_cached("discrete_laplace", &req, &p->bounds_cal);
-	if (dpagg_bounds_threshold(p->bounds_cal.scale, AUTO_BOUNDS_BETA, &p->threshold, &err) != DPAGG_OK)
-		dpagg_report(&err);
 
 	/*
 	 * The sum's calibration happens at the release, for the S the bounds give; every S is a power

@@ -6,6 +6,8 @@
  *   dp_median(value, epsilon, delta, lower, upper [, mechanism])         ->  double precision
  *   dp_percentiles(value, p double precision[], epsilon, delta, lower, upper [, mechanism])
  *                                                                        ->  double precision[]
+ *   dp_percentile(value, p, epsilon, delta), dp_median(value, epsilon, delta),
+ *   dp_percentiles(value, ps, epsilon, delta)                            without bounds
  *
  * The state of a group counts its values in DPAGG_QUANTILE_BINS equal bins of [lower, upper]
  * (values outside go to the end bins; NaN, which PostgreSQL sorts above every number, to the
@@ -18,6 +20,12 @@
  * The parameters (p or the ps, epsilon, delta, the bounds, the mechanism) belong to the call
  * site and are read once per query (site.c).  The state is `internal`; parallel plans move it
  * through the serialize/deserialize functions (counts only).
+ *
+ * Without bounds (docs/automatic_bounds.md, "Quantiles") the state counts the values in the
+ * DPAGG_BOUNDS_CELLS cells of the grid of magnitudes instead (a rule of the value alone, so no
+ * bounds are needed before the rows); the final function finds the range from a noisy histogram
+ * of magnitudes at half of epsilon and releases over the range's cells with the rest (NULL when
+ * no magnitude holds enough values).
  *
  * Over a private relation the per-unit rewrite (query/bound.c) calls the per-unit forms
  * (dpagg_unit_percentile, dpagg_unit_median, dpagg_unit_percentiles) over one value per unit and
@@ -37,32 +45,44 @@
 #include "utils/builtins.h"
 #include "utils/syscache.h"
 
+#include "bounds/dpagg_bounds.h"
 #include "quantile/dpagg_quantile.h"
 
-#define QSTATE_VERSION 1
+#define QSTATE_VERSION 2
 #define QNAME "dp_percentile"
-#define QSPARSE_MAX 4096		/* values kept as bins before the counts: 8 KiB either way */
+/* values kept as 2-byte bins before the 8-byte counts: the same memory either way (8 KiB for the
+ * 1 024 bins with bounds, 48 KiB for the 6 081 cells without) */
+#define QSPARSE_MAX(nbins) ((nbins) * 4)
 
 extern Datum dpagg_percentile_final(PG_FUNCTION_ARGS);
 extern Datum dpagg_percentiles_final(PG_FUNCTION_ARGS);
 extern Datum dpagg_unit_percentile_final(PG_FUNCTION_ARGS);
 extern Datum dpagg_unit_percentiles_final(PG_FUNCTION_ARGS);
+extern Datum dpagg_auto_percentile_final(PG_FUNCTION_ARGS);
+extern Datum dpagg_auto_percentiles_final(PG_FUNCTION_ARGS);
 
 typedef struct QState
 {
 	int32		version;
 	int32		nsparse;		/* bins in sparse[], or -1 once dense */
 	int32		cap;			/* sparse[]'s allocated length */
+	int32		nbins;			/* DPAGG_QUANTILE_BINS, or DPAGG_BOUNDS_CELLS without bounds */
 	int64		n;				/* values counted */
 	uint16	   *sparse;
-	uint64	   *dense;			/* DPAGG_QUANTILE_BINS counts, once dense */
+	uint64	   *dense;			/* nbins counts, once dense */
 	bool		released;
+	bool		released_null;	/* without bounds: no bin reached the threshold */
 	Datum		released_value; /* in the aggregate context, once released */
 } QState;
 
 typedef struct QParams
 {
 	bool		unit;			/* per unit (DP_SITE_UNIT_PERCENTILE) */
+	bool		autob;			/* without bounds (DP_SITE_AUTO_PERCENTILE) */
+	double		epsilon_bounds; /* without bounds: the histogram's share of epsilon */
+	double		threshold;		/* ... the noisy count from which a bin counts */
+	dpagg_calibration bounds_cal;	/* ... its noise */
+	dpagg_release_plan bounds_plan;
 	int			L;				/* per unit: the groups a unit contributes to at most; else 1 */
 	double		group_epsilon;	/* each group's: epsilon / L (each quantile at that / k) */
 	double		epsilon;
@@ -94,6 +114,7 @@ dpagg_percentile_site_params(DpSite *site)
 
 	dpagg_arg_layout(site->argref, site->kind, &lo);
 	p->unit = site->kind == DP_SITE_UNIT_PERCENTILE;
+	p->autob = site->kind == DP_SITE_AUTO_PERCENTILE;
 	p->L = 1;
 	if (p->unit)
 	{
@@ -106,8 +127,17 @@ dpagg_percentile_site_params(DpSite *site)
 	}
 	p->epsilon = dpagg_param_float8(site, lo.epsilon, "epsilon", DP_SITE_PERCENTILE);
 	p->delta = dpagg_param_float8(site, lo.delta, "delta", DP_SITE_PERCENTILE);
-	p->lower = dpagg_param_float8(site, lo.lower, "lower", DP_SITE_PERCENTILE);
-	p->upper = dpagg_param_float8(site, lo.upper, "upper", DP_SITE_PERCENTILE);
+	if (p->autob)
+	{
+		/* the range is found at the release; the quantile checks below see a stand-in */
+		p->lower = 0;
+		p->upper = 1;
+	}
+	else
+	{
+		p->lower = dpagg_param_float8(site, lo.lower, "lower", DP_SITE_PERCENTILE);
+		p->upper = dpagg_param_float8(site, lo.upper, "upper", DP_SITE_PERCENTILE);
+	}
 	if (lo.quantile < 0)
 	{
 		p->k = 1;
@@ -154,6 +184,7 @@ dpagg_percentile_site_params(DpSite *site)
 		PGFunction	final = dpagg_aggregate_finalfn(site->argref->aggfnoid);
 
 		if (final != (p->unit ? (p->array ? dpagg_unit_percentiles_final : dpagg_unit_percentile_final)
+					  : p->autob ? (p->array ? dpagg_auto_percentiles_final : dpagg_auto_percentile_final)
 					  : (p->array ? dpagg_percentiles_final : dpagg_percentile_final)))
 			ereport(ERROR,
 					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
@@ -178,15 +209,30 @@ dpagg_percentile_site_params(DpSite *site)
 		bad("delta must lie in [0, 1)", "Quantiles spend no delta (permute-and-flip is pure epsilon-DP): pass 0.");
 	if (dpagg_quantile_check(p->ps, p->k, p->epsilon, p->lower, p->upper, &err) != DPAGG_OK)
 		dpagg_report(&err);
-	/* Per unit, each of a unit's at most L groups at epsilon / L: the L compose to epsilon. */
+	/* Per unit, each of a unit's at most L groups at epsilon / L: the L compose to epsilon.
+	 * Without bounds, half of epsilon finds the range (docs/automatic_bounds.md, "Quantiles"). */
 	p->group_epsilon = dpagg_share(p->epsilon, p->L);
+	if (p->autob)
+	{
+		double		rest;
+
+		dpagg_auto_histogram(p->epsilon, p->array ? "dp_percentiles" : "dp_percentile", 1,
+							 "the quantiles", &p->epsilon_bounds, &rest, &p->bounds_cal,
+							 &p->threshold);
+		if (dpagg_release_plan_init(&p->bounds_cal, 1.0, &p->bounds_plan, &err) != DPAGG_OK)
+			dpagg_report(&err);
+		p->group_epsilon = rest;
+		if (dpagg_quantile_check(p->ps, p->k, p->group_epsilon, p->lower, p->upper, &err) != DPAGG_OK)
+			dpagg_report(&err);
+	}
 	if (p->unit && dpagg_quantile_check(p->ps, p->k, p->group_epsilon, p->lower, p->upper, &err) != DPAGG_OK)
 		dpagg_report(&err);
 	{
 		/* Pure epsilon-DP: no delta is charged; under zCDP it is (epsilon^2 / 2)-zCDP (Bun &
 		 * Steinke 2016, Proposition 1.4), per unit L groups of (epsilon / L)^2 / 2. */
-		DpChargePart part = {NULL, p->epsilon, 0.0,
+		DpChargePart part = {NULL, p->autob ? p->group_epsilon : p->epsilon, 0.0,
 		p->L * (p->group_epsilon * p->group_epsilon / 2)};
+		DpChargePart parts[2];
 		StringInfoData spec;
 		int			i;
 
@@ -216,7 +262,19 @@ dpagg_percentile_site_params(DpSite *site)
 							 lo_p, hi_p);
 		}
 		part.spec = MemoryContextStrdup(site->cxt, spec.data);
-		dpagg_site_set_charge(site, p->epsilon, 0.0, &part, 1);
+		if (p->autob)
+		{
+			/* two parts: the histogram (epsilon_b-DP, so epsilon_b^2 / 2 under zCDP) and the
+			 * quantiles at the rest */
+			parts[0].spec = MemoryContextStrdup(site->cxt, psprintf("bounds %s", p->bounds_cal.spec));
+			parts[0].epsilon = p->epsilon_bounds;
+			parts[0].delta = 0;
+			parts[0].rho = p->epsilon_bounds * p->epsilon_bounds / 2;
+			parts[1] = part;
+			dpagg_site_set_charge(site, p->epsilon, 0.0, parts, 2);
+		}
+		else
+			dpagg_site_set_charge(site, p->epsilon, 0.0, &part, 1);
 	}
 	return p;
 }
@@ -224,11 +282,12 @@ dpagg_percentile_site_params(DpSite *site)
 /* ---- the state ------------------------------------------------------------------------------- */
 
 static QState *
-qstate_new(MemoryContext cxt)
+qstate_new(MemoryContext cxt, int nbins)
 {
 	QState	   *st = MemoryContextAllocZero(cxt, sizeof(QState));
 
 	st->version = QSTATE_VERSION;
+	st->nbins = nbins;
 	st->cap = 16;
 	st->sparse = MemoryContextAlloc(cxt, sizeof(uint16) * st->cap);
 	return st;
@@ -246,7 +305,7 @@ densify(QState *st, MemoryContext cxt)
 {
 	int			i;
 
-	st->dense = MemoryContextAllocZero(cxt, sizeof(uint64) * DPAGG_QUANTILE_BINS);
+	st->dense = MemoryContextAllocZero(cxt, sizeof(uint64) * st->nbins);
 	for (i = 0; i < st->nsparse; i++)
 		st->dense[st->sparse[i]]++;
 	pfree(st->sparse);
@@ -264,7 +323,7 @@ add_bin(QState *st, int j, MemoryContext cxt)
 	{
 		if (st->nsparse == st->cap)
 		{
-			if (st->cap >= QSPARSE_MAX)
+			if (st->cap >= QSPARSE_MAX(st->nbins))
 			{
 				densify(st, cxt);
 				st->dense[j]++;
@@ -288,9 +347,13 @@ percentile_trans(FunctionCallInfo fcinfo, ValueType vt, int kind)
 	QState	   *st = PG_ARGISNULL(0) ? NULL : (QState *) PG_GETARG_POINTER(0);
 
 	if (st == NULL)
-		st = qstate_new(cxt);
+		st = qstate_new(cxt, p->autob ? DPAGG_BOUNDS_CELLS : DPAGG_QUANTILE_BINS);
 	if (!PG_ARGISNULL(1))
-		add_bin(st, dpagg_quantile_bin(value_as_double(fcinfo, 1, vt), p->lower, p->upper), cxt);
+	{
+		double		x = value_as_double(fcinfo, 1, vt);
+
+		add_bin(st, p->autob ? dpagg_bounds_cell(x) : dpagg_quantile_bin(x, p->lower, p->upper), cxt);
+	}
 	PG_RETURN_POINTER(st);
 }
 
@@ -306,17 +369,24 @@ DPAGG_Q_TRANS(dpagg_percentile_trans_float8, VT_FLOAT8, DP_SITE_PERCENTILE)
 DPAGG_Q_TRANS(dpagg_percentile_trans_numeric, VT_NUMERIC, DP_SITE_PERCENTILE)
 /* per unit: one value per unit and group, its average there (a double precision) */
 DPAGG_Q_TRANS(dpagg_unit_percentile_trans, VT_FLOAT8, DP_SITE_UNIT_PERCENTILE)
+/* without bounds: the cells of the grid of magnitudes */
+DPAGG_Q_TRANS(dpagg_auto_percentile_trans_int2, VT_INT2, DP_SITE_AUTO_PERCENTILE)
+DPAGG_Q_TRANS(dpagg_auto_percentile_trans_int4, VT_INT4, DP_SITE_AUTO_PERCENTILE)
+DPAGG_Q_TRANS(dpagg_auto_percentile_trans_int8, VT_INT8, DP_SITE_AUTO_PERCENTILE)
+DPAGG_Q_TRANS(dpagg_auto_percentile_trans_float4, VT_FLOAT4, DP_SITE_AUTO_PERCENTILE)
+DPAGG_Q_TRANS(dpagg_auto_percentile_trans_float8, VT_FLOAT8, DP_SITE_AUTO_PERCENTILE)
+DPAGG_Q_TRANS(dpagg_auto_percentile_trans_numeric, VT_NUMERIC, DP_SITE_AUTO_PERCENTILE)
 
-PG_FUNCTION_INFO_V1(dpagg_percentile_combine);
-Datum
-dpagg_percentile_combine(PG_FUNCTION_ARGS)
+static Datum
+percentile_combine(FunctionCallInfo fcinfo, int kind)
 {
 	MemoryContext cxt = dpagg_aggregate_context(fcinfo, QNAME);
 	QState	   *a = PG_ARGISNULL(0) ? NULL : (QState *) PG_GETARG_POINTER(0);
 	QState	   *b = PG_ARGISNULL(1) ? NULL : (QState *) PG_GETARG_POINTER(1);
+	int			nbins = kind == DP_SITE_AUTO_PERCENTILE ? DPAGG_BOUNDS_CELLS : DPAGG_QUANTILE_BINS;
 	int			i;
 
-	(void) dpagg_site_of_trans(fcinfo, DP_SITE_PERCENTILE);
+	(void) dpagg_site_of_trans(fcinfo, kind);
 	if (b == NULL)
 	{
 		if (a == NULL)
@@ -325,13 +395,15 @@ dpagg_percentile_combine(PG_FUNCTION_ARGS)
 	}
 	check_qstate(b);
 	if (a == NULL)
-		a = qstate_new(cxt);
+		a = qstate_new(cxt, nbins);
 	check_qstate(a);
+	if (a->nbins != nbins || b->nbins != nbins)
+		elog(ERROR, "dp_percentile: states of different grids");
 	if (b->nsparse < 0)
 	{
 		if (a->nsparse >= 0)
 			densify(a, cxt);
-		for (i = 0; i < DPAGG_QUANTILE_BINS; i++)
+		for (i = 0; i < nbins; i++)
 			a->dense[i] += b->dense[i];
 		a->n += b->n;
 	}
@@ -341,11 +413,27 @@ dpagg_percentile_combine(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(a);
 }
 
-/* Serialised: version, n, nsparse, then nsparse uint16 bins or DPAGG_QUANTILE_BINS uint64 counts. */
+PG_FUNCTION_INFO_V1(dpagg_percentile_combine);
+Datum
+dpagg_percentile_combine(PG_FUNCTION_ARGS)
+{
+	return percentile_combine(fcinfo, DP_SITE_PERCENTILE);
+}
+
+PG_FUNCTION_INFO_V1(dpagg_auto_percentile_combine);
+Datum
+dpagg_auto_percentile_combine(PG_FUNCTION_ARGS)
+{
+	return percentile_combine(fcinfo, DP_SITE_AUTO_PERCENTILE);
+}
+
+/* Serialised: version, nsparse, nbins, n, then nsparse uint16 bins or nbins uint64 counts. */
 typedef struct QWire
 {
 	int32		version;
 	int32		nsparse;
+	int32		nbins;
+	int32		pad;
 	int64		n;
 } QWire;
 
@@ -363,8 +451,10 @@ dpagg_percentile_serialize(PG_FUNCTION_ARGS)
 	check_qstate(st);
 	w.version = QSTATE_VERSION;
 	w.nsparse = st->nsparse;
+	w.nbins = st->nbins;
+	w.pad = 0;
 	w.n = st->n;
-	body = st->nsparse < 0 ? sizeof(uint64) * DPAGG_QUANTILE_BINS : sizeof(uint16) * st->nsparse;
+	body = st->nsparse < 0 ? sizeof(uint64) * st->nbins : sizeof(uint16) * st->nsparse;
 	out = palloc(VARHDRSZ + sizeof(QWire) + body);
 	SET_VARSIZE(out, VARHDRSZ + sizeof(QWire) + body);
 	memcpy(VARDATA(out), &w, sizeof(QWire));
@@ -391,19 +481,22 @@ dpagg_percentile_deserialize(PG_FUNCTION_ARGS)
 	if (len < sizeof(QWire))
 		goto malformed;
 	memcpy(&w, VARDATA_ANY(in), sizeof(QWire));
-	if (w.version != QSTATE_VERSION || w.nsparse < -1 || w.nsparse > QSPARSE_MAX || w.n < 0 ||
-		len != sizeof(QWire) + (w.nsparse < 0 ? sizeof(uint64) * DPAGG_QUANTILE_BINS
+	if (w.version != QSTATE_VERSION ||
+		(w.nbins != DPAGG_QUANTILE_BINS && w.nbins != DPAGG_BOUNDS_CELLS) ||
+		w.nsparse < -1 || w.nsparse > QSPARSE_MAX(w.nbins) || w.n < 0 ||
+		len != sizeof(QWire) + (w.nsparse < 0 ? sizeof(uint64) * w.nbins
 								: sizeof(uint16) * w.nsparse))
 		goto malformed;
 	st = palloc0(sizeof(QState));
 	st->version = QSTATE_VERSION;
+	st->nbins = w.nbins;
 	st->n = w.n;
 	st->nsparse = w.nsparse;
 	if (w.nsparse < 0)
 	{
-		st->dense = palloc(sizeof(uint64) * DPAGG_QUANTILE_BINS);
-		memcpy(st->dense, VARDATA_ANY(in) + sizeof(QWire), sizeof(uint64) * DPAGG_QUANTILE_BINS);
-		for (i = 0; i < DPAGG_QUANTILE_BINS; i++)
+		st->dense = palloc(sizeof(uint64) * w.nbins);
+		memcpy(st->dense, VARDATA_ANY(in) + sizeof(QWire), sizeof(uint64) * w.nbins);
+		for (i = 0; i < w.nbins; i++)
 		{
 			if (st->dense[i] > (uint64) PG_INT64_MAX - (uint64) total)
 				goto malformed;
@@ -416,7 +509,7 @@ dpagg_percentile_deserialize(PG_FUNCTION_ARGS)
 		st->sparse = palloc(sizeof(uint16) * st->cap);
 		memcpy(st->sparse, VARDATA_ANY(in) + sizeof(QWire), sizeof(uint16) * w.nsparse);
 		for (i = 0; i < w.nsparse; i++)
-			if (st->sparse[i] >= DPAGG_QUANTILE_BINS)
+			if (st->sparse[i] >= w.nbins)
 				goto malformed;
 		total = w.nsparse;
 	}
@@ -437,6 +530,82 @@ cmp_bin(const void *a, const void *b)
 	return (int) *(const uint16 *) a - (int) *(const uint16 *) b;
 }
 
+/* A group's occupied bins in order, with their counts (*m of them; palloc'd). */
+static void
+occupied_bins(const QState *st, int32 **bins, uint64 **cnt, int *m)
+{
+	int			cap = st == NULL ? 1 : st->nsparse >= 0 ? Max(st->nsparse, 1) : st->nbins;
+	int			i;
+
+	*bins = palloc(sizeof(int32) * cap);
+	*cnt = palloc(sizeof(uint64) * cap);
+	*m = 0;
+	if (st == NULL)
+		return;
+	if (st->nsparse < 0)
+	{
+		for (i = 0; i < st->nbins; i++)
+			if (st->dense[i] > 0)
+			{
+				(*bins)[*m] = i;
+				(*cnt)[(*m)++] = st->dense[i];
+			}
+		return;
+	}
+	if (st->nsparse > 0)
+	{
+		uint16	   *sorted = palloc(sizeof(uint16) * st->nsparse);
+
+		memcpy(sorted, st->sparse, sizeof(uint16) * st->nsparse);
+		qsort(sorted, st->nsparse, sizeof(uint16), cmp_bin);
+		for (i = 0; i < st->nsparse; i++)
+		{
+			if (*m > 0 && (*bins)[*m - 1] == sorted[i])
+				(*cnt)[*m - 1]++;
+			else
+			{
+				(*bins)[*m] = sorted[i];
+				(*cnt)[(*m)++] = 1;
+			}
+		}
+		pfree(sorted);
+	}
+}
+
+/*
+ * Without bounds (docs/automatic_bounds.md, "Quantiles"): the noisy histogram of magnitudes at
+ * epsilon_b (the cells' counts summed per bin; discrete Laplace on every bin), the range from the
+ * lowest to the highest bin that reaches the threshold, then permute-and-flip over that range's
+ * cells at the rest.  Returns false (the answer is NULL) when no bin reaches the threshold.
+ */
+static bool
+release_without_bounds(const QParams *p, const int32 *cells, const uint64 *cnt, int m, double *out)
+{
+	uint64		hist[DPAGG_BOUNDS_BINS];
+	double		noisy[DPAGG_BOUNDS_BINS];
+	int			lo_bin,
+				hi_bin,
+				first,
+				last,
+				unused,
+				i;
+	dpagg_error err;
+
+	memset(hist, 0, sizeof(hist));
+	for (i = 0; i < m; i++)
+		hist[dpagg_bounds_cell_bin(cells[i])] += cnt[i];
+	for (i = 0; i < DPAGG_BOUNDS_BINS; i++)
+		noisy[i] = dpagg_draw(&p->bounds_plan, (__int128) hist[i]);
+	if (!dpagg_bounds_range(noisy, p->threshold, &lo_bin, &hi_bin))
+		return false;
+	dpagg_bounds_bin_cells(lo_bin, &first, &unused);
+	dpagg_bounds_bin_cells(hi_bin, &unused, &last);
+	if (dpagg_quantile_release_cells(cells, cnt, m, first, last, p->ps, p->k, p->group_epsilon, out,
+									 &err) != DPAGG_OK)
+		dpagg_report(&err);
+	return true;
+}
+
 /* The release of one group: charged (normally already, before the first row), then drawn; a
  * state finalized again (a rescan that reuses the groups) returns the value it released. */
 static Datum
@@ -448,44 +617,44 @@ percentile_final(FunctionCallInfo fcinfo, bool want_array, int kind)
 	QState	   *st = PG_ARGISNULL(0) ? NULL : (QState *) PG_GETARG_POINTER(0);
 	double		out[DPAGG_QUANTILE_MAX_K];
 	dpagg_error err;
-	Datum		result;
+	Datum		result = (Datum) 0;
+	bool		isnull = false;
 
 	if (p->array != want_array)
 		elog(ERROR, "dp_percentile: final function of the wrong form");
 	if (st != NULL)
 	{
 		check_qstate(st);
+		if (st->nbins != (p->autob ? DPAGG_BOUNDS_CELLS : DPAGG_QUANTILE_BINS))
+			elog(ERROR, "dp_percentile: state of the wrong grid");
 		if (st->released)
+		{
+			if (st->released_null)
+				PG_RETURN_NULL();
 			return want_array ? PointerGetDatum(DatumGetArrayTypePCopy(st->released_value))
 				: st->released_value;
+		}
 	}
 	dpagg_site_charge(site);
-	if (st == NULL || st->nsparse >= 0)
+	if (p->autob)
+	{
+		int32	   *cells;
+		uint64	   *cnt;
+		int			m;
+
+		occupied_bins(st, &cells, &cnt, &m);
+		isnull = !release_without_bounds(p, cells, cnt, m, out);
+		pfree(cells);
+		pfree(cnt);
+	}
+	else if (st == NULL || st->nsparse >= 0)
 	{
 		/* a small group (or an empty one): its occupied bins, in order, with their counts */
-		int32	   *bins = palloc(sizeof(int32) * Max(st ? st->nsparse : 0, 1));
-		uint64	   *cnt = palloc(sizeof(uint64) * Max(st ? st->nsparse : 0, 1));
-		int			m = 0,
-					i;
+		int32	   *bins;
+		uint64	   *cnt;
+		int			m;
 
-		if (st != NULL && st->nsparse > 0)
-		{
-			uint16	   *sorted = palloc(sizeof(uint16) * st->nsparse);
-
-			memcpy(sorted, st->sparse, sizeof(uint16) * st->nsparse);
-			qsort(sorted, st->nsparse, sizeof(uint16), cmp_bin);
-			for (i = 0; i < st->nsparse; i++)
-			{
-				if (m > 0 && bins[m - 1] == sorted[i])
-					cnt[m - 1]++;
-				else
-				{
-					bins[m] = sorted[i];
-					cnt[m++] = 1;
-				}
-			}
-			pfree(sorted);
-		}
+		occupied_bins(st, &bins, &cnt, &m);
 		if (dpagg_quantile_release_sparse(bins, cnt, m, p->lower, p->upper, p->ps, p->k,
 										  p->group_epsilon, out, &err) != DPAGG_OK)
 			dpagg_report(&err);
@@ -498,7 +667,9 @@ percentile_final(FunctionCallInfo fcinfo, bool want_array, int kind)
 								   &err) != DPAGG_OK)
 			dpagg_report(&err);
 	}
-	if (want_array)
+	if (isnull)
+		;
+	else if (want_array)
 	{
 		Datum		elems[DPAGG_QUANTILE_MAX_K];
 		int			i;
@@ -514,10 +685,14 @@ percentile_final(FunctionCallInfo fcinfo, bool want_array, int kind)
 	{
 		MemoryContext old = MemoryContextSwitchTo(cxt);
 
-		st->released_value = want_array ? PointerGetDatum(DatumGetArrayTypePCopy(result)) : result;
+		st->released_null = isnull;
+		if (!isnull)
+			st->released_value = want_array ? PointerGetDatum(DatumGetArrayTypePCopy(result)) : result;
 		st->released = true;
 		MemoryContextSwitchTo(old);
 	}
+	if (isnull)
+		PG_RETURN_NULL();
 	return result;
 }
 
@@ -547,4 +722,18 @@ Datum
 dpagg_unit_percentiles_final(PG_FUNCTION_ARGS)
 {
 	return percentile_final(fcinfo, true, DP_SITE_UNIT_PERCENTILE);
+}
+
+PG_FUNCTION_INFO_V1(dpagg_auto_percentile_final);
+Datum
+dpagg_auto_percentile_final(PG_FUNCTION_ARGS)
+{
+	return percentile_final(fcinfo, false, DP_SITE_AUTO_PERCENTILE);
+}
+
+PG_FUNCTION_INFO_V1(dpagg_auto_percentiles_final);
+Datum
+dpagg_auto_percentiles_final(PG_FUNCTION_ARGS)
+{
+	return percentile_final(fcinfo, true, DP_SITE_AUTO_PERCENTILE);
 }

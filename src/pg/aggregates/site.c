@@ -436,6 +436,7 @@ dpagg_kind_name(int kind)
 			return "dp_count";
 		case DP_SITE_PERCENTILE:
 		case DP_SITE_UNIT_PERCENTILE:
+		case DP_SITE_AUTO_PERCENTILE:
 			return "dp_percentile";
 		case DP_SITE_AUTO_SUM:
 			return "dp_sum";
@@ -788,7 +789,7 @@ site_prepare(AggState *as, AggStatePerTrans pt, int expected_kind)
 	site->params = kind == DP_SITE_VECTOR || kind == DP_SITE_UNIT_VECTOR || kind == DP_SITE_MERGE_VECTOR
 		? dpagg_vector_site_params(site)
 		: kind == DP_SITE_SELECT ? dpagg_select_site_params(site)
-		: kind == DP_SITE_PERCENTILE || kind == DP_SITE_UNIT_PERCENTILE ? dpagg_percentile_site_params(site)
+		: DPAGG_KIND_IS_PERCENTILE(kind) ? dpagg_percentile_site_params(site)
 		: kind == DP_SITE_VARIANCE || kind == DP_SITE_UNIT_VARIANCE ? dpagg_variance_site_params(site)
 		: kind == DP_SITE_AUTO_SUM ? dpagg_auto_sum_site_params(site)
 		: dpagg_scalar_site_params(site);

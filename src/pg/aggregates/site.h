@@ -53,11 +53,16 @@ typedef enum DpSiteKind
 	/* ... over a private relation, per unit (bound.c; variance.c) */
 	DP_SITE_UNIT_VARIANCE = 16,
 	DP_SITE_UNIT_PERCENTILE = 17,	/* dp_percentile and its forms, per unit (percentile.c) */
-	DP_SITE_AUTO_SUM = 18		/* dp_sum(value, epsilon, delta): bounds chosen privately (auto_bounds.c) */
+	DP_SITE_AUTO_SUM = 18,		/* dp_sum(value, epsilon, delta): bounds chosen privately (auto_bounds.c) */
+	DP_SITE_AUTO_PERCENTILE = 19	/* dp_percentile(value, p, epsilon, delta) and its forms
+									 * without bounds (percentile.c) */
 } DpSiteKind;
 
 #define DPAGG_KIND_IS_UNIT(k) (((k) >= DP_SITE_UNIT_SUM && (k) <= DP_SITE_UNIT_VECTOR) || \
 							   (k) == DP_SITE_UNIT_VARIANCE || (k) == DP_SITE_UNIT_PERCENTILE)
+/* dp_percentile and its forms: with bounds, per unit, without bounds (percentile.c) */
+#define DPAGG_KIND_IS_PERCENTILE(k) ((k) == DP_SITE_PERCENTILE || (k) == DP_SITE_UNIT_PERCENTILE || \
+									 (k) == DP_SITE_AUTO_PERCENTILE)
 #define DPAGG_KIND_IS_MERGE(k) ((k) >= DP_SITE_MERGE_SUM && (k) <= DP_SITE_MERGE_COUNT)
 /* the scalar merges above, or the vector one */
 #define DPAGG_KIND_IS_ANY_MERGE(k) (DPAGG_KIND_IS_MERGE(k) || (k) == DP_SITE_MERGE_VECTOR)
@@ -193,6 +198,13 @@ typedef struct DpAutoPlan
 extern void dpagg_auto_plan(double epsilon, double delta, bool avg, DpAutoPlan *plan);
 /* Whether one of them is dp_avg (by its final function). */
 extern bool dpagg_auto_is_avg(Oid aggfnoid);
+/* The histogram of magnitudes of a call without bounds at epsilon: its share of epsilon (and the
+ * rest, for the release), its calibration (discrete Laplace, sensitivity 1) and threshold;
+ * refused (22023) where a part would be too small.  what names the call in the messages, rest
+ * what the rest releases (in parts equal shares). */
+extern void dpagg_auto_histogram(double epsilon, const char *what, int parts, const char *rest,
+								 double *epsilon_bounds, double *epsilon_rest,
+								 dpagg_calibration *cal, double *threshold);
 /* For dp_explain: the plans of a dp_var_pop call (its parts' shares of epsilon and delta) and of
  * one of its groups when its units contribute to at most L groups (1 where there are no units),
  * and that group's three calibrations (variance.c). */

@@ -865,6 +865,10 @@ collect_walker(Node *node, LevelContext *lc)
 			unsupported("dpagg aggregates over a private relation cannot be combined with other aggregates in the same query level",
 						"Only dpagg's aggregates are bounded per privacy unit.",
 						"Compute the other aggregates in a separate query.");
+		if (kind == DP_SITE_AUTO_PERCENTILE)
+			unsupported("dp_percentile, dp_median and dp_percentiles without bounds over a private relation are not available yet",
+						"Per privacy unit, the range would have to be found from the units' contributions, which is not built yet.",
+						"Pass bounds: dp_percentile(value, p, epsilon, delta, lower, upper).");
 		if (kind == DP_SITE_AUTO_SUM)
 			unsupported("dp_sum and dp_avg without bounds over a private relation are not available yet",
 						"Per privacy unit, the bounds would have to be chosen from the units' contributions, which is not built yet.",

@@ -115,7 +115,7 @@ plain_walker(Node *node, PlainWalk *w)
 		if (dpagg_same_release_in(w->level, a))
 			return expression_tree_walker(node, plain_walker, w);
 		if ((kind >= DP_SITE_SUM && kind <= DP_SITE_VECTOR) || kind == DP_SITE_PERCENTILE ||
-			kind == DP_SITE_VARIANCE || kind == DP_SITE_AUTO_SUM)
+			kind == DP_SITE_VARIANCE || kind == DP_SITE_AUTO_SUM || kind == DP_SITE_AUTO_PERCENTILE)
 		{
 			DpBoundRelease *r = palloc0(sizeof(DpBoundRelease));
 
@@ -369,12 +369,17 @@ dpagg_explain_sql(PG_FUNCTION_ARGS)
 			}
 			appendStringInfoString(&det, "]}");
 		}
-		else if (r->kind == DP_SITE_PERCENTILE || r->kind == DP_SITE_UNIT_PERCENTILE)
+		else if (r->kind == DP_SITE_PERCENTILE || r->kind == DP_SITE_UNIT_PERCENTILE ||
+				 r->kind == DP_SITE_AUTO_PERCENTILE)
 		{
 			/* Permute-and-flip over 1 024 bins of [lower, upper], pure epsilon-DP: each of the k
-			 * quantiles at epsilon / k, its score (rank distance) of sensitivity max(p, 1 - p). */
-			double		lower = float_arg(r->aggref, lo.lower);
-			double		upper = float_arg(r->aggref, lo.upper);
+			 * quantiles at epsilon / k, its score (rank distance) of sensitivity max(p, 1 - p).
+			 * Without bounds, half of epsilon first finds the range from a noisy histogram of
+			 * magnitudes, and the rest goes to permute-and-flip over its cells
+			 * (docs/automatic_bounds.md, "Quantiles"). */
+			bool		autob = r->kind == DP_SITE_AUTO_PERCENTILE;
+			double		lower = autob ? NAN : float_arg(r->aggref, lo.lower);
+			double		upper = autob ? NAN : float_arg(r->aggref, lo.upper);
 			int			k = 1;
 			double		worst = 0.5;
 			StringInfoData ps;
@@ -422,8 +427,26 @@ dpagg_explain_sql(PG_FUNCTION_ARGS)
 			values[10] = Float8GetDatum(worst);
 			values[11] = CStringGetTextDatum("permute_and_flip");
 			nulls[12] = true;
-			appendStringInfo(&det, "{\"charged_delta\": 0, \"lower\": %.17g, \"upper\": %.17g, \"bins\": %d, \"resolution\": %.17g, \"quantiles\": [%s]}",
-							 lower, upper, DPAGG_QUANTILE_BINS, (upper - lower) / DPAGG_QUANTILE_BINS, ps.data);
+			if (autob)
+			{
+				double		eb,
+							rest,
+							t;
+				dpagg_calibration bcal;
+
+				dpagg_auto_histogram(eps, "dp_percentile", 1, "the quantiles", &eb, &rest, &bcal, &t);
+				values[8] = Float8GetDatum(rest / Max(k, 1));
+				values[11] = CStringGetTextDatum(psprintf("bounds %s + permute_and_flip", bcal.spec));
+				appendStringInfo(&det, "{\"charged_delta\": 0, \"bounds\": {\"epsilon\": %.17g, "
+								 "\"mechanism\": \"%s\", \"bins\": %d, \"threshold\": %.17g, "
+								 "\"beta\": 1e-06}, \"epsilon\": %.17g, \"cells_per_bin\": %d, "
+								 "\"resolution\": \"1/%d of the value's power of two\", \"quantiles\": [%s]}",
+								 eb, bcal.spec, DPAGG_BOUNDS_BINS, t, rest, DPAGG_BOUNDS_SUB,
+								 DPAGG_BOUNDS_SUB, ps.data);
+			}
+			else
+				appendStringInfo(&det, "{\"charged_delta\": 0, \"lower\": %.17g, \"upper\": %.17g, \"bins\": %d, \"resolution\": %.17g, \"quantiles\": [%s]}",
+								 lower, upper, DPAGG_QUANTILE_BINS, (upper - lower) / DPAGG_QUANTILE_BINS, ps.data);
 		}
 		else
 		{
