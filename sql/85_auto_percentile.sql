@@ -80,13 +80,34 @@ SELECT expect_error($$SELECT dp_percentiles(f8, ARRAY[0.5, NULL], 1.0, 0) FROM d
 SELECT expect_error($$SELECT dp_percentiles(f8, '{}'::float8[], 1.0, 0) FROM dp_test$$);
 SELECT expect_error($$SELECT dp_percentile(f8, f8 / 100, 1.0, 0) FROM dp_test$$);
 SELECT expect_error($$SELECT dp_median(f8, 1.0, 0) OVER () FROM dp_test$$);
--- Not over private relations yet, nor on Citus (citus.c), nor by hand through the support
--- functions.
-CREATE TABLE q_private AS SELECT id AS uid, f8 FROM dp_test;
+-- Over a private relation, per privacy unit (docs/automatic_bounds.md, "Quantiles"): each unit's
+-- value in a group is its average there (as with bounds, docs/quantiles.md section 8), the
+-- histogram counts the units' values, and each of a unit's at most L groups releases at
+-- epsilon / L (half of it for the histogram).  q_private: 200 units, 50 rows each; their averages
+-- lie in [32, 64), whose cells are 1 wide: checked against the units' exact quantiles.
+CREATE TABLE q_private AS SELECT id % 200 AS uid, (id * 7 % 101)::float8 AS f8, grp FROM dp_test;
+CREATE TABLE q_averages AS SELECT uid, grp, avg(f8) AS a FROM q_private GROUP BY uid, grp;
 SELECT dp_protect('q_private', 'uid');
-SELECT expect_error($$SELECT dp_median(f8, 1.0, 0) FROM q_private$$);
-SELECT expect_error($$SELECT dp_percentiles(f8, ARRAY[0.5], 1.0, 0) FROM q_private$$);
-DROP TABLE q_private;
+SELECT min(a) >= 32 AND max(a) < 64 AS one_bin FROM q_averages;
+SELECT abs(m - (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY a) FROM q_averages)) <= 1 AS unit_median,
+       abs(q[1] - (SELECT percentile_cont(0.1) WITHIN GROUP (ORDER BY a) FROM q_averages)) <= 1 AS unit_p10,
+       abs(q[2] - (SELECT percentile_cont(0.9) WITHIN GROUP (ORDER BY a) FROM q_averages)) <= 1 AS unit_p90
+FROM (SELECT dp_median(f8, 1e6, 0) AS m, dp_percentiles(f8, ARRAY[0.1, 0.9], 1e6, 0) AS q
+      FROM q_private) r;
+-- GROUP BY with group selection (delta > 0 for it), L = 3.
+SELECT dp_protect('q_private', 'uid', 3);
+SELECT grp, abs(r.m - (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY a) FROM q_averages v WHERE v.grp = r.grp)) <= 1 AS near
+FROM (SELECT grp, dp_percentile(f8, 0.5, 1e6, 1e-6) AS m FROM q_private GROUP BY grp) r ORDER BY grp;
+-- The ledger: the unit and L, the histogram and the quantile, each half of epsilon; under zCDP
+-- L (epsilon_part / L)^2 / 2 each.
+SELECT aggregate, mechanism, epsilon, delta, rho FROM dp_ledger WHERE role = current_user ORDER BY seq DESC LIMIT 2;
+SELECT aggregate, privacy_unit, max_groups_contributed, epsilon, group_epsilon, mechanism,
+       details->'bounds'->>'epsilon' AS bounds_group_epsilon
+FROM dp_explain($$SELECT grp, dp_percentiles(f8, ARRAY[0.25, 0.75], 3.0, 1e-6) FROM q_private GROUP BY grp$$);
+-- The per-unit forms are the rewrite's alone, and too small an epsilon per group is refused.
+SELECT expect_error($$SELECT dpagg_unit_median(f8, 1.0, 0, NULL, NULL, NULL, 1, 'uid') FROM dp_test$$);
+SELECT expect_error($$SELECT grp, dp_median(f8, 5e-10, 1e-6) FROM q_private GROUP BY grp$$);
+DROP TABLE q_private, q_averages;
 CREATE ROLE q_analyst LOGIN;
 SELECT has_function_privilege('q_analyst', 'dpagg_auto_percentile_final(internal)', 'EXECUTE') AS final_callable,
        has_function_privilege('q_analyst', 'dpagg_auto_percentile_combine(internal, internal)', 'EXECUTE') AS combine_callable,

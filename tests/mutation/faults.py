@@ -180,8 +180,8 @@ FAULTS = [
     {
         "id": "quantile-uncharged",
         "file": "src/pg/aggregates/percentile.c",
-        "find": "dpagg_site_set_charge(site, p->epsilon, 0.0, &part, 1);",
-        "replace": "dpagg_site_set_charge(site, p->epsilon / 2, 0.0, &part, 1);",
+        "find": "dpagg_site_set_charge(site, p->epsilon, 0.0, parts, 1);",
+        "replace": "dpagg_site_set_charge(site, p->epsilon / 2, 0.0, parts, 1);",
         "what": "dp_percentile's releases are charged half their epsilon, so a role releases "
                 "quantiles worth twice what its budget records.",
         "killers": ["regress:" + _LATE + ",82_percentile"],
@@ -215,6 +215,15 @@ FAULTS = [
         "what": "dp_percentile without bounds runs permute-and-flip at the call's whole epsilon after "
                 "spending half of it on the histogram of magnitudes: 1.5 epsilon released, epsilon "
                 "charged.",
+        "killers": ["regress:" + _LATE + ",85_auto_percentile"],
+    },
+    {
+        "id": "auto-quantile-unit-not-divided",
+        "file": "src/pg/aggregates/percentile.c",
+        "find": "dpagg_auto_histogram(p->group_epsilon,",
+        "replace": "dpagg_auto_histogram(p->epsilon,",
+        "what": "dp_percentile without bounds over a private relation runs each of a unit's L groups "
+                "at the call's epsilon instead of epsilon / L: L times the epsilon charged.",
         "killers": ["regress:" + _LATE + ",85_auto_percentile"],
     },
     {

@@ -115,6 +115,16 @@ dpagg_percentile_site_params(DpSite *site)
 	dpagg_arg_layout(site->argref, site->kind, &lo);
 	p->unit = site->kind == DP_SITE_UNIT_PERCENTILE;
 	p->autob = site->kind == DP_SITE_AUTO_PERCENTILE;
+	if (p->unit)
+	{
+		bool		lower_null,
+					upper_null;
+
+		/* per unit, NULL bounds are a call without them (query/bound.c passes them so) */
+		(void) dpagg_site_param(site, lo.lower, &lower_null);
+		(void) dpagg_site_param(site, lo.upper, &upper_null);
+		p->autob = lower_null && upper_null;
+	}
 	p->L = 1;
 	if (p->unit)
 	{
@@ -210,42 +220,48 @@ dpagg_percentile_site_params(DpSite *site)
 	if (dpagg_quantile_check(p->ps, p->k, p->epsilon, p->lower, p->upper, &err) != DPAGG_OK)
 		dpagg_report(&err);
 	/* Per unit, each of a unit's at most L groups at epsilon / L: the L compose to epsilon.
-	 * Without bounds, half of epsilon finds the range (docs/automatic_bounds.md, "Quantiles"). */
+	 * Without bounds, half of a group's epsilon finds the range and the rest releases
+	 * (docs/automatic_bounds.md, "Quantiles"). */
 	p->group_epsilon = dpagg_share(p->epsilon, p->L);
 	if (p->autob)
 	{
 		double		rest;
 
-		dpagg_auto_histogram(p->epsilon, p->array ? "dp_percentiles" : "dp_percentile", 1,
-							 "the quantiles", &p->epsilon_bounds, &rest, &p->bounds_cal,
-							 &p->threshold);
+		dpagg_auto_histogram(p->group_epsilon, p->array ? "dp_percentiles" : "dp_percentile", 1,
+							 p->unit ? "the quantiles (per unit: of epsilon / L)" : "the quantiles",
+							 &p->epsilon_bounds, &rest, &p->bounds_cal, &p->threshold);
 		if (dpagg_release_plan_init(&p->bounds_cal, 1.0, &p->bounds_plan, &err) != DPAGG_OK)
 			dpagg_report(&err);
 		p->group_epsilon = rest;
-		if (dpagg_quantile_check(p->ps, p->k, p->group_epsilon, p->lower, p->upper, &err) != DPAGG_OK)
-			dpagg_report(&err);
 	}
-	if (p->unit && dpagg_quantile_check(p->ps, p->k, p->group_epsilon, p->lower, p->upper, &err) != DPAGG_OK)
+	if ((p->unit || p->autob) &&
+		dpagg_quantile_check(p->ps, p->k, p->group_epsilon, p->lower, p->upper, &err) != DPAGG_OK)
 		dpagg_report(&err);
 	{
 		/* Pure epsilon-DP: no delta is charged; under zCDP it is (epsilon^2 / 2)-zCDP (Bun &
-		 * Steinke 2016, Proposition 1.4), per unit L groups of (epsilon / L)^2 / 2. */
-		DpChargePart part = {NULL, p->autob ? p->group_epsilon : p->epsilon, 0.0,
-		p->L * (p->group_epsilon * p->group_epsilon / 2)};
+		 * Steinke 2016, Proposition 1.4), per unit L groups of (epsilon / L)^2 / 2.  Without
+		 * bounds, two parts: the histogram and the quantiles, each charged its half (the
+		 * group's shares times L, at most the call's epsilon). */
 		DpChargePart parts[2];
-		StringInfoData spec;
-		int			i;
+		StringInfoData prefix,
+					spec;
+		int			room,
+					i;
 
-		/* the ledger's mechanism: which quantiles; where the list would not fit the ledger's
-		 * field (127 bytes), their number and range */
-		initStringInfo(&spec);
+		/* the ledger's mechanism (127 bytes for all the parts): the unit and L, the histogram,
+		 * which quantiles, or where their list would not fit, their number and range */
+		initStringInfo(&prefix);
 		if (p->unit)
-			appendStringInfo(&spec, "per unit %s, L=%d: ", dpagg_site_unit(site, lo.unit), p->L);
+			appendStringInfo(&prefix, "per unit %.20s, L=%d: ", dpagg_site_unit(site, lo.unit), p->L);
+		if (p->autob)
+			appendStringInfo(&prefix, "bounds %s + ", p->bounds_cal.spec);
+		room = 120 - prefix.len;
+		initStringInfo(&spec);
 		appendStringInfoString(&spec, "permute_and_flip(p=");
 		for (i = 0; i < p->k; i++)
 			appendStringInfo(&spec, "%s%.10g", i ? "," : "", p->ps[i]);
 		appendStringInfoChar(&spec, ')');
-		if (spec.len > 120 - (p->unit ? 40 : 0))
+		if (spec.len > room)
 		{
 			double		lo_p = p->ps[0],
 						hi_p = p->ps[0];
@@ -256,25 +272,33 @@ dpagg_percentile_site_params(DpSite *site)
 				hi_p = fmax(hi_p, p->ps[i]);
 			}
 			resetStringInfo(&spec);
-			if (p->unit)
-				appendStringInfo(&spec, "per unit %.20s, L=%d: ", dpagg_site_unit(site, lo.unit), p->L);
-			appendStringInfo(&spec, "permute_and_flip(%d quantiles, p from %.10g to %.10g)", p->k,
+			appendStringInfo(&spec, "permute_and_flip(%d quantiles, p from %.6g to %.6g)", p->k,
 							 lo_p, hi_p);
 		}
-		part.spec = MemoryContextStrdup(site->cxt, spec.data);
 		if (p->autob)
 		{
-			/* two parts: the histogram (epsilon_b-DP, so epsilon_b^2 / 2 under zCDP) and the
-			 * quantiles at the rest */
-			parts[0].spec = MemoryContextStrdup(site->cxt, psprintf("bounds %s", p->bounds_cal.spec));
-			parts[0].epsilon = p->epsilon_bounds;
+			/* the prefix's "bounds ... + " is the first part's name: the ledger joins the parts
+			 * with " + " */
+			prefix.len -= 3;
+			prefix.data[prefix.len] = '\0';
+			parts[0].spec = MemoryContextStrdup(site->cxt, prefix.data);
+			parts[0].epsilon = p->L == 1 ? p->epsilon_bounds : nextafter(p->epsilon / 2, 0);
 			parts[0].delta = 0;
-			parts[0].rho = p->epsilon_bounds * p->epsilon_bounds / 2;
-			parts[1] = part;
+			parts[0].rho = p->L * (p->epsilon_bounds * p->epsilon_bounds / 2);
+			parts[1].spec = MemoryContextStrdup(site->cxt, spec.data);
+			parts[1].epsilon = p->L == 1 ? p->group_epsilon : nextafter(p->epsilon - parts[0].epsilon, 0);
+			parts[1].delta = 0;
+			parts[1].rho = p->L * (p->group_epsilon * p->group_epsilon / 2);
 			dpagg_site_set_charge(site, p->epsilon, 0.0, parts, 2);
 		}
 		else
-			dpagg_site_set_charge(site, p->epsilon, 0.0, &part, 1);
+		{
+			parts[0].spec = MemoryContextStrdup(site->cxt, psprintf("%s%s", prefix.data, spec.data));
+			parts[0].epsilon = p->epsilon;
+			parts[0].delta = 0;
+			parts[0].rho = p->L * (p->group_epsilon * p->group_epsilon / 2);
+			dpagg_site_set_charge(site, p->epsilon, 0.0, parts, 1);
+		}
 	}
 	return p;
 }

@@ -865,10 +865,6 @@ collect_walker(Node *node, LevelContext *lc)
 			unsupported("dpagg aggregates over a private relation cannot be combined with other aggregates in the same query level",
 						"Only dpagg's aggregates are bounded per privacy unit.",
 						"Compute the other aggregates in a separate query.");
-		if (kind == DP_SITE_AUTO_PERCENTILE)
-			unsupported("dp_percentile, dp_median and dp_percentiles without bounds over a private relation are not available yet",
-						"Per privacy unit, the range would have to be found from the units' contributions, which is not built yet.",
-						"Pass bounds: dp_percentile(value, p, epsilon, delta, lower, upper).");
 		if (kind == DP_SITE_AUTO_SUM)
 			unsupported("dp_sum and dp_avg without bounds over a private relation are not available yet",
 						"Per privacy unit, the bounds would have to be chosen from the units' contributions, which is not built yet.",
@@ -948,6 +944,7 @@ per_unit_expr(DpCall *call, const char *lc_schema)
 		case DP_SITE_AVG:
 		case DP_SITE_VARIANCE:
 		case DP_SITE_PERCENTILE:
+		case DP_SITE_AUTO_PERCENTILE:
 			{
 				/* a variance's or a quantile's per-unit value is the unit's average in the group,
 				 * as dp_avg's */
@@ -993,7 +990,7 @@ per_unit_expr(DpCall *call, const char *lc_schema)
 					/* avg() of an integer type is a numeric: the variances' and quantiles'
 					 * per-unit forms take a double precision (dp_sum's and dp_avg's have a
 					 * numeric form too); an average of integers is far inside its range */
-					if ((call->kind == DP_SITE_VARIANCE || call->kind == DP_SITE_PERCENTILE) &&
+					if ((call->kind == DP_SITE_VARIANCE || DPAGG_KIND_IS_PERCENTILE(call->kind)) &&
 						exprType((Node *) r) == NUMERICOID)
 						r = marked((Expr *) makeFuncExpr(dpagg_function_oid(lc_schema, "dpagg_numeric_float8", 1, &num),
 														 FLOAT8OID, list_make1(r), InvalidOid, InvalidOid,
@@ -1076,7 +1073,7 @@ bounded_call(DpCall *call, LevelContext *lc, Expr *value)
 
 		name = call->kind == DP_SITE_SUM ? "dpagg_unit_sum"
 			: call->kind == DP_SITE_AVG ? "dpagg_unit_avg"
-			: call->kind == DP_SITE_PERCENTILE ? psprintf("dpagg_unit_%s", get_func_name(a->aggfnoid) + strlen("dp_"))
+			: DPAGG_KIND_IS_PERCENTILE(call->kind) ? psprintf("dpagg_unit_%s", get_func_name(a->aggfnoid) + strlen("dp_"))
 			: psprintf("dpagg_unit_%s", dpagg_variance_form_name(a->aggfnoid) + strlen("dp_"));
 		if (lo->sensitivity >= 0)
 		{
@@ -1084,10 +1081,17 @@ bounded_call(DpCall *call, LevelContext *lc, Expr *value)
 			lower = (Expr *) makeFuncExpr(F_FLOAT8UM, FLOAT8OID, list_make1(copyObject(upper)),
 										  InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL);
 		}
-		else
+		else if (lo->lower >= 0)
 		{
 			lower = arg_of(a, lo->lower);
 			upper = arg_of(a, lo->upper);
+		}
+		else
+		{
+			/* a quantile without bounds: its per-unit form finds the range from the units'
+			 * values (percentile.c; docs/automatic_bounds.md, "Quantiles") */
+			lower = (Expr *) makeNullConst(FLOAT8OID, -1, InvalidOid);
+			upper = (Expr *) makeNullConst(FLOAT8OID, -1, InvalidOid);
 		}
 		args = list_make5(value, arg_of(a, lo->epsilon), arg_of(a, lo->delta), lower, upper);
 		if (lo->quantile >= 0)

@@ -377,7 +377,10 @@ dpagg_explain_sql(PG_FUNCTION_ARGS)
 			 * Without bounds, half of epsilon first finds the range from a noisy histogram of
 			 * magnitudes, and the rest goes to permute-and-flip over its cells
 			 * (docs/automatic_bounds.md, "Quantiles"). */
-			bool		autob = r->kind == DP_SITE_AUTO_PERCENTILE;
+			Const	   *lower_arg = const_arg(r->aggref, lo.lower);
+			/* per unit, NULL bounds are a call without them (query/bound.c) */
+			bool		autob = r->kind == DP_SITE_AUTO_PERCENTILE ||
+				(lower_arg != NULL && lower_arg->constisnull);
 			double		lower = autob ? NAN : float_arg(r->aggref, lo.lower);
 			double		upper = autob ? NAN : float_arg(r->aggref, lo.upper);
 			int			k = 1;
@@ -434,7 +437,9 @@ dpagg_explain_sql(PG_FUNCTION_ARGS)
 							t;
 				dpagg_calibration bcal;
 
-				dpagg_auto_histogram(eps, "dp_percentile", 1, "the quantiles", &eb, &rest, &bcal, &t);
+				/* per unit, of each group's epsilon / L */
+				dpagg_auto_histogram(dpagg_share(eps, L), "dp_percentile", 1, "the quantiles", &eb,
+									 &rest, &bcal, &t);
 				values[8] = Float8GetDatum(rest / Max(k, 1));
 				values[11] = CStringGetTextDatum(psprintf("bounds %s + permute_and_flip", bcal.spec));
 				appendStringInfo(&det, "{\"charged_delta\": 0, \"bounds\": {\"epsilon\": %.17g, "
