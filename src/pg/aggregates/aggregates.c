@@ -96,9 +96,10 @@ dpagg_arg_layout(Aggref *aggref, int kind, DpArgLayout *lo)
 		if (has_mech)
 			lo->mechanism = p++;
 	}
-	else if (kind == DP_SITE_AUTO_SUM)
+	else if (kind == DP_SITE_AUTO_SUM || kind == DP_SITE_AUTO_VARIANCE)
 	{
-		/* dp_sum(value, epsilon, delta): no bounds (auto_bounds.c) */
+		/* dp_sum(value, epsilon, delta), dp_var_pop(value, epsilon, delta) and its forms: no
+		 * bounds (auto_bounds.c, auto_variance.c) */
 		lo->value = p++;
 		lo->epsilon = p++;
 		lo->delta = p++;

@@ -439,6 +439,7 @@ dpagg_kind_name(int kind)
 			return "dp_percentile";
 		case DP_SITE_AUTO_SUM:
 			return "dp_sum";
+		case DP_SITE_AUTO_VARIANCE:
 		case DP_SITE_VARIANCE:
 		case DP_SITE_UNIT_VARIANCE:
 			return "dp_var_pop";	/* or one of its sibling forms: DpSite.name says which */
@@ -791,6 +792,7 @@ site_prepare(AggState *as, AggStatePerTrans pt, int expected_kind)
 		: kind == DP_SITE_PERCENTILE || kind == DP_SITE_UNIT_PERCENTILE ? dpagg_percentile_site_params(site)
 		: kind == DP_SITE_VARIANCE || kind == DP_SITE_UNIT_VARIANCE ? dpagg_variance_site_params(site)
 		: kind == DP_SITE_AUTO_SUM ? dpagg_auto_sum_site_params(site)
+		: kind == DP_SITE_AUTO_VARIANCE ? dpagg_auto_variance_site_params(site)
 		: dpagg_scalar_site_params(site);
 	/* Published only once complete: a failed preparation leaves no half-made site behind. */
 	pt->transfn.fn_extra = site;

@@ -105,6 +105,7 @@ releasing_kind(int kind)
 		case DP_SITE_UNIT_VARIANCE:
 		case DP_SITE_UNIT_PERCENTILE:
 		case DP_SITE_AUTO_SUM:
+		case DP_SITE_AUTO_VARIANCE:
 			return true;
 		default:
 			return false;
