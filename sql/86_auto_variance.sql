@@ -32,6 +32,13 @@ FROM (SELECT 1024 + g % 7 AS x FROM generate_series(1, 700) g) s;
 -- (var_pop with it is about 1e14; clamped to 128 it is 0.08, and the noise is about 0.4).
 SELECT dp_var_pop(x, 1.0, 0) < 10 AS outlier_clamped, dp_stddev_pop(x, 1.0, 0) <= 32 AS within_b
 FROM (SELECT 100.0 AS x FROM generate_series(1, 10000) UNION ALL SELECT 1e9) s;
+-- Values above the range count at its upper bound: 5 000 values of 65 and of 127 give the range
+-- [64, 128] and a variance of 961; ten values of 30 000 (too few to reach the threshold) count as
+-- 128 and leave it at 961.3, where taken as they are they would move the centred mean to about
+-- 30 and the clamped answer to about 124.  The noise is about 1.
+SELECT dp_var_pop(x, 1.0, 0) BETWEEN 940 AND 985 AS above_clamped
+FROM (SELECT CASE WHEN g % 2 = 0 THEN 65.0 ELSE 127.0 END AS x FROM generate_series(1, 10000) g
+      UNION ALL SELECT 30000.0 FROM generate_series(1, 10)) s;
 -- NULLs are skipped, NaN counts as 0 (as with bounds), +-Infinity as +-2^63 (then clamped like
 -- any value beyond the range: here the range reaches it, as one value counts at a huge epsilon).
 SELECT abs(dp_var_pop(x, 1e9, 0) - 1.25) <= 1e-9 AS nan_as_zero

@@ -243,7 +243,7 @@ FAULTS = [
         "what": "dp_var_pop without bounds takes the values of the bins above the chosen range as "
                 "they are instead of at its upper bound, so one value moves the sums by far more "
                 "than the sensitivities the noise is calibrated for.",
-        "killers": ["unit:AutoVariance.*", "regress:" + _LATE + ",86_auto_variance"],
+        "killers": ["regress:" + _LATE + ",86_auto_variance", "unit:AutoVariance.*"],
     },
     # ---------------------------------------------------------------- variances --------------
     {
