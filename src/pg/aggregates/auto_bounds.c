@@ -20,6 +20,9 @@
  * m + S / max(C, 1), clamped to [L, U].
  * Values of magnitude below 2^-32 are kept as they are (within the zero bin, which may straddle a
  * bound of 0): each value still moves the sum by at most S.
+ * The state and its transition, combine and (de)serialisation functions serve the variances
+ * without bounds too (auto_variance.c), whose states also keep each bin's sum of squares
+ * (auto_bounds.h); so do the plan's histogram part and the noisy histogram.
  *
  * The charge is the call's (epsilon, delta), as two parts.  The sum's mechanism is the one asked
  * for (dpagg.default_mechanism); which one `auto` picks depends on S, chosen at the release, so
