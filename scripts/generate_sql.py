@@ -463,8 +463,32 @@ for sqlt, short in TYPES:
                  f"dpagg_auto_sum_trans_{short}",
                  "differentially private average, its clamping bounds chosen privately (half of epsilon) from the data")
 
+# The variances without bounds (src/pg/aggregates/auto_variance.c, docs/automatic_bounds.md): the
+# state of dp_sum without bounds with each bin's sum of squares too; the final function chooses
+# the range from the noisy histogram (not widened to 0) and releases the variance clamped to it
+# as the bounded variance does.  One kind per form (they differ in their final functions only),
+# all of site.c's DP_SITE_AUTO_VARIANCE, sharing their transition, combine and (de)serialisation.
+AV_SUPPORT = dict(
+    combine=Function("dpagg_auto_var_combine", [("", "internal"), ("", "internal")], "internal", strict=False),
+    serial=Function("dpagg_auto_var_serialize", [("", "internal")], "bytea"),
+    deserial=Function("dpagg_auto_var_deserialize", [("", "bytea"), ("", "internal")], "internal"))
+AUTO_VARIANCE_KINDS = []
+for vform, what in [("var_pop", "population variance"), ("var_samp", "sample variance"),
+                    ("stddev_pop", "population standard deviation"),
+                    ("stddev_samp", "sample standard deviation")]:
+    avkind = Kind("DP_SITE_AUTO_VARIANCE",
+                  f"dp_{vform} without bounds: the range chosen privately from a histogram of magnitudes (half of epsilon).",
+                  "internal", AV_SUPPORT["combine"],
+                  Function(f"dpagg_auto_{vform}_final", [("", "internal")], F8, "VOLATILE", strict=False),
+                  AV_SUPPORT["serial"], AV_SUPPORT["deserial"], sspace=536)
+    for sqlt, short in TYPES:
+        avkind.add(f"dp_{vform}", [("value", sqlt)] + EPS_DELTA, f"dpagg_auto_var_trans_{short}",
+                   f"dpagg_auto_var_trans_{short}",
+                   f"differentially private {what}, its clamping range chosen privately (half of epsilon) from the data")
+    AUTO_VARIANCE_KINDS.append(avkind)
+
 KINDS = [SUM, SUM_INLINE, AVG, COUNT, VECTOR, UNIT_SUM, UNIT_AVG, UNIT_COUNT, SELECT, UNIT_VECTOR,
-         MERGE_SUM, MERGE_AVG, MERGE_COUNT, MERGE_VECTOR, PERCENTILE, PERCENTILES] + VARIANCE_KINDS + UNIT_VARIANCE_KINDS + [UNIT_PERCENTILE, UNIT_PERCENTILES, AUTO_SUM, AUTO_AVG, AUTO_PERCENTILE, AUTO_PERCENTILES]
+         MERGE_SUM, MERGE_AVG, MERGE_COUNT, MERGE_VECTOR, PERCENTILE, PERCENTILES] + VARIANCE_KINDS + UNIT_VARIANCE_KINDS + [UNIT_PERCENTILE, UNIT_PERCENTILES, AUTO_SUM, AUTO_AVG, AUTO_PERCENTILE, AUTO_PERCENTILES] + AUTO_VARIANCE_KINDS
 
 # One row's quanta (src/pg/aggregates/partial.c): plain functions, summed with sum(bigint) on Citus workers.
 QUANTA = [(f"dpagg_quanta_{what}", sqlt, f"dpagg_quanta_{what}_{short}")

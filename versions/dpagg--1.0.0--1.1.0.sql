@@ -1794,4 +1794,241 @@ REVOKE ALL ON FUNCTION
   dpagg_auto_percentiles_trans_float4(internal, real, double precision[], double precision, double precision),
   dpagg_auto_percentiles_trans_float8(internal, double precision, double precision[], double precision, double precision),
   dpagg_auto_percentiles_trans_numeric(internal, numeric, double precision[], double precision, double precision)
+-- The variances without bounds: the range chosen privately (src/pg/aggregates/auto_variance.c,
+-- docs/automatic_bounds.md, "Variances").  Their support functions are for them only (the REVOKE below).
+-- dp_var_pop without bounds: the range chosen privately from a histogram of magnitudes (half of epsilon).
+CREATE FUNCTION dpagg_auto_var_combine(internal, internal) RETURNS internal
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION dpagg_auto_var_pop_final(internal) RETURNS double precision
+  AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE FUNCTION dpagg_auto_var_serialize(internal) RETURNS bytea
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION dpagg_auto_var_deserialize(bytea, internal) RETURNS internal
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION dpagg_auto_var_trans_int2(internal, value smallint, epsilon double precision, delta double precision) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_auto_var_trans_int2' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dp_var_pop(value smallint, epsilon double precision, delta double precision) (
+  SFUNC = dpagg_auto_var_trans_int2, STYPE = internal, SSPACE = 536,
+  COMBINEFUNC = dpagg_auto_var_combine, SERIALFUNC = dpagg_auto_var_serialize,
+  DESERIALFUNC = dpagg_auto_var_deserialize, FINALFUNC = dpagg_auto_var_pop_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_var_pop(value smallint, epsilon double precision, delta double precision) IS 'differentially private population variance, its clamping range chosen privately (half of epsilon) from the data';
+
+CREATE FUNCTION dpagg_auto_var_trans_int4(internal, value integer, epsilon double precision, delta double precision) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_auto_var_trans_int4' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dp_var_pop(value integer, epsilon double precision, delta double precision) (
+  SFUNC = dpagg_auto_var_trans_int4, STYPE = internal, SSPACE = 536,
+  COMBINEFUNC = dpagg_auto_var_combine, SERIALFUNC = dpagg_auto_var_serialize,
+  DESERIALFUNC = dpagg_auto_var_deserialize, FINALFUNC = dpagg_auto_var_pop_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_var_pop(value integer, epsilon double precision, delta double precision) IS 'differentially private population variance, its clamping range chosen privately (half of epsilon) from the data';
+
+CREATE FUNCTION dpagg_auto_var_trans_int8(internal, value bigint, epsilon double precision, delta double precision) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_auto_var_trans_int8' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dp_var_pop(value bigint, epsilon double precision, delta double precision) (
+  SFUNC = dpagg_auto_var_trans_int8, STYPE = internal, SSPACE = 536,
+  COMBINEFUNC = dpagg_auto_var_combine, SERIALFUNC = dpagg_auto_var_serialize,
+  DESERIALFUNC = dpagg_auto_var_deserialize, FINALFUNC = dpagg_auto_var_pop_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_var_pop(value bigint, epsilon double precision, delta double precision) IS 'differentially private population variance, its clamping range chosen privately (half of epsilon) from the data';
+
+CREATE FUNCTION dpagg_auto_var_trans_float4(internal, value real, epsilon double precision, delta double precision) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_auto_var_trans_float4' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dp_var_pop(value real, epsilon double precision, delta double precision) (
+  SFUNC = dpagg_auto_var_trans_float4, STYPE = internal, SSPACE = 536,
+  COMBINEFUNC = dpagg_auto_var_combine, SERIALFUNC = dpagg_auto_var_serialize,
+  DESERIALFUNC = dpagg_auto_var_deserialize, FINALFUNC = dpagg_auto_var_pop_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_var_pop(value real, epsilon double precision, delta double precision) IS 'differentially private population variance, its clamping range chosen privately (half of epsilon) from the data';
+
+CREATE FUNCTION dpagg_auto_var_trans_float8(internal, value double precision, epsilon double precision, delta double precision) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_auto_var_trans_float8' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dp_var_pop(value double precision, epsilon double precision, delta double precision) (
+  SFUNC = dpagg_auto_var_trans_float8, STYPE = internal, SSPACE = 536,
+  COMBINEFUNC = dpagg_auto_var_combine, SERIALFUNC = dpagg_auto_var_serialize,
+  DESERIALFUNC = dpagg_auto_var_deserialize, FINALFUNC = dpagg_auto_var_pop_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_var_pop(value double precision, epsilon double precision, delta double precision) IS 'differentially private population variance, its clamping range chosen privately (half of epsilon) from the data';
+
+CREATE FUNCTION dpagg_auto_var_trans_numeric(internal, value numeric, epsilon double precision, delta double precision) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_auto_var_trans_numeric' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dp_var_pop(value numeric, epsilon double precision, delta double precision) (
+  SFUNC = dpagg_auto_var_trans_numeric, STYPE = internal, SSPACE = 536,
+  COMBINEFUNC = dpagg_auto_var_combine, SERIALFUNC = dpagg_auto_var_serialize,
+  DESERIALFUNC = dpagg_auto_var_deserialize, FINALFUNC = dpagg_auto_var_pop_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_var_pop(value numeric, epsilon double precision, delta double precision) IS 'differentially private population variance, its clamping range chosen privately (half of epsilon) from the data';
+
+-- dp_var_samp without bounds: the range chosen privately from a histogram of magnitudes (half of epsilon).
+CREATE FUNCTION dpagg_auto_var_samp_final(internal) RETURNS double precision
+  AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE AGGREGATE dp_var_samp(value smallint, epsilon double precision, delta double precision) (
+  SFUNC = dpagg_auto_var_trans_int2, STYPE = internal, SSPACE = 536,
+  COMBINEFUNC = dpagg_auto_var_combine, SERIALFUNC = dpagg_auto_var_serialize,
+  DESERIALFUNC = dpagg_auto_var_deserialize, FINALFUNC = dpagg_auto_var_samp_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_var_samp(value smallint, epsilon double precision, delta double precision) IS 'differentially private sample variance, its clamping range chosen privately (half of epsilon) from the data';
+
+CREATE AGGREGATE dp_var_samp(value integer, epsilon double precision, delta double precision) (
+  SFUNC = dpagg_auto_var_trans_int4, STYPE = internal, SSPACE = 536,
+  COMBINEFUNC = dpagg_auto_var_combine, SERIALFUNC = dpagg_auto_var_serialize,
+  DESERIALFUNC = dpagg_auto_var_deserialize, FINALFUNC = dpagg_auto_var_samp_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_var_samp(value integer, epsilon double precision, delta double precision) IS 'differentially private sample variance, its clamping range chosen privately (half of epsilon) from the data';
+
+CREATE AGGREGATE dp_var_samp(value bigint, epsilon double precision, delta double precision) (
+  SFUNC = dpagg_auto_var_trans_int8, STYPE = internal, SSPACE = 536,
+  COMBINEFUNC = dpagg_auto_var_combine, SERIALFUNC = dpagg_auto_var_serialize,
+  DESERIALFUNC = dpagg_auto_var_deserialize, FINALFUNC = dpagg_auto_var_samp_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_var_samp(value bigint, epsilon double precision, delta double precision) IS 'differentially private sample variance, its clamping range chosen privately (half of epsilon) from the data';
+
+CREATE AGGREGATE dp_var_samp(value real, epsilon double precision, delta double precision) (
+  SFUNC = dpagg_auto_var_trans_float4, STYPE = internal, SSPACE = 536,
+  COMBINEFUNC = dpagg_auto_var_combine, SERIALFUNC = dpagg_auto_var_serialize,
+  DESERIALFUNC = dpagg_auto_var_deserialize, FINALFUNC = dpagg_auto_var_samp_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_var_samp(value real, epsilon double precision, delta double precision) IS 'differentially private sample variance, its clamping range chosen privately (half of epsilon) from the data';
+
+CREATE AGGREGATE dp_var_samp(value double precision, epsilon double precision, delta double precision) (
+  SFUNC = dpagg_auto_var_trans_float8, STYPE = internal, SSPACE = 536,
+  COMBINEFUNC = dpagg_auto_var_combine, SERIALFUNC = dpagg_auto_var_serialize,
+  DESERIALFUNC = dpagg_auto_var_deserialize, FINALFUNC = dpagg_auto_var_samp_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_var_samp(value double precision, epsilon double precision, delta double precision) IS 'differentially private sample variance, its clamping range chosen privately (half of epsilon) from the data';
+
+CREATE AGGREGATE dp_var_samp(value numeric, epsilon double precision, delta double precision) (
+  SFUNC = dpagg_auto_var_trans_numeric, STYPE = internal, SSPACE = 536,
+  COMBINEFUNC = dpagg_auto_var_combine, SERIALFUNC = dpagg_auto_var_serialize,
+  DESERIALFUNC = dpagg_auto_var_deserialize, FINALFUNC = dpagg_auto_var_samp_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_var_samp(value numeric, epsilon double precision, delta double precision) IS 'differentially private sample variance, its clamping range chosen privately (half of epsilon) from the data';
+
+-- dp_stddev_pop without bounds: the range chosen privately from a histogram of magnitudes (half of epsilon).
+CREATE FUNCTION dpagg_auto_stddev_pop_final(internal) RETURNS double precision
+  AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE AGGREGATE dp_stddev_pop(value smallint, epsilon double precision, delta double precision) (
+  SFUNC = dpagg_auto_var_trans_int2, STYPE = internal, SSPACE = 536,
+  COMBINEFUNC = dpagg_auto_var_combine, SERIALFUNC = dpagg_auto_var_serialize,
+  DESERIALFUNC = dpagg_auto_var_deserialize, FINALFUNC = dpagg_auto_stddev_pop_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_stddev_pop(value smallint, epsilon double precision, delta double precision) IS 'differentially private population standard deviation, its clamping range chosen privately (half of epsilon) from the data';
+
+CREATE AGGREGATE dp_stddev_pop(value integer, epsilon double precision, delta double precision) (
+  SFUNC = dpagg_auto_var_trans_int4, STYPE = internal, SSPACE = 536,
+  COMBINEFUNC = dpagg_auto_var_combine, SERIALFUNC = dpagg_auto_var_serialize,
+  DESERIALFUNC = dpagg_auto_var_deserialize, FINALFUNC = dpagg_auto_stddev_pop_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_stddev_pop(value integer, epsilon double precision, delta double precision) IS 'differentially private population standard deviation, its clamping range chosen privately (half of epsilon) from the data';
+
+CREATE AGGREGATE dp_stddev_pop(value bigint, epsilon double precision, delta double precision) (
+  SFUNC = dpagg_auto_var_trans_int8, STYPE = internal, SSPACE = 536,
+  COMBINEFUNC = dpagg_auto_var_combine, SERIALFUNC = dpagg_auto_var_serialize,
+  DESERIALFUNC = dpagg_auto_var_deserialize, FINALFUNC = dpagg_auto_stddev_pop_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_stddev_pop(value bigint, epsilon double precision, delta double precision) IS 'differentially private population standard deviation, its clamping range chosen privately (half of epsilon) from the data';
+
+CREATE AGGREGATE dp_stddev_pop(value real, epsilon double precision, delta double precision) (
+  SFUNC = dpagg_auto_var_trans_float4, STYPE = internal, SSPACE = 536,
+  COMBINEFUNC = dpagg_auto_var_combine, SERIALFUNC = dpagg_auto_var_serialize,
+  DESERIALFUNC = dpagg_auto_var_deserialize, FINALFUNC = dpagg_auto_stddev_pop_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_stddev_pop(value real, epsilon double precision, delta double precision) IS 'differentially private population standard deviation, its clamping range chosen privately (half of epsilon) from the data';
+
+CREATE AGGREGATE dp_stddev_pop(value double precision, epsilon double precision, delta double precision) (
+  SFUNC = dpagg_auto_var_trans_float8, STYPE = internal, SSPACE = 536,
+  COMBINEFUNC = dpagg_auto_var_combine, SERIALFUNC = dpagg_auto_var_serialize,
+  DESERIALFUNC = dpagg_auto_var_deserialize, FINALFUNC = dpagg_auto_stddev_pop_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_stddev_pop(value double precision, epsilon double precision, delta double precision) IS 'differentially private population standard deviation, its clamping range chosen privately (half of epsilon) from the data';
+
+CREATE AGGREGATE dp_stddev_pop(value numeric, epsilon double precision, delta double precision) (
+  SFUNC = dpagg_auto_var_trans_numeric, STYPE = internal, SSPACE = 536,
+  COMBINEFUNC = dpagg_auto_var_combine, SERIALFUNC = dpagg_auto_var_serialize,
+  DESERIALFUNC = dpagg_auto_var_deserialize, FINALFUNC = dpagg_auto_stddev_pop_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_stddev_pop(value numeric, epsilon double precision, delta double precision) IS 'differentially private population standard deviation, its clamping range chosen privately (half of epsilon) from the data';
+
+-- dp_stddev_samp without bounds: the range chosen privately from a histogram of magnitudes (half of epsilon).
+CREATE FUNCTION dpagg_auto_stddev_samp_final(internal) RETURNS double precision
+  AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE AGGREGATE dp_stddev_samp(value smallint, epsilon double precision, delta double precision) (
+  SFUNC = dpagg_auto_var_trans_int2, STYPE = internal, SSPACE = 536,
+  COMBINEFUNC = dpagg_auto_var_combine, SERIALFUNC = dpagg_auto_var_serialize,
+  DESERIALFUNC = dpagg_auto_var_deserialize, FINALFUNC = dpagg_auto_stddev_samp_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_stddev_samp(value smallint, epsilon double precision, delta double precision) IS 'differentially private sample standard deviation, its clamping range chosen privately (half of epsilon) from the data';
+
+CREATE AGGREGATE dp_stddev_samp(value integer, epsilon double precision, delta double precision) (
+  SFUNC = dpagg_auto_var_trans_int4, STYPE = internal, SSPACE = 536,
+  COMBINEFUNC = dpagg_auto_var_combine, SERIALFUNC = dpagg_auto_var_serialize,
+  DESERIALFUNC = dpagg_auto_var_deserialize, FINALFUNC = dpagg_auto_stddev_samp_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_stddev_samp(value integer, epsilon double precision, delta double precision) IS 'differentially private sample standard deviation, its clamping range chosen privately (half of epsilon) from the data';
+
+CREATE AGGREGATE dp_stddev_samp(value bigint, epsilon double precision, delta double precision) (
+  SFUNC = dpagg_auto_var_trans_int8, STYPE = internal, SSPACE = 536,
+  COMBINEFUNC = dpagg_auto_var_combine, SERIALFUNC = dpagg_auto_var_serialize,
+  DESERIALFUNC = dpagg_auto_var_deserialize, FINALFUNC = dpagg_auto_stddev_samp_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_stddev_samp(value bigint, epsilon double precision, delta double precision) IS 'differentially private sample standard deviation, its clamping range chosen privately (half of epsilon) from the data';
+
+CREATE AGGREGATE dp_stddev_samp(value real, epsilon double precision, delta double precision) (
+  SFUNC = dpagg_auto_var_trans_float4, STYPE = internal, SSPACE = 536,
+  COMBINEFUNC = dpagg_auto_var_combine, SERIALFUNC = dpagg_auto_var_serialize,
+  DESERIALFUNC = dpagg_auto_var_deserialize, FINALFUNC = dpagg_auto_stddev_samp_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_stddev_samp(value real, epsilon double precision, delta double precision) IS 'differentially private sample standard deviation, its clamping range chosen privately (half of epsilon) from the data';
+
+CREATE AGGREGATE dp_stddev_samp(value double precision, epsilon double precision, delta double precision) (
+  SFUNC = dpagg_auto_var_trans_float8, STYPE = internal, SSPACE = 536,
+  COMBINEFUNC = dpagg_auto_var_combine, SERIALFUNC = dpagg_auto_var_serialize,
+  DESERIALFUNC = dpagg_auto_var_deserialize, FINALFUNC = dpagg_auto_stddev_samp_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_stddev_samp(value double precision, epsilon double precision, delta double precision) IS 'differentially private sample standard deviation, its clamping range chosen privately (half of epsilon) from the data';
+
+CREATE AGGREGATE dp_stddev_samp(value numeric, epsilon double precision, delta double precision) (
+  SFUNC = dpagg_auto_var_trans_numeric, STYPE = internal, SSPACE = 536,
+  COMBINEFUNC = dpagg_auto_var_combine, SERIALFUNC = dpagg_auto_var_serialize,
+  DESERIALFUNC = dpagg_auto_var_deserialize, FINALFUNC = dpagg_auto_stddev_samp_final,
+  FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dp_stddev_samp(value numeric, epsilon double precision, delta double precision) IS 'differentially private sample standard deviation, its clamping range chosen privately (half of epsilon) from the data';
+REVOKE ALL ON FUNCTION
+  dpagg_auto_var_combine(internal, internal),
+  dpagg_auto_var_pop_final(internal),
+  dpagg_auto_var_serialize(internal),
+  dpagg_auto_var_deserialize(bytea, internal),
+  dpagg_auto_var_trans_int2(internal, smallint, double precision, double precision),
+  dpagg_auto_var_trans_int4(internal, integer, double precision, double precision),
+  dpagg_auto_var_trans_int8(internal, bigint, double precision, double precision),
+  dpagg_auto_var_trans_float4(internal, real, double precision, double precision),
+  dpagg_auto_var_trans_float8(internal, double precision, double precision, double precision),
+  dpagg_auto_var_trans_numeric(internal, numeric, double precision, double precision),
+  dpagg_auto_var_samp_final(internal),
+  dpagg_auto_stddev_pop_final(internal),
+  dpagg_auto_stddev_samp_final(internal)
   FROM PUBLIC;

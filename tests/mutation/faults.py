@@ -200,12 +200,12 @@ FAULTS = [
     {
         "id": "auto-sum-overspent",
         "file": "src/pg/aggregates/auto_bounds.c",
-        "find": "*epsilon_rest = nextafter(epsilon - *epsilon_bounds, 0);",
-        "replace": "*epsilon_rest = epsilon;",
-        "what": "A call without bounds (dp_sum, dp_avg, the quantiles) releases at the call's whole "
+        "find": "p->epsilon_sum = nextafter(epsilon - p->epsilon_bounds, 0);",
+        "replace": "p->epsilon_sum = epsilon;",
+        "what": "A call without bounds (dp_sum, dp_avg, the quantiles, the variances) releases at the call's whole "
                 "epsilon after spending half of it on the bounds' histogram, so the release is "
                 "1.5-epsilon-DP while epsilon is charged.",
-        "killers": ["regress:" + _LATE + ",84_auto_bounds,85_auto_percentile"],
+        "killers": ["regress:" + _LATE + ",84_auto_bounds,85_auto_percentile,86_auto_variance"],
     },
     {
         "id": "auto-quantile-overspent",
@@ -240,7 +240,7 @@ FAULTS = [
         "id": "auto-sum-outliers-unclamped",
         "file": "src/pg/aggregates/auto_bounds.c",
         "find": "total += (__int128) bins[j].count * (__int128) llrint(ldexp(upper, -qexp));",
-        "replace": "total += shift_round(dpagg_int128_get(bins[j].sum_hi, bins[j].sum_lo), qexp - bin_quantum_exp(j));",
+        "replace": "total += shift_round(bins[j].sum, qexp - dpagg_bounds_quantum_exp(j));",
         "what": "dp_sum without bounds adds the values above the chosen upper bound as they are, "
                 "so one value moves the sum by more than the sensitivity the noise is calibrated for.",
         "killers": ["regress:" + _LATE + ",84_auto_bounds"],
@@ -253,6 +253,26 @@ FAULTS = [
         "what": "dp_avg without bounds releases its sum and its count each at the whole of what "
                 "the bounds leave, so the release spends more epsilon than is charged.",
         "killers": ["regress:" + _LATE + ",84_auto_bounds"],
+    },
+    {
+        "id": "auto-variance-overspent",
+        "file": "src/pg/aggregates/auto_variance.c",
+        "find": "p->part_epsilon = p->epsilon_sum;",
+        "replace": "p->part_epsilon = epsilon;",
+        "what": "dp_var_pop without bounds releases its three parts at the call's whole epsilon "
+                "after spending half of it on the histogram, so the release is 1.5-epsilon-DP "
+                "while epsilon is charged.",
+        "killers": ["regress:" + _LATE + ",86_auto_variance"],
+    },
+    {
+        "id": "auto-variance-outliers-unclamped",
+        "file": "src/core/variance/auto_variance.cpp",
+        "find": "if (j > hi_bin) {",
+        "replace": "if (j > DPAGG_BOUNDS_BINS) {",
+        "what": "dp_var_pop without bounds takes the values of the bins above the chosen range as "
+                "they are instead of at its upper bound, so one value moves the sums by far more "
+                "than the sensitivities the noise is calibrated for.",
+        "killers": ["regress:" + _LATE + ",86_auto_variance", "unit:AutoVariance.*"],
     },
     # ---------------------------------------------------------------- variances --------------
     {

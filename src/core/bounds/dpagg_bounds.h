@@ -14,6 +14,7 @@
 #define DPAGG_BOUNDS_H
 
 #include <math.h>
+#include <stdint.h>
 
 #include "dpagg_core.h"
 
@@ -48,6 +49,72 @@ dpagg_bounds_bin(double x)
 		k = DPAGG_BOUNDS_KMAX;
 	return x > 0 ? DPAGG_BOUNDS_ZERO + 1 + (k - DPAGG_BOUNDS_KMIN)
 		: DPAGG_BOUNDS_ZERO - 1 - (k - DPAGG_BOUNDS_KMIN);
+}
+
+/* A value as the histogram keeps it: NaN as 0 (as dp_sum counts it), magnitudes beyond
+ * 2^(KMAX + 1) (and +-Infinity) as +-2^(KMAX + 1). */
+static inline double
+dpagg_bounds_value(double x)
+{
+	double		top = ldexp(1.0, DPAGG_BOUNDS_KMAX + 1);
+
+	if (isnan(x))
+		return 0;
+	return x > top ? top : x < -top ? -top : x;
+}
+
+/* The exponent e of bin j's quantum 2^e: that of its upper edge's magnitude 2^(k+1), 2^(k+1-52)
+ * (the zero bin's: 2^(KMIN-52)).  A value of the bin (dpagg_bounds_value) is below 2^53 quanta. */
+static inline int
+dpagg_bounds_quantum_exp(int j)
+{
+	int			k;
+
+	if (j == DPAGG_BOUNDS_ZERO)
+		return DPAGG_BOUNDS_KMIN - 52;
+	k = j > DPAGG_BOUNDS_ZERO ? j - DPAGG_BOUNDS_ZERO - 1 + DPAGG_BOUNDS_KMIN
+		: DPAGG_BOUNDS_ZERO - 1 - j + DPAGG_BOUNDS_KMIN;
+	return k + 1 - 52;
+}
+
+/* The exponent of the quantum of bin j's squares: that of its squared upper edge,
+ * 2^(2(k+1)-52).  A square of the bin's values is at most 2^52 of them. */
+static inline int
+dpagg_bounds_squares_exp(int j)
+{
+	return 2 * (dpagg_bounds_quantum_exp(j) + 52) - 52;
+}
+
+/*
+ * x^2 (x in bin j, as dpagg_bounds_value keeps it) in the quanta of dpagg_bounds_squares_exp(j),
+ * rounded once (half to even) from the exact square: x = m 2^e with the integer m below 2^53
+ * (exact), so x^2 = m^2 2^(2e) is exact in 128 bits and shifted right once.  At most 2^52.
+ */
+static inline int64_t
+dpagg_bounds_square_quanta(double x, int j)
+{
+	double		a = fabs(x);
+	int			e,
+				shift;
+	unsigned __int128 m2,
+				q,
+				r,
+				half;
+
+	if (a == 0)
+		return 0;
+	e = ilogb(a) - 52;
+	m2 = (unsigned __int128) (uint64_t) ldexp(a, -e);	/* exact: a has 53 bits from 2^(e+52) */
+	m2 *= m2;
+	shift = dpagg_bounds_squares_exp(j) - 2 * e;	/* >= 52 for every bin */
+	if (shift >= 108)
+		return 0;				/* m^2 < 2^106 is below half a quantum */
+	q = m2 >> shift;
+	r = m2 - (q << shift);
+	half = (unsigned __int128) 1 << (shift - 1);
+	if (r > half || (r == half && (q & 1)))
+		q += 1;
+	return (int64_t) q;
 }
 
 /* The edges of bin j: every value of the bin, once clamped to [-2^(KMAX+1), 2^(KMAX+1)], lies

@@ -15,6 +15,8 @@
 #ifndef DPAGG_VARIANCE_H
 #define DPAGG_VARIANCE_H
 
+#include <stdint.h>
+
 #include "dpagg_core.h"
 
 #ifdef __cplusplus
@@ -76,6 +78,35 @@ int			dpagg_variance_estimate(const dpagg_variance_plan *plan, int form, double 
 void		dpagg_variance_interval(const dpagg_variance_plan *plan, int form, double squares,
 									double sum, double count, const double *w, double *lo,
 									double *hi);
+
+/*
+ * Variances without bounds (docs/automatic_bounds.md, "Variances"): a group's values counted per
+ * bin of magnitude (src/core/bounds/dpagg_bounds.h), each bin with the exact sum of its values in
+ * the quanta 2^dpagg_bounds_quantum_exp(j) and of their squares in the quanta
+ * 2^dpagg_bounds_squares_exp(j) (each square rounded once: dpagg_bounds_square_quanta).
+ */
+typedef struct dpagg_auto_variance_bin
+{
+	int64_t		count;
+	__int128	sum;
+	__int128	squares;
+} dpagg_auto_variance_bin;
+
+/*
+ * The three integers the bounded variance's state would hold for the values clamped to the
+ * plan's [lower, upper] (the lower edge of bin lo_bin and the upper edge of bin hi_bin): the
+ * count, the centred sum sum(y) in the quanta of the plan's B (dpagg_quantum_for_bound) and the
+ * centred squares sum(y^2 - h) in the quanta of h = the plan's B^2/2, y = clamp(x) - m with the
+ * exact middle m = (lower + upper)/2.  Each bin's contribution is computed exactly (big
+ * integers): a bin between lo_bin and hi_bin from its sums, a bin above hi_bin as its count times
+ * y = upper - m, below lo_bin times lower - m; then rounded once (half to even) to the coarse
+ * quanta.  One value moves the sums by at most B (1 + 2^-45) and h (1 + 2^-45) (the argument is
+ * in the document).  bins: DPAGG_BOUNDS_BINS entries.  DPAGG_INVALID_PARAMETER when the plan's
+ * bounds are not those bins' edges; DPAGG_INTERNAL if a result does not fit in 127 bits.
+ */
+int			dpagg_auto_variance_sums(const dpagg_auto_variance_bin *bins, int lo_bin, int hi_bin,
+									 const dpagg_variance_plan *plan, __int128 *squares,
+									 __int128 *sum, int64_t *count, dpagg_error *err);
 
 #ifdef __cplusplus
 }

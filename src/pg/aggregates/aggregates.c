@@ -96,11 +96,11 @@ dpagg_arg_layout(Aggref *aggref, int kind, DpArgLayout *lo)
 		if (has_mech)
 			lo->mechanism = p++;
 	}
-	else if (kind == DP_SITE_AUTO_SUM || kind == DP_SITE_AUTO_PERCENTILE)
+	else if (kind == DP_SITE_AUTO_SUM || kind == DP_SITE_AUTO_PERCENTILE || kind == DP_SITE_AUTO_VARIANCE)
 	{
 		/* dp_sum(value, epsilon, delta), dp_percentile(value, p, epsilon, delta),
-		 * dp_percentiles(value, ps, ...), dp_median(value, epsilon, delta): no bounds
-		 * (auto_bounds.c, percentile.c) */
+		 * dp_percentiles(value, ps, ...), dp_median(value, epsilon, delta), dp_var_pop(value,
+		 * epsilon, delta) and its forms: no bounds (auto_bounds.c, percentile.c, auto_variance.c) */
 		lo->value = p++;
 		if (kind == DP_SITE_AUTO_PERCENTILE && n == 4)
 			lo->quantile = p++;

@@ -20,6 +20,9 @@
  * m + S / max(C, 1), clamped to [L, U].
  * Values of magnitude below 2^-32 are kept as they are (within the zero bin, which may straddle a
  * bound of 0): each value still moves the sum by at most S.
+ * The state and its transition, combine and (de)serialisation functions serve the variances
+ * without bounds too (auto_variance.c), whose states also keep each bin's sum of squares
+ * (auto_bounds.h); so do the plan's histogram part and the noisy histogram.
  *
  * The charge is the call's (epsilon, delta), as two parts.  The sum's mechanism is the one asked
  * for (dpagg.default_mechanism); which one `auto` picks depends on S, chosen at the release, so
@@ -36,35 +39,20 @@
 #include "utils/builtins.h"
 #include "utils/syscache.h"
 
+#include "aggregates/auto_bounds.h"
 #include "bounds/dpagg_bounds.h"
 #include "dpagg_accum.h"
 
-#define ASTATE_VERSION 1
 #define ANAME "dp_sum"
-#define ADENSE_AT 12			/* occupied bins kept as a list up to this many */
+
+/* the squares of the variances' states do not grow dp_sum's and dp_avg's: 336 bytes, as before */
+StaticAssertDecl(sizeof(AState) == 336, "dp_sum's state without bounds is 336 bytes");
+StaticAssertDecl(sizeof(AVState) == 536, "the variance's state without bounds is 536 bytes (SSPACE)");
 
 /* The share of epsilon that chooses the bounds, and the failure probability of the choice
  * (docs/automatic_bounds.md, "The threshold and the choice"). */
 #define AUTO_BOUNDS_SHARE 0.5
 #define AUTO_BOUNDS_BETA 1e-6
-
-typedef struct ABin
-{
-	int64		count;
-	int64		sum_hi;			/* exact sum of the bin's quanta, 128 bits as halves */
-	uint64		sum_lo;
-} ABin;
-
-typedef struct AState
-{
-	int32		version;
-	int32		nlist;			/* occupied bins in list[], or -1 once dense */
-	bool		released;
-	double		released_value;
-	uint8		which[ADENSE_AT];	/* the list's bins */
-	ABin		list[ADENSE_AT];
-	ABin	   *dense;			/* DPAGG_BOUNDS_BINS entries, once dense */
-} AState;
 
 typedef struct AParams
 {
@@ -78,53 +66,74 @@ typedef struct AParams
 
 extern Datum dpagg_auto_avg_final(PG_FUNCTION_ARGS);
 
-/* The quantum of bin j's values: that of its upper edge's magnitude (the zero bin's: 2^KMIN). */
-static inline int
-bin_quantum_exp(int j)
-{
-	int			k;
-
-	if (j == DPAGG_BOUNDS_ZERO)
-		return DPAGG_BOUNDS_KMIN - 52;
-	k = j > DPAGG_BOUNDS_ZERO ? j - DPAGG_BOUNDS_ZERO - 1 + DPAGG_BOUNDS_KMIN
-		: DPAGG_BOUNDS_ZERO - 1 - j + DPAGG_BOUNDS_KMIN;
-	return k + 1 - 52;
-}
-
 /*
- * The histogram of magnitudes of a call without bounds: epsilon_b = epsilon * AUTO_BOUNDS_SHARE
- * and the rest, each rounded down (so that they never add up to more than epsilon); the rest
- * (`rest` says what, for the hint) serves `parts` releases at an equal share, each of which, like epsilon_b, must be at least 1e-10
- * (the least epsilon a calibration takes).  The noise is discrete Laplace at sensitivity 1 (one
- * value is in one bin), and a bin counts from the threshold that keeps every empty bin below it
- * with probability 1 - AUTO_BOUNDS_BETA (docs/automatic_bounds.md, "The threshold and the choice").
+ * The part of a plan that chooses the bounds, shared by the calls without bounds (dp_sum, dp_avg,
+ * the variances): the mechanism (dpagg.default_mechanism as it is now), epsilon's split into the
+ * histogram's epsilon_b (half, rounded down) and the rest (rounded down), the histogram's
+ * calibration (discrete Laplace at sensitivity 1: one value, one bin) and its threshold.
  */
 void
-dpagg_auto_histogram(double epsilon, const char *what, int parts, const char *rest,
-					 double *epsilon_bounds, double *epsilon_rest, dpagg_calibration *cal,
-					 double *threshold)
+dpagg_auto_plan_bounds(double epsilon, DpAutoPlan *p)
 {
 	dpagg_request req;
 	dpagg_error err;
 
+	memset(p, 0, sizeof(*p));
+	dpagg_mechanism_spec(NULL, p->mechanism, sizeof(p->mechanism));
 	if (!(isfinite(epsilon) && epsilon > 0))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("epsilon must be a finite number greater than 0"),
 				 errhint("Pass a positive epsilon, for example 1.0: half of it chooses the bounds.")));
-	*epsilon_bounds = nextafter(epsilon * AUTO_BOUNDS_SHARE, 0);
-	*epsilon_rest = nextafter(epsilon - *epsilon_bounds, 0);
-	if (*epsilon_bounds < 1e-10 || *epsilon_rest / parts < 1e-10)
+	p->epsilon_bounds = nextafter(epsilon * AUTO_BOUNDS_SHARE, 0);
+	p->epsilon_sum = nextafter(epsilon - p->epsilon_bounds, 0);
+	if (p->epsilon_bounds < 1e-10 || p->epsilon_bounds > 1e9)
+		return;					/* the caller refuses it, naming its range of epsilon */
+	req = dpagg_scalar_request(p->epsilon_bounds, 0, 1.0, true);
+	dpagg_calibrate_cached("discrete_laplace", &req, &p->bounds_cal);
+	if (dpagg_bounds_threshold(p->bounds_cal.scale, AUTO_BOUNDS_BETA, &p->threshold, &err) != DPAGG_OK)
+		dpagg_report(&err);
+}
+
+/* A group's noisy histogram: discrete Laplace noise (bounds_plan) on every bin's count. */
+void
+dpagg_auto_noisy_histogram(const dpagg_release_plan *bounds_plan,
+						   const dpagg_auto_variance_bin *bins, double *noisy)
+{
+	int			j;
+
+	for (j = 0; j < DPAGG_BOUNDS_BINS; j++)
+		noisy[j] = dpagg_draw(bounds_plan, (__int128) bins[j].count);
+}
+
+/*
+ * The histogram of a quantile without bounds (percentile.c; dp_explain): dpagg_auto_plan_bounds,
+ * refused (22023) where epsilon_b or the rest (`rest` says what it releases, for the hint) falls
+ * outside what a calibration takes.
+ */
+void
+dpagg_auto_histogram(double epsilon, const char *what, const char *rest,
+					 double *epsilon_bounds, double *epsilon_rest, dpagg_calibration *cal,
+					 double *threshold)
+{
+	DpAutoPlan	ap;
+
+	dpagg_auto_plan_bounds(epsilon, &ap);
+	if (ap.epsilon_bounds < 1e-10 || ap.epsilon_sum < 1e-10)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("epsilon of %s without bounds must be at least %se-10", what,
-						parts == 1 ? "2.0001" : parts == 2 ? "4.0001" : psprintf("%d.0001", 2 * parts)),
+				 errmsg("epsilon of %s without bounds must be at least 2.0001e-10", what),
 				 errhint("Half of epsilon chooses the bounds and the rest releases %s; each part needs at least 1e-10.",
 						 rest)));
-	req = dpagg_scalar_request(*epsilon_bounds, 0, 1.0, true);
-	dpagg_calibrate_cached("discrete_laplace", &req, cal);
-	if (dpagg_bounds_threshold(cal->scale, AUTO_BOUNDS_BETA, threshold, &err) != DPAGG_OK)
-		dpagg_report(&err);
+	if (ap.epsilon_bounds > 1e9)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("epsilon of %s without bounds must be at most 2e9", what),
+				 errhint("Half of epsilon chooses the bounds, and a calibration takes epsilon up to 1e9.")));
+	*epsilon_bounds = ap.epsilon_bounds;
+	*epsilon_rest = ap.epsilon_sum;
+	*cal = ap.bounds_cal;
+	*threshold = ap.threshold;
 }
 
 /*
@@ -139,13 +148,16 @@ dpagg_auto_plan(double epsilon, double delta, bool avg, DpAutoPlan *p)
 	const char *name = avg ? "dp_avg" : "dp_sum";
 	dpagg_request req;
 
-	memset(p, 0, sizeof(*p));
-	dpagg_mechanism_spec(NULL, p->mechanism, sizeof(p->mechanism));
-	dpagg_auto_histogram(epsilon, name, avg ? 2 : 1, avg ? "the sum and the count (half each)" : "the sum",
-						 &p->epsilon_bounds, &p->epsilon_sum, &p->bounds_cal, &p->threshold);
+	dpagg_auto_plan_bounds(epsilon, p);
 	p->part_epsilon = avg ? p->epsilon_sum / 2 : p->epsilon_sum;
 	p->part_delta = avg ? delta / 2 : delta;
-
+	if (p->epsilon_bounds < 1e-10 || p->part_epsilon < 1e-10)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("epsilon of %s without bounds must be at least %s", name,
+						avg ? "4.0001e-10" : "2.0001e-10"),
+				 errhint("Half of epsilon chooses the bounds and the rest releases the %s; each part needs at least 1e-10.",
+						 avg ? "sum and the count (half each)" : "sum")));
 	/*
 	 * The sum's calibration happens at the release, for the S the bounds give; every S is a power
 	 * of two in [2^(KMIN - 1), 2^(KMAX + 1)], so calibrating at both ends now refuses whatever the
@@ -167,6 +179,25 @@ dpagg_auto_plan(double epsilon, double delta, bool avg, DpAutoPlan *p)
 		req = dpagg_scalar_request(p->part_epsilon, p->part_delta, 1.0, true);
 		dpagg_calibrate_cached(p->mechanism, &req, &p->count_cal);
 	}
+}
+
+/*
+ * The first two parts of a call's charge: the histogram's (epsilon_b, no delta) and the release's
+ * ("<what> <mechanism>": part_epsilon and part_delta).  Which mechanism `auto` picks depends on
+ * the bounds, chosen at the release, so the release's part names the request and takes all of
+ * its delta, and both parts are charged epsilon^2 / 2 under zCDP (rho NaN: conservative).
+ */
+void
+dpagg_auto_charge_parts(DpSite *site, const DpAutoPlan *pl, const char *what, DpChargePart *parts)
+{
+	parts[0].spec = MemoryContextStrdup(site->cxt, psprintf("bounds %s", pl->bounds_cal.spec));
+	parts[0].epsilon = pl->epsilon_bounds;
+	parts[0].delta = 0;
+	parts[0].rho = NAN;
+	parts[1].spec = MemoryContextStrdup(site->cxt, psprintf("%s %s", what, pl->mechanism));
+	parts[1].epsilon = pl->part_epsilon;
+	parts[1].delta = pl->part_delta;
+	parts[1].rho = NAN;
 }
 
 bool
@@ -194,14 +225,7 @@ dpagg_auto_sum_site_params(DpSite *site)
 	if (dpagg_release_plan_init(&pl->bounds_cal, 1.0, &p->bounds_plan, &err) != DPAGG_OK ||
 		(p->avg && dpagg_release_plan_init(&pl->count_cal, 1.0, &p->count_plan, &err) != DPAGG_OK))
 		dpagg_report(&err);
-	parts[0].spec = MemoryContextStrdup(site->cxt, psprintf("bounds %s", pl->bounds_cal.spec));
-	parts[0].epsilon = pl->epsilon_bounds;
-	parts[0].delta = 0;
-	parts[0].rho = NAN;			/* charged epsilon_b^2 / 2 under zCDP */
-	parts[1].spec = MemoryContextStrdup(site->cxt, psprintf("sum %s", pl->mechanism));
-	parts[1].epsilon = pl->part_epsilon;
-	parts[1].delta = pl->part_delta;	/* the mechanism is chosen at the release: all of its delta */
-	parts[1].rho = NAN;
+	dpagg_auto_charge_parts(site, pl, "sum", parts);
 	if (p->avg)
 	{
 		parts[2].spec = MemoryContextStrdup(site->cxt, psprintf("count %s", pl->count_cal.spec));
@@ -215,41 +239,67 @@ dpagg_auto_sum_site_params(DpSite *site)
 
 /* ---- the state ------------------------------------------------------------------------------- */
 
-static AState *
-astate_new(MemoryContext cxt)
+/*
+ * The histogram's state, shared by dp_sum and dp_avg (version ASTATE_VERSION: counts and sums)
+ * and the variances (AVSTATE_VERSION: an AVState, which keeps each bin's sum of squares at the
+ * same place of its own list or dense array).  kind: the site kind whose functions these are.
+ */
+static inline bool
+kind_squares(int kind)
 {
-	AState	   *st = MemoryContextAllocZero(cxt, sizeof(AState));
+	return kind == DP_SITE_AUTO_VARIANCE;
+}
 
-	st->version = ASTATE_VERSION;
+static AState *
+astate_new(MemoryContext cxt, bool squares)
+{
+	AState	   *st = MemoryContextAllocZero(cxt, squares ? sizeof(AVState) : sizeof(AState));
+
+	st->version = squares ? AVSTATE_VERSION : ASTATE_VERSION;
 	return st;
 }
 
 static void
-check_astate(const AState *st)
+check_astate(const AState *st, bool squares)
 {
-	if (st->version != ASTATE_VERSION)
+	if (st->version != (squares ? AVSTATE_VERSION : ASTATE_VERSION))
 		elog(ERROR, "dp_sum: state of the wrong kind");
 }
 
+/* The entry of bin j (made if new); *sq its sum of squares' entry (a variance's state). */
 static ABin *
-bin_of(AState *st, int j, MemoryContext cxt)
+bin_of(AState *st, int j, MemoryContext cxt, ASquares **sq)
 {
+	AVState    *v = st->version == AVSTATE_VERSION ? (AVState *) st : NULL;
 	int			i;
 
-	if (st->nlist < 0)
-		return &st->dense[j];
-	for (i = 0; i < st->nlist; i++)
-		if (st->which[i] == j)
-			return &st->list[i];
-	if (st->nlist < ADENSE_AT)
+	if (st->nlist >= 0)
 	{
-		st->which[st->nlist] = (uint8) j;
-		return &st->list[st->nlist++];
+		for (i = 0; i < st->nlist; i++)
+			if (st->which[i] == j)
+				break;
+		if (i == st->nlist && i < ADENSE_AT)
+			st->which[st->nlist++] = (uint8) j;
+		if (i < st->nlist)
+		{
+			if (v)
+				*sq = &v->list[i];
+			return &st->list[i];
+		}
+		/* more than ADENSE_AT occupied bins: all of them, at their bins' places */
+		st->dense = MemoryContextAllocZero(cxt, sizeof(ABin) * DPAGG_BOUNDS_BINS);
+		for (i = 0; i < st->nlist; i++)
+			st->dense[st->which[i]] = st->list[i];
+		if (v)
+		{
+			v->dense = MemoryContextAllocZero(cxt, sizeof(ASquares) * DPAGG_BOUNDS_BINS);
+			for (i = 0; i < st->nlist; i++)
+				v->dense[st->which[i]] = v->list[i];
+		}
+		st->nlist = -1;
 	}
-	st->dense = MemoryContextAllocZero(cxt, sizeof(ABin) * DPAGG_BOUNDS_BINS);
-	for (i = 0; i < st->nlist; i++)
-		st->dense[st->which[i]] = st->list[i];
-	st->nlist = -1;
+	if (v)
+		*sq = &v->dense[j];
 	return &st->dense[j];
 }
 
@@ -260,84 +310,154 @@ bin_add(ABin *b, int64 count, __int128 sum)
 	dpagg_int128_set(dpagg_int128_get(b->sum_hi, b->sum_lo) + sum, &b->sum_hi, &b->sum_lo);
 }
 
+static void
+squares_add(ASquares *q, __int128 v)
+{
+	dpagg_int128_set(dpagg_int128_get(q->hi, q->lo) + v, &q->hi, &q->lo);
+}
+
+/* The occupied bins of a state, in order: *b and *q (NULL for a sum's state) at the i-th
+ * occupied entry; false past the last. */
+static bool
+astate_next(const AState *st, int *j, const ABin **b, const ASquares **q)
+{
+	const AVState *v = st->version == AVSTATE_VERSION ? (const AVState *) st : NULL;
+
+	for ((*j)++; *j < DPAGG_BOUNDS_BINS; (*j)++)
+	{
+		int			i;
+
+		if (st->nlist < 0)
+		{
+			if (st->dense[*j].count == 0)
+				continue;
+			*b = &st->dense[*j];
+			*q = v ? &v->dense[*j] : NULL;
+			return true;
+		}
+		for (i = 0; i < st->nlist; i++)
+			if (st->which[i] == *j && st->list[i].count > 0)
+			{
+				*b = &st->list[i];
+				*q = v ? &v->list[i] : NULL;
+				return true;
+			}
+	}
+	return false;
+}
+
+/* The state of a final function's group: its own (NULL: an empty group's). */
+AState *
+dpagg_auto_state_of(FunctionCallInfo fcinfo, MemoryContext cxt, int kind)
+{
+	AState	   *st = PG_ARGISNULL(0) ? NULL : (AState *) PG_GETARG_POINTER(0);
+
+	if (st == NULL)
+		return astate_new(cxt, kind_squares(kind));
+	check_astate(st, kind_squares(kind));
+	return st;
+}
+
+/* Every bin's count, sum and (a variance's) sum of squares, 0 where none. */
+void
+dpagg_auto_state_bins(const AState *st, dpagg_auto_variance_bin *bins)
+{
+	const ABin *b;
+	const ASquares *q;
+	int			j = -1;
+
+	memset(bins, 0, sizeof(dpagg_auto_variance_bin) * DPAGG_BOUNDS_BINS);
+	while (astate_next(st, &j, &b, &q))
+	{
+		bins[j].count = b->count;
+		bins[j].sum = dpagg_int128_get(b->sum_hi, b->sum_lo);
+		bins[j].squares = q ? dpagg_int128_get(q->hi, q->lo) : 0;
+	}
+}
+
 static Datum
-auto_sum_trans(FunctionCallInfo fcinfo, ValueType vt)
+auto_trans(FunctionCallInfo fcinfo, ValueType vt, int kind)
 {
 	MemoryContext cxt = dpagg_aggregate_context(fcinfo, ANAME);
 	AState	   *st = PG_ARGISNULL(0) ? NULL : (AState *) PG_GETARG_POINTER(0);
 
-	(void) dpagg_site_of_trans(fcinfo, DP_SITE_AUTO_SUM);
+	(void) dpagg_site_of_trans(fcinfo, kind);
 	if (st == NULL)
-		st = astate_new(cxt);
+		st = astate_new(cxt, kind_squares(kind));
 	if (!PG_ARGISNULL(1))
 	{
-		double		top = ldexp(1.0, DPAGG_BOUNDS_KMAX + 1);
-		double		x = value_as_double(fcinfo, 1, vt);
-		int			j;
+		double		x = dpagg_bounds_value(value_as_double(fcinfo, 1, vt));
+		int			j = dpagg_bounds_bin(x);
+		ASquares   *sq = NULL;
+		ABin	   *b = bin_of(st, j, cxt, &sq);
 
-		if (isnan(x))
-			x = 0;
-		x = x > top ? top : x < -top ? -top : x;
-		j = dpagg_bounds_bin(x);
 		/* |x| / 2^e < 2^53 for the bin's quantum 2^e: exact scaling, one rounding */
-		bin_add(bin_of(st, j, cxt), 1, (__int128) llrint(ldexp(x, -bin_quantum_exp(j))));
+		bin_add(b, 1, (__int128) llrint(ldexp(x, -dpagg_bounds_quantum_exp(j))));
+		if (sq)
+			squares_add(sq, dpagg_bounds_square_quanta(x, j));
 	}
 	PG_RETURN_POINTER(st);
 }
 
-#define DPAGG_A_TRANS(fname, vt) \
+#define DPAGG_A_TRANS(fname, vt, kind) \
 	PG_FUNCTION_INFO_V1(fname); \
-	Datum fname(PG_FUNCTION_ARGS) { return auto_sum_trans(fcinfo, vt); }
+	Datum fname(PG_FUNCTION_ARGS) { return auto_trans(fcinfo, vt, kind); }
 
-DPAGG_A_TRANS(dpagg_auto_sum_trans_int2, VT_INT2)
-DPAGG_A_TRANS(dpagg_auto_sum_trans_int4, VT_INT4)
-DPAGG_A_TRANS(dpagg_auto_sum_trans_int8, VT_INT8)
-DPAGG_A_TRANS(dpagg_auto_sum_trans_float4, VT_FLOAT4)
-DPAGG_A_TRANS(dpagg_auto_sum_trans_float8, VT_FLOAT8)
-DPAGG_A_TRANS(dpagg_auto_sum_trans_numeric, VT_NUMERIC)
+DPAGG_A_TRANS(dpagg_auto_sum_trans_int2, VT_INT2, DP_SITE_AUTO_SUM)
+DPAGG_A_TRANS(dpagg_auto_sum_trans_int4, VT_INT4, DP_SITE_AUTO_SUM)
+DPAGG_A_TRANS(dpagg_auto_sum_trans_int8, VT_INT8, DP_SITE_AUTO_SUM)
+DPAGG_A_TRANS(dpagg_auto_sum_trans_float4, VT_FLOAT4, DP_SITE_AUTO_SUM)
+DPAGG_A_TRANS(dpagg_auto_sum_trans_float8, VT_FLOAT8, DP_SITE_AUTO_SUM)
+DPAGG_A_TRANS(dpagg_auto_sum_trans_numeric, VT_NUMERIC, DP_SITE_AUTO_SUM)
+DPAGG_A_TRANS(dpagg_auto_var_trans_int2, VT_INT2, DP_SITE_AUTO_VARIANCE)
+DPAGG_A_TRANS(dpagg_auto_var_trans_int4, VT_INT4, DP_SITE_AUTO_VARIANCE)
+DPAGG_A_TRANS(dpagg_auto_var_trans_int8, VT_INT8, DP_SITE_AUTO_VARIANCE)
+DPAGG_A_TRANS(dpagg_auto_var_trans_float4, VT_FLOAT4, DP_SITE_AUTO_VARIANCE)
+DPAGG_A_TRANS(dpagg_auto_var_trans_float8, VT_FLOAT8, DP_SITE_AUTO_VARIANCE)
+DPAGG_A_TRANS(dpagg_auto_var_trans_numeric, VT_NUMERIC, DP_SITE_AUTO_VARIANCE)
 
-static void
-merge_into(AState *a, const AState *b, MemoryContext cxt)
-{
-	int			i;
+/* The SQL entry points of the shared functions: one per kind (site.c tells them apart). */
+#define DPAGG_A_ENTRY(fname, impl, arg) \
+	PG_FUNCTION_INFO_V1(fname); \
+	Datum fname(PG_FUNCTION_ARGS) { return impl(fcinfo, arg); }
 
-	if (b->nlist < 0)
-	{
-		for (i = 0; i < DPAGG_BOUNDS_BINS; i++)
-			if (b->dense[i].count > 0)
-				bin_add(bin_of(a, i, cxt), b->dense[i].count,
-						dpagg_int128_get(b->dense[i].sum_hi, b->dense[i].sum_lo));
-	}
-	else
-		for (i = 0; i < b->nlist; i++)
-			bin_add(bin_of(a, b->which[i], cxt), b->list[i].count,
-					dpagg_int128_get(b->list[i].sum_hi, b->list[i].sum_lo));
-}
-
-PG_FUNCTION_INFO_V1(dpagg_auto_sum_combine);
-Datum
-dpagg_auto_sum_combine(PG_FUNCTION_ARGS)
+static Datum
+auto_combine(FunctionCallInfo fcinfo, int kind)
 {
 	MemoryContext cxt = dpagg_aggregate_context(fcinfo, ANAME);
 	AState	   *a = PG_ARGISNULL(0) ? NULL : (AState *) PG_GETARG_POINTER(0);
 	AState	   *b = PG_ARGISNULL(1) ? NULL : (AState *) PG_GETARG_POINTER(1);
+	const ABin *bb;
+	const ASquares *bq;
+	int			j = -1;
 
-	(void) dpagg_site_of_trans(fcinfo, DP_SITE_AUTO_SUM);
+	(void) dpagg_site_of_trans(fcinfo, kind);
 	if (b == NULL)
 	{
 		if (a == NULL)
 			PG_RETURN_NULL();
 		PG_RETURN_POINTER(a);
 	}
-	check_astate(b);
+	check_astate(b, kind_squares(kind));
 	if (a == NULL)
-		a = astate_new(cxt);
-	check_astate(a);
-	merge_into(a, b, cxt);
+		a = astate_new(cxt, kind_squares(kind));
+	check_astate(a, kind_squares(kind));
+	while (astate_next(b, &j, &bb, &bq))
+	{
+		ASquares   *aq = NULL;
+
+		bin_add(bin_of(a, j, cxt, &aq), bb->count, dpagg_int128_get(bb->sum_hi, bb->sum_lo));
+		if (aq)
+			squares_add(aq, dpagg_int128_get(bq->hi, bq->lo));
+	}
 	PG_RETURN_POINTER(a);
 }
 
-/* Serialised: version, then for each occupied bin (in order) its index (int32), count and sum. */
+DPAGG_A_ENTRY(dpagg_auto_sum_combine, auto_combine, DP_SITE_AUTO_SUM)
+DPAGG_A_ENTRY(dpagg_auto_var_combine, auto_combine, DP_SITE_AUTO_VARIANCE)
+
+/* Serialised: version, then for each occupied bin (in order) its index (int32), count and sum,
+ * and for a variance's state its sum of squares (AWireSquares after each AWire). */
 typedef struct AWire
 {
 	int32		bin;
@@ -347,52 +467,60 @@ typedef struct AWire
 	uint64		sum_lo;
 } AWire;
 
-PG_FUNCTION_INFO_V1(dpagg_auto_sum_serialize);
-Datum
-dpagg_auto_sum_serialize(PG_FUNCTION_ARGS)
+typedef struct AWireSquares
+{
+	int64		hi;
+	uint64		lo;
+} AWireSquares;
+
+static Datum
+auto_serialize(FunctionCallInfo fcinfo, bool squares)
 {
 	AState	   *st;
-	AWire	   *w;
+	char	   *w;
+	size_t		entry = sizeof(AWire) + (squares ? sizeof(AWireSquares) : 0);
 	int			n = 0,
-				j;
+				j = -1;
+	const ABin *b;
+	const ASquares *q;
 	bytea	   *out;
 
 	(void) dpagg_aggregate_context(fcinfo, ANAME);
 	st = (AState *) PG_GETARG_POINTER(0);
-	check_astate(st);
-	out = palloc0(VARHDRSZ + sizeof(int32) + sizeof(AWire) * DPAGG_BOUNDS_BINS);
-	*(int32 *) VARDATA(out) = ASTATE_VERSION;
-	w = (AWire *) (VARDATA(out) + sizeof(int32));
-	for (j = 0; j < DPAGG_BOUNDS_BINS; j++)
+	check_astate(st, squares);
+	out = palloc0(VARHDRSZ + sizeof(int32) + entry * DPAGG_BOUNDS_BINS);
+	*(int32 *) VARDATA(out) = st->version;
+	w = VARDATA(out) + sizeof(int32);
+	while (astate_next(st, &j, &b, &q))
 	{
-		const ABin *b = NULL;
+		AWire		e;
 
-		if (st->nlist < 0)
-			b = &st->dense[j];
-		else
+		memset(&e, 0, sizeof(e));
+		e.bin = j;
+		e.count = b->count;
+		e.sum_hi = b->sum_hi;
+		e.sum_lo = b->sum_lo;
+		memcpy(w + n * entry, &e, sizeof(e));
+		if (squares)
 		{
-			int			i;
+			AWireSquares s = {q->hi, q->lo};
 
-			for (i = 0; i < st->nlist; i++)
-				if (st->which[i] == j)
-					b = &st->list[i];
+			memcpy(w + n * entry + sizeof(AWire), &s, sizeof(s));
 		}
-		if (b == NULL || b->count == 0)
-			continue;
-		w[n].bin = j;
-		w[n].count = b->count;
-		w[n].sum_hi = b->sum_hi;
-		w[n].sum_lo = b->sum_lo;
 		n++;
 	}
-	SET_VARSIZE(out, VARHDRSZ + sizeof(int32) + sizeof(AWire) * n);
+	SET_VARSIZE(out, VARHDRSZ + sizeof(int32) + entry * n);
 	PG_RETURN_BYTEA_P(out);
 }
 
-PG_FUNCTION_INFO_V1(dpagg_auto_sum_deserialize);
-Datum
-dpagg_auto_sum_deserialize(PG_FUNCTION_ARGS)
+DPAGG_A_ENTRY(dpagg_auto_sum_serialize, auto_serialize, false)
+DPAGG_A_ENTRY(dpagg_auto_var_serialize, auto_serialize, true)
+
+static Datum
+auto_deserialize(FunctionCallInfo fcinfo, bool squares)
 {
+	const char *name = squares ? "dp_var_pop" : ANAME;
+	size_t		entry = sizeof(AWire) + (squares ? sizeof(AWireSquares) : 0);
 	bytea	   *in;
 	Size		len;
 	int32		version;
@@ -406,22 +534,27 @@ dpagg_auto_sum_deserialize(PG_FUNCTION_ARGS)
 	len = VARSIZE_ANY_EXHDR(in);
 	/* Bytes from outside (only a superuser can pair this function with another serialisation):
 	 * each bin's sum must lie within its count times one value's quanta (at most 2^52: a value
-	 * below the bin's upper edge 2^(k+1), in quanta of 2^(k+1-52)) and on the bin's side of 0, so
-	 * that the sensitivity holds for merged states too. */
-	if (len < sizeof(int32) || (len - sizeof(int32)) % sizeof(AWire) != 0)
+	 * below the bin's upper edge 2^(k+1), in quanta of 2^(k+1-52)) and on the bin's side of 0,
+	 * and a variance's sum of squares within [0, count 2^52], so that the sensitivity holds for
+	 * merged states too. */
+	if (len < sizeof(int32) || (len - sizeof(int32)) % entry != 0)
 		goto malformed;
 	memcpy(&version, VARDATA_ANY(in), sizeof(int32));
-	if (version != ASTATE_VERSION)
+	if (version != (squares ? AVSTATE_VERSION : ASTATE_VERSION))
 		goto malformed;
-	n = (len - sizeof(int32)) / sizeof(AWire);
-	st = astate_new(CurrentMemoryContext);
+	n = (len - sizeof(int32)) / entry;
+	st = astate_new(CurrentMemoryContext, squares);
 	for (i = 0; i < n; i++)
 	{
 		AWire		w;
+		AWireSquares ws = {0, 0};
 		__int128	s,
 					lim;
+		ASquares   *sq = NULL;
 
-		memcpy(&w, VARDATA_ANY(in) + sizeof(int32) + i * sizeof(AWire), sizeof(AWire));
+		memcpy(&w, VARDATA_ANY(in) + sizeof(int32) + i * entry, sizeof(AWire));
+		if (squares)
+			memcpy(&ws, VARDATA_ANY(in) + sizeof(int32) + i * entry + sizeof(AWire), sizeof(ws));
 		if (w.bin <= last || w.bin >= DPAGG_BOUNDS_BINS || w.count <= 0)
 			goto malformed;
 		s = dpagg_int128_get(w.sum_hi, w.sum_lo);
@@ -429,17 +562,24 @@ dpagg_auto_sum_deserialize(PG_FUNCTION_ARGS)
 		if (s > lim || s < -lim || (w.bin > DPAGG_BOUNDS_ZERO && s < 0) ||
 			(w.bin < DPAGG_BOUNDS_ZERO && s > 0))
 			goto malformed;
-		bin_add(bin_of(st, w.bin, CurrentMemoryContext), w.count, s);
+		if (squares && (dpagg_int128_get(ws.hi, ws.lo) < 0 || dpagg_int128_get(ws.hi, ws.lo) > lim))
+			goto malformed;
+		bin_add(bin_of(st, w.bin, CurrentMemoryContext, &sq), w.count, s);
+		if (sq)
+			squares_add(sq, dpagg_int128_get(ws.hi, ws.lo));
 		last = w.bin;
 	}
 	PG_RETURN_POINTER(st);
 malformed:
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
-			 errmsg("malformed partial state of %s", ANAME),
-			 errhint("Only dp_sum's own serialisation function makes its partial states.")));
+			 errmsg("malformed partial state of %s", name),
+			 errhint("Only %s's own serialisation function makes its partial states.", name)));
 	PG_RETURN_NULL();			/* keep the compiler quiet */
 }
+
+DPAGG_A_ENTRY(dpagg_auto_sum_deserialize, auto_deserialize, false)
+DPAGG_A_ENTRY(dpagg_auto_var_deserialize, auto_deserialize, true)
 
 /* ---- the release ----------------------------------------------------------------------------- */
 
@@ -471,9 +611,9 @@ auto_final(FunctionCallInfo fcinfo, bool avg)
 	MemoryContext cxt = dpagg_aggregate_context(fcinfo, ANAME);
 	DpSite	   *site = dpagg_site_of_final(fcinfo, DP_SITE_AUTO_SUM);
 	const AParams *p = (const AParams *) site->params;
-	AState	   *st = PG_ARGISNULL(0) ? NULL : (AState *) PG_GETARG_POINTER(0);
+	AState	   *st = dpagg_auto_state_of(fcinfo, cxt, DP_SITE_AUTO_SUM);
 	double		noisy[DPAGG_BOUNDS_BINS];
-	ABin		bins[DPAGG_BOUNDS_BINS];
+	dpagg_auto_variance_bin bins[DPAGG_BOUNDS_BINS];
 	double		lower,
 				upper,
 				S,
@@ -490,24 +630,12 @@ auto_final(FunctionCallInfo fcinfo, bool avg)
 
 	if (p->avg != avg)
 		elog(ERROR, "dp_sum: final function of the wrong form");
-	if (st != NULL)
-	{
-		check_astate(st);
-		if (st->released)
-			PG_RETURN_FLOAT8(st->released_value);
-	}
-	else
-		st = astate_new(cxt);
+	if (st->released)
+		PG_RETURN_FLOAT8(st->released_value);
 	dpagg_site_charge(site);
-	memset(bins, 0, sizeof(bins));
-	if (st->nlist < 0)
-		memcpy(bins, st->dense, sizeof(bins));
-	else
-		for (j = 0; j < st->nlist; j++)
-			bins[st->which[j]] = st->list[j];
+	dpagg_auto_state_bins(st, bins);
 	/* 1. the noisy histogram and the bounds */
-	for (j = 0; j < DPAGG_BOUNDS_BINS; j++)
-		noisy[j] = dpagg_draw(&p->bounds_plan, (__int128) bins[j].count);
+	dpagg_auto_noisy_histogram(&p->bounds_plan, bins, noisy);
 	(void) dpagg_bounds_choose(noisy, p->plan.threshold, &lower, &upper);
 	/* 2. the sum clamped to [lower, upper], in the quanta of S: max(|lower|, |upper|) for a sum,
 	 * B = (upper - lower)/2 for an average (then centred on the middle) */
@@ -527,8 +655,7 @@ auto_final(FunctionCallInfo fcinfo, bool avg)
 		else if (bhi <= lower && j != DPAGG_BOUNDS_ZERO)
 			total += (__int128) bins[j].count * (__int128) llrint(ldexp(lower, -qexp));
 		else
-			total += shift_round(dpagg_int128_get(bins[j].sum_hi, bins[j].sum_lo),
-								 qexp - bin_quantum_exp(j));
+			total += shift_round(bins[j].sum, qexp - dpagg_bounds_quantum_exp(j));
 	}
 	if (avg)
 	{

@@ -227,7 +227,7 @@ dpagg_percentile_site_params(DpSite *site)
 	{
 		double		rest;
 
-		dpagg_auto_histogram(p->group_epsilon, p->array ? "dp_percentiles" : "dp_percentile", 1,
+		dpagg_auto_histogram(p->group_epsilon, p->array ? "dp_percentiles" : "dp_percentile",
 							 p->unit ? "the quantiles (per unit: of epsilon / L)" : "the quantiles",
 							 &p->epsilon_bounds, &rest, &p->bounds_cal, &p->threshold);
 		if (dpagg_release_plan_init(&p->bounds_cal, 1.0, &p->bounds_plan, &err) != DPAGG_OK)

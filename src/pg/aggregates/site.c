@@ -408,40 +408,32 @@ dpagg_site_param(DpSite *site, int i, bool *isnull)
 const char *
 dpagg_kind_name(int kind)
 {
+	/* The per-unit kinds are what the analyst wrote, bounded per unit (bound.c); the merge kinds
+	 * what the analyst wrote, split for Citus (citus.c). */
 	switch (kind)
 	{
 		case DP_SITE_SUM:
+		case DP_SITE_UNIT_SUM:
+		case DP_SITE_MERGE_SUM:
+		case DP_SITE_AUTO_SUM:
 			return "dp_sum";
 		case DP_SITE_COUNT:
-			return "dp_count";
-		case DP_SITE_AVG:
-			return "dp_avg";
-		/* The per-unit kinds are what the analyst wrote, bounded per unit (bound.c). */
-		case DP_SITE_UNIT_SUM:
-			return "dp_sum";
-		case DP_SITE_UNIT_AVG:
-			return "dp_avg";
 		case DP_SITE_UNIT_COUNT:
-			return "dp_count";
-		case DP_SITE_SELECT:
-			return "group selection";
-		case DP_SITE_UNIT_VECTOR:
-			return "dp_sum_vector";
-		/* The merge kinds are what the analyst wrote, split for Citus (citus.c). */
-		case DP_SITE_MERGE_SUM:
-			return "dp_sum";
-		case DP_SITE_MERGE_AVG:
-			return "dp_avg";
 		case DP_SITE_MERGE_COUNT:
 			return "dp_count";
+		case DP_SITE_AVG:
+		case DP_SITE_UNIT_AVG:
+		case DP_SITE_MERGE_AVG:
+			return "dp_avg";
+		case DP_SITE_SELECT:
+			return "group selection";
 		case DP_SITE_PERCENTILE:
 		case DP_SITE_UNIT_PERCENTILE:
 		case DP_SITE_AUTO_PERCENTILE:
 			return "dp_percentile";
-		case DP_SITE_AUTO_SUM:
-			return "dp_sum";
 		case DP_SITE_VARIANCE:
 		case DP_SITE_UNIT_VARIANCE:
+		case DP_SITE_AUTO_VARIANCE:
 			return "dp_var_pop";	/* or one of its sibling forms: DpSite.name says which */
 		default:
 			return "dp_sum_vector";
@@ -792,6 +784,7 @@ site_prepare(AggState *as, AggStatePerTrans pt, int expected_kind)
 		: DPAGG_KIND_IS_PERCENTILE(kind) ? dpagg_percentile_site_params(site)
 		: kind == DP_SITE_VARIANCE || kind == DP_SITE_UNIT_VARIANCE ? dpagg_variance_site_params(site)
 		: kind == DP_SITE_AUTO_SUM ? dpagg_auto_sum_site_params(site)
+		: kind == DP_SITE_AUTO_VARIANCE ? dpagg_auto_variance_site_params(site)
 		: dpagg_scalar_site_params(site);
 	/* Published only once complete: a failed preparation leaves no half-made site behind. */
 	pt->transfn.fn_extra = site;

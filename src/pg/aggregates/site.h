@@ -54,8 +54,10 @@ typedef enum DpSiteKind
 	DP_SITE_UNIT_VARIANCE = 16,
 	DP_SITE_UNIT_PERCENTILE = 17,	/* dp_percentile and its forms, per unit (percentile.c) */
 	DP_SITE_AUTO_SUM = 18,		/* dp_sum(value, epsilon, delta): bounds chosen privately (auto_bounds.c) */
-	DP_SITE_AUTO_PERCENTILE = 19	/* dp_percentile(value, p, epsilon, delta) and its forms
+	DP_SITE_AUTO_PERCENTILE = 19,	/* dp_percentile(value, p, epsilon, delta) and its forms
 									 * without bounds (percentile.c) */
+	/* dp_var_pop(value, epsilon, delta) and its forms: bounds chosen privately (auto_variance.c) */
+	DP_SITE_AUTO_VARIANCE = 20
 } DpSiteKind;
 
 #define DPAGG_KIND_IS_UNIT(k) (((k) >= DP_SITE_UNIT_SUM && (k) <= DP_SITE_UNIT_VECTOR) || \
@@ -196,13 +198,24 @@ typedef struct DpAutoPlan
 	dpagg_request sum_request;	/* the release sets its sensitivity from the bounds */
 } DpAutoPlan;
 extern void dpagg_auto_plan(double epsilon, double delta, bool avg, DpAutoPlan *plan);
+/* The histogram's part of such a plan (the calls without bounds share it): the mechanism, the
+ * split of epsilon (epsilon_bounds, epsilon_sum: the rest), bounds_cal and threshold. */
+extern void dpagg_auto_plan_bounds(double epsilon, DpAutoPlan *plan);
+/* The histogram's part and the release's ("<what> <mechanism>") of such a call's charge. */
+extern void dpagg_auto_charge_parts(DpSite *site, const DpAutoPlan *plan, const char *what,
+									DpChargePart *parts);
+/* The variances without bounds (auto_variance.c): a call's plan (part_epsilon and part_delta are
+ * the variance's release, all of the rest), checked at both extreme ranges; the form's name. */
+extern void *dpagg_auto_variance_site_params(DpSite *site);
+extern void dpagg_auto_variance_plan(double epsilon, double delta, const char *name, DpAutoPlan *plan);
+extern const char *dpagg_auto_variance_form_name(Oid aggfnoid);
 /* Whether one of them is dp_avg (by its final function). */
 extern bool dpagg_auto_is_avg(Oid aggfnoid);
-/* The histogram of magnitudes of a call without bounds at epsilon: its share of epsilon (and the
- * rest, for the release), its calibration (discrete Laplace, sensitivity 1) and threshold;
- * refused (22023) where a part would be too small.  what names the call in the messages, rest
- * what the rest releases (in parts equal shares). */
-extern void dpagg_auto_histogram(double epsilon, const char *what, int parts, const char *rest,
+/* The histogram of a quantile without bounds at epsilon: its share of epsilon (and the rest, for
+ * the release), its calibration (discrete Laplace, sensitivity 1) and threshold; refused (22023)
+ * where a part is out of a calibration's range.  what names the call in the messages, rest what
+ * the rest releases (auto_bounds.c). */
+extern void dpagg_auto_histogram(double epsilon, const char *what, const char *rest,
 								 double *epsilon_bounds, double *epsilon_rest,
 								 dpagg_calibration *cal, double *threshold);
 /* For dp_explain: the plans of a dp_var_pop call (its parts' shares of epsilon and delta) and of

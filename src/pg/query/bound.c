@@ -869,6 +869,10 @@ collect_walker(Node *node, LevelContext *lc)
 			unsupported("dp_sum and dp_avg without bounds over a private relation are not available yet",
 						"Per privacy unit, the bounds would have to be chosen from the units' contributions, which is not built yet.",
 						"Pass bounds: dp_sum(value, epsilon, delta, lower, upper), dp_avg(value, epsilon, delta, lower, upper).");
+		if (kind == DP_SITE_AUTO_VARIANCE)
+			unsupported("dp_var_pop, dp_var_samp, dp_stddev_pop and dp_stddev_samp without bounds over a private relation are not available yet",
+						"Per privacy unit, the range would have to be chosen from the units' contributions, which is not built yet.",
+						"Pass bounds: dp_var_pop(value, epsilon, delta, lower, upper) and likewise the other forms.");
 		if (DPAGG_KIND_IS_ANY_MERGE(kind))
 			unsupported("dpagg_merge_sum, dpagg_merge_avg, dpagg_merge_count and dpagg_merge_vector cannot read private relations",
 						"They release partial sums as given, not bounded per privacy unit.",

@@ -115,7 +115,8 @@ plain_walker(Node *node, PlainWalk *w)
 		if (dpagg_same_release_in(w->level, a))
 			return expression_tree_walker(node, plain_walker, w);
 		if ((kind >= DP_SITE_SUM && kind <= DP_SITE_VECTOR) || kind == DP_SITE_PERCENTILE ||
-			kind == DP_SITE_VARIANCE || kind == DP_SITE_AUTO_SUM || kind == DP_SITE_AUTO_PERCENTILE)
+			kind == DP_SITE_VARIANCE || kind == DP_SITE_AUTO_SUM || kind == DP_SITE_AUTO_PERCENTILE ||
+			kind == DP_SITE_AUTO_VARIANCE)
 		{
 			DpBoundRelease *r = palloc0(sizeof(DpBoundRelease));
 
@@ -238,6 +239,7 @@ dpagg_explain_sql(PG_FUNCTION_ARGS)
 		values[1] = CStringGetTextDatum(r->kind == DP_SITE_VARIANCE || r->kind == DP_SITE_UNIT_VARIANCE
 										? dpagg_variance_form_name(r->aggref->aggfnoid)
 										: r->kind == DP_SITE_AUTO_SUM ? (dpagg_auto_is_avg(r->aggref->aggfnoid) ? "dp_avg" : "dp_sum")
+										: r->kind == DP_SITE_AUTO_VARIANCE ? dpagg_auto_variance_form_name(r->aggref->aggfnoid)
 										: dpagg_kind_name(r->kind));
 		values[2] = ObjectIdGetDatum(r->relid);
 		values[3] = CStringGetTextDatum(r->unit);
@@ -333,6 +335,29 @@ dpagg_explain_sql(PG_FUNCTION_ARGS)
 				calibration_json(&det, &ap.count_cal, false, false);
 			}
 			appendStringInfoChar(&det, '}');
+		}
+		else if (r->kind == DP_SITE_AUTO_VARIANCE)
+		{
+			/* The variances without bounds (docs/automatic_bounds.md, "Variances"): half of
+			 * epsilon for the histogram, the rest and all of delta for the variance's three parts
+			 * at dpagg_variance_plan_init's shares, whose sensitivities the chosen range gives. */
+			DpAutoPlan	ap;
+
+			dpagg_auto_variance_plan(eps, delta, dpagg_auto_variance_form_name(r->aggref->aggfnoid), &ap);
+			delta_charged = delta;
+			values[8] = Float8GetDatum(ap.part_epsilon);
+			values[9] = Float8GetDatum(ap.part_delta);
+			nulls[10] = true;
+			values[11] = CStringGetTextDatum(psprintf("bounds %s + variance %s", ap.bounds_cal.spec,
+													  ap.mechanism));
+			nulls[12] = true;
+			appendStringInfo(&det, "{\"charged_delta\": %.17g, \"bounds\": {\"epsilon\": %.17g, "
+							 "\"mechanism\": \"%s\", \"bins\": %d, \"threshold\": %.17g, "
+							 "\"beta\": 1e-06, \"widened_to_zero\": false}, \"variance\": {\"epsilon\": %.17g, "
+							 "\"delta\": %.17g, \"mechanism\": \"%s\", \"parts\": \"squares, sum and count\", "
+							 "\"sensitivities\": \"B^2/2, B and 1, B = (upper - lower) / 2 of the chosen range\"}}",
+							 delta, ap.epsilon_bounds, ap.bounds_cal.spec, DPAGG_BOUNDS_BINS, ap.threshold,
+							 ap.part_epsilon, ap.part_delta, ap.mechanism);
 		}
 		else if (r->kind == DP_SITE_VARIANCE || r->kind == DP_SITE_UNIT_VARIANCE)
 		{
@@ -438,7 +463,7 @@ dpagg_explain_sql(PG_FUNCTION_ARGS)
 				dpagg_calibration bcal;
 
 				/* per unit, of each group's epsilon / L */
-				dpagg_auto_histogram(dpagg_share(eps, L), "dp_percentile", 1, "the quantiles", &eb,
+				dpagg_auto_histogram(dpagg_share(eps, L), "dp_percentile", "the quantiles", &eb,
 									 &rest, &bcal, &t);
 				values[8] = Float8GetDatum(rest / Max(k, 1));
 				values[11] = CStringGetTextDatum(psprintf("bounds %s + permute_and_flip", bcal.spec));
