@@ -1794,6 +1794,8 @@ REVOKE ALL ON FUNCTION
   dpagg_auto_percentiles_trans_float4(internal, real, double precision[], double precision, double precision),
   dpagg_auto_percentiles_trans_float8(internal, double precision, double precision[], double precision, double precision),
   dpagg_auto_percentiles_trans_numeric(internal, numeric, double precision[], double precision, double precision)
+  FROM PUBLIC;
+
 -- The variances without bounds: the range chosen privately (src/pg/aggregates/auto_variance.c,
 -- docs/automatic_bounds.md, "Variances").  Their support functions are for them only (the REVOKE below).
 -- dp_var_pop without bounds: the range chosen privately from a histogram of magnitudes (half of epsilon).
