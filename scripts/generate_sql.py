@@ -487,8 +487,28 @@ for vform, what in [("var_pop", "population variance"), ("var_samp", "sample var
                    f"differentially private {what}, its clamping range chosen privately (half of epsilon) from the data")
     AUTO_VARIANCE_KINDS.append(avkind)
 
+# ... over a private relation (src/pg/query/bound.c): the same over one value per unit and group
+# (its total for dp_sum, its average for dp_avg and the variances), each group at
+# (epsilon / L, delta / L); no combine: the per-unit level is not split.
+UNIT_AUTO = EPS_DELTA + [("max_groups", "integer")] + UNIT
+UNIT_AUTO_KINDS = []
+for uname, ufinal, ukind, trans, what in (
+        [("dpagg_unit_auto_sum", "dpagg_unit_auto_sum_final", "DP_SITE_UNIT_AUTO_SUM",
+          "dpagg_unit_auto_sum_trans", "dp_sum"),
+         ("dpagg_unit_auto_avg", "dpagg_unit_auto_avg_final", "DP_SITE_UNIT_AUTO_SUM",
+          "dpagg_unit_auto_sum_trans", "dp_avg")]
+        + [(f"dpagg_unit_auto_{v}", f"dpagg_unit_auto_{v}_final", "DP_SITE_UNIT_AUTO_VARIANCE",
+            "dpagg_unit_auto_var_trans", f"dp_{v}")
+           for v in ("var_pop", "var_samp", "stddev_pop", "stddev_samp")]):
+    k = Kind(ukind, f"{uname}: {what} without bounds of per-unit values.", "internal", None,
+             Function(ufinal, [("", "internal")], F8, "VOLATILE", strict=False),
+             sspace=536 if "VARIANCE" in ukind else 128)
+    k.add(uname, [("value", F8)] + UNIT_AUTO, f"{uname}_trans", trans,
+          f"internal: {what} without bounds over a private relation, per unit")
+    UNIT_AUTO_KINDS.append(k)
+
 KINDS = [SUM, SUM_INLINE, AVG, COUNT, VECTOR, UNIT_SUM, UNIT_AVG, UNIT_COUNT, SELECT, UNIT_VECTOR,
-         MERGE_SUM, MERGE_AVG, MERGE_COUNT, MERGE_VECTOR, PERCENTILE, PERCENTILES] + VARIANCE_KINDS + UNIT_VARIANCE_KINDS + [UNIT_PERCENTILE, UNIT_PERCENTILES, AUTO_SUM, AUTO_AVG, AUTO_PERCENTILE, AUTO_PERCENTILES] + AUTO_VARIANCE_KINDS
+         MERGE_SUM, MERGE_AVG, MERGE_COUNT, MERGE_VECTOR, PERCENTILE, PERCENTILES] + VARIANCE_KINDS + UNIT_VARIANCE_KINDS + [UNIT_PERCENTILE, UNIT_PERCENTILES, AUTO_SUM, AUTO_AVG, AUTO_PERCENTILE, AUTO_PERCENTILES] + AUTO_VARIANCE_KINDS + UNIT_AUTO_KINDS
 
 # One row's quanta (src/pg/aggregates/partial.c): plain functions, summed with sum(bigint) on Citus workers.
 QUANTA = [(f"dpagg_quanta_{what}", sqlt, f"dpagg_quanta_{what}_{short}")

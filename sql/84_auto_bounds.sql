@@ -51,12 +51,34 @@ SET dpagg.default_mechanism = 'analytic_gaussian';
 SELECT expect_error($$SELECT dp_sum(f8, 1.0, 0) FROM dp_test$$);
 RESET dpagg.default_mechanism;
 SELECT expect_error($$SELECT dp_sum(f8, 1.0, 0) OVER () FROM dp_test$$);
--- Not over private relations yet, nor by hand through the support functions.
-CREATE TABLE a_private AS SELECT id AS uid, f8 FROM dp_test;
+-- Over a private relation, per privacy unit (docs/automatic_bounds.md, "Per privacy unit"): the
+-- histogram counts the units' values (dp_sum: each unit's total in the group; dp_avg: its average
+-- there), and each of a unit's at most L groups releases at (epsilon / L, delta / L).  At a huge
+-- epsilon every unit's total is inside the bounds found: the exact sum.  a_private: 200 units of
+-- 50 rows, each unit's rows in one grp.
+CREATE TABLE a_private AS SELECT id % 200 AS uid, f8, grp FROM dp_test;
+CREATE TABLE a_units AS SELECT uid, grp, sum(f8) AS s, avg(f8) AS a FROM a_private GROUP BY uid, grp;
 SELECT dp_protect('a_private', 'uid');
-SELECT expect_error($$SELECT dp_sum(f8, 1.0, 0) FROM a_private$$);
-SELECT expect_error($$SELECT dp_avg(f8, 1.0, 0) FROM a_private$$);
-DROP TABLE a_private;
+SELECT abs(s - 495000) < 1 AS unit_sum, abs(a - (SELECT avg(a) FROM a_units)) < 1e-3 AS unit_avg
+FROM (SELECT dp_sum(f8, 1e6, 0) AS s, dp_avg(f8, 1e6, 0) AS a FROM a_private) r;
+-- One person with 10 000 rows among 1 000 with one row each: the units' totals put the bounds at
+-- [0, 2] (the outlier's bin holds one unit, far below the threshold of 38 at epsilon 1), so that
+-- person counts 2, not 10 000.
+CREATE TABLE a_heavy AS SELECT g AS uid, 1.0::float8 AS x FROM generate_series(1, 1000) g
+  UNION ALL SELECT 0, 1.0 FROM generate_series(1, 10000);
+SELECT dp_protect('a_heavy', 'uid');
+SELECT abs(dp_sum(x, 1.0, 0) - 1002) < 60 AS heavy_unit_clamped FROM a_heavy;
+DROP TABLE a_heavy;
+SELECT dp_protect('a_private', 'uid', 3);
+SELECT grp, abs(r.s - (SELECT sum(s) FROM a_units u WHERE u.grp = r.grp)) < 1 AS exact
+FROM (SELECT grp, dp_sum(f8, 1e6, 1e-6) AS s FROM a_private GROUP BY grp) r ORDER BY grp;
+SELECT aggregate, mechanism, epsilon, delta, rho FROM dp_ledger WHERE role = current_user ORDER BY seq DESC LIMIT 2;
+SELECT aggregate, privacy_unit, max_groups_contributed, epsilon, delta, group_epsilon, group_delta,
+       details->'bounds'->>'epsilon' AS bounds_group_epsilon
+FROM dp_explain($$SELECT grp, dp_avg(f8, 3.0, 3e-6) FROM a_private GROUP BY grp$$) WHERE release = 1;
+-- The per-unit forms are the rewrite's alone.
+SELECT expect_error($$SELECT dpagg_unit_auto_sum(f8, 1.0, 0, 1, 'uid') FROM dp_test$$);
+DROP TABLE a_private, a_units;
 CREATE ROLE a_analyst LOGIN;
 SELECT has_function_privilege('a_analyst', 'dpagg_auto_sum_final(internal)', 'EXECUTE') AS final_callable,
        has_function_privilege('a_analyst', 'dpagg_auto_avg_final(internal)', 'EXECUTE') AS avg_final_callable,

@@ -75,12 +75,24 @@ SET dpagg.default_mechanism = 'analytic_gaussian';
 SELECT expect_error($$SELECT dp_var_pop(f8, 1.0, 0) FROM dp_test$$);
 RESET dpagg.default_mechanism;
 SELECT expect_error($$SELECT dp_var_pop(f8, 1.0, 0) OVER () FROM dp_test$$);
--- Not over private relations yet (0A000), nor by hand through the support functions.
-CREATE TABLE av_private AS SELECT id AS uid, f8 FROM dp_test;
+-- Over a private relation, per privacy unit (docs/automatic_bounds.md, "Per privacy unit"): the
+-- statistic of the units' averages, the range found from them, each of a unit's at most L groups
+-- at (epsilon / L, delta / L).  At a huge epsilon: the exact statistic of the units' averages.
+CREATE TABLE av_private AS SELECT id % 200 AS uid, (id * 7 % 101)::float8 AS f8, grp FROM dp_test;
+CREATE TABLE av_units AS SELECT uid, grp, avg(f8) AS a FROM av_private GROUP BY uid, grp;
 SELECT dp_protect('av_private', 'uid');
-SELECT expect_error($$SELECT dp_var_pop(f8, 1.0, 0) FROM av_private$$);
-SELECT expect_error($$SELECT dp_stddev_samp(f8, 1.0, 0) FROM av_private$$);
-DROP TABLE av_private;
+SELECT abs(v / (SELECT var_pop(a) FROM av_units) - 1) < 1e-6 AS unit_var_pop,
+       abs(s / (SELECT stddev_samp(a) FROM av_units) - 1) < 1e-6 AS unit_stddev_samp
+FROM (SELECT dp_var_pop(f8, 1e6, 1e-6) AS v, dp_stddev_samp(f8, 1e6, 1e-6) AS s FROM av_private) r;
+SELECT dp_protect('av_private', 'uid', 3);
+SELECT grp, abs(v / (SELECT var_samp(a) FROM av_units u WHERE u.grp = r.grp) - 1) < 1e-6 AS exact
+FROM (SELECT grp, dp_var_samp(f8, 1e6, 1e-6) AS v FROM av_private GROUP BY grp) r ORDER BY grp;
+SELECT aggregate, mechanism, epsilon, delta, rho FROM dp_ledger WHERE role = current_user ORDER BY seq DESC LIMIT 2;
+SELECT aggregate, privacy_unit, max_groups_contributed, epsilon, delta, group_epsilon, group_delta
+FROM dp_explain($$SELECT grp, dp_stddev_pop(f8, 3.0, 3e-6) FROM av_private GROUP BY grp$$) WHERE release = 1;
+-- The per-unit forms are the rewrite's alone.
+SELECT expect_error($$SELECT dpagg_unit_auto_var_pop(f8, 1.0, 0, 1, 'uid') FROM dp_test$$);
+DROP TABLE av_private, av_units;
 CREATE ROLE av_analyst LOGIN;
 SELECT has_function_privilege('av_analyst', 'dpagg_auto_var_pop_final(internal)', 'EXECUTE') AS final_callable,
        has_function_privilege('av_analyst', 'dpagg_auto_var_trans_float8(internal, double precision, double precision, double precision)', 'EXECUTE') AS trans_callable,

@@ -2034,3 +2034,87 @@ REVOKE ALL ON FUNCTION
   dpagg_auto_stddev_pop_final(internal),
   dpagg_auto_stddev_samp_final(internal)
   FROM PUBLIC;
+
+-- dp_sum, dp_avg and the variances without bounds over a private relation, per unit: the
+-- rewrite's per-unit forms (src/pg/query/bound.c, docs/automatic_bounds.md).  Their support
+-- functions are for them only (the REVOKE below).
+-- dpagg_unit_auto_sum: dp_sum without bounds of per-unit values.
+CREATE FUNCTION dpagg_unit_auto_sum_final(internal) RETURNS double precision
+  AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE FUNCTION dpagg_unit_auto_sum_trans(internal, value double precision, epsilon double precision, delta double precision, max_groups integer, privacy_unit text) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_unit_auto_sum_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dpagg_unit_auto_sum(value double precision, epsilon double precision, delta double precision, max_groups integer, privacy_unit text) (
+  SFUNC = dpagg_unit_auto_sum_trans, STYPE = internal, SSPACE = 128,
+  FINALFUNC = dpagg_unit_auto_sum_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dpagg_unit_auto_sum(value double precision, epsilon double precision, delta double precision, max_groups integer, privacy_unit text) IS 'internal: dp_sum without bounds over a private relation, per unit';
+
+-- dpagg_unit_auto_avg: dp_avg without bounds of per-unit values.
+CREATE FUNCTION dpagg_unit_auto_avg_final(internal) RETURNS double precision
+  AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE FUNCTION dpagg_unit_auto_avg_trans(internal, value double precision, epsilon double precision, delta double precision, max_groups integer, privacy_unit text) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_unit_auto_sum_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dpagg_unit_auto_avg(value double precision, epsilon double precision, delta double precision, max_groups integer, privacy_unit text) (
+  SFUNC = dpagg_unit_auto_avg_trans, STYPE = internal, SSPACE = 128,
+  FINALFUNC = dpagg_unit_auto_avg_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dpagg_unit_auto_avg(value double precision, epsilon double precision, delta double precision, max_groups integer, privacy_unit text) IS 'internal: dp_avg without bounds over a private relation, per unit';
+
+-- dpagg_unit_auto_var_pop: dp_var_pop without bounds of per-unit values.
+CREATE FUNCTION dpagg_unit_auto_var_pop_final(internal) RETURNS double precision
+  AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE FUNCTION dpagg_unit_auto_var_pop_trans(internal, value double precision, epsilon double precision, delta double precision, max_groups integer, privacy_unit text) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_unit_auto_var_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dpagg_unit_auto_var_pop(value double precision, epsilon double precision, delta double precision, max_groups integer, privacy_unit text) (
+  SFUNC = dpagg_unit_auto_var_pop_trans, STYPE = internal, SSPACE = 536,
+  FINALFUNC = dpagg_unit_auto_var_pop_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dpagg_unit_auto_var_pop(value double precision, epsilon double precision, delta double precision, max_groups integer, privacy_unit text) IS 'internal: dp_var_pop without bounds over a private relation, per unit';
+
+-- dpagg_unit_auto_var_samp: dp_var_samp without bounds of per-unit values.
+CREATE FUNCTION dpagg_unit_auto_var_samp_final(internal) RETURNS double precision
+  AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE FUNCTION dpagg_unit_auto_var_samp_trans(internal, value double precision, epsilon double precision, delta double precision, max_groups integer, privacy_unit text) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_unit_auto_var_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dpagg_unit_auto_var_samp(value double precision, epsilon double precision, delta double precision, max_groups integer, privacy_unit text) (
+  SFUNC = dpagg_unit_auto_var_samp_trans, STYPE = internal, SSPACE = 536,
+  FINALFUNC = dpagg_unit_auto_var_samp_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dpagg_unit_auto_var_samp(value double precision, epsilon double precision, delta double precision, max_groups integer, privacy_unit text) IS 'internal: dp_var_samp without bounds over a private relation, per unit';
+
+-- dpagg_unit_auto_stddev_pop: dp_stddev_pop without bounds of per-unit values.
+CREATE FUNCTION dpagg_unit_auto_stddev_pop_final(internal) RETURNS double precision
+  AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE FUNCTION dpagg_unit_auto_stddev_pop_trans(internal, value double precision, epsilon double precision, delta double precision, max_groups integer, privacy_unit text) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_unit_auto_var_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dpagg_unit_auto_stddev_pop(value double precision, epsilon double precision, delta double precision, max_groups integer, privacy_unit text) (
+  SFUNC = dpagg_unit_auto_stddev_pop_trans, STYPE = internal, SSPACE = 536,
+  FINALFUNC = dpagg_unit_auto_stddev_pop_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dpagg_unit_auto_stddev_pop(value double precision, epsilon double precision, delta double precision, max_groups integer, privacy_unit text) IS 'internal: dp_stddev_pop without bounds over a private relation, per unit';
+
+-- dpagg_unit_auto_stddev_samp: dp_stddev_samp without bounds of per-unit values.
+CREATE FUNCTION dpagg_unit_auto_stddev_samp_final(internal) RETURNS double precision
+  AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE FUNCTION dpagg_unit_auto_stddev_samp_trans(internal, value double precision, epsilon double precision, delta double precision, max_groups integer, privacy_unit text) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_unit_auto_var_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dpagg_unit_auto_stddev_samp(value double precision, epsilon double precision, delta double precision, max_groups integer, privacy_unit text) (
+  SFUNC = dpagg_unit_auto_stddev_samp_trans, STYPE = internal, SSPACE = 536,
+  FINALFUNC = dpagg_unit_auto_stddev_samp_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dpagg_unit_auto_stddev_samp(value double precision, epsilon double precision, delta double precision, max_groups integer, privacy_unit text) IS 'internal: dp_stddev_samp without bounds over a private relation, per unit';
+
+REVOKE ALL ON FUNCTION
+  dpagg_unit_auto_sum_final(internal),
+  dpagg_unit_auto_sum_trans(internal, double precision, double precision, double precision, integer, text),
+  dpagg_unit_auto_avg_final(internal),
+  dpagg_unit_auto_avg_trans(internal, double precision, double precision, double precision, integer, text),
+  dpagg_unit_auto_var_pop_final(internal),
+  dpagg_unit_auto_var_pop_trans(internal, double precision, double precision, double precision, integer, text),
+  dpagg_unit_auto_var_samp_final(internal),
+  dpagg_unit_auto_var_samp_trans(internal, double precision, double precision, double precision, integer, text),
+  dpagg_unit_auto_stddev_pop_final(internal),
+  dpagg_unit_auto_stddev_pop_trans(internal, double precision, double precision, double precision, integer, text),
+  dpagg_unit_auto_stddev_samp_final(internal),
+  dpagg_unit_auto_stddev_samp_trans(internal, double precision, double precision, double precision, integer, text)
+  FROM PUBLIC;

@@ -208,6 +208,16 @@ FAULTS = [
         "killers": ["regress:" + _LATE + ",84_auto_bounds,85_auto_percentile,86_auto_variance"],
     },
     {
+        "id": "auto-unit-not-divided",
+        "file": "src/pg/aggregates/auto_bounds.c",
+        "find": "*epsilon = dpagg_share(*epsilon, L);",
+        "replace": "*epsilon = *epsilon;",
+        "what": "dp_sum, dp_avg and the variances without bounds over a private relation run each of "
+                "a unit's L groups at the call's epsilon instead of epsilon / L: L times the "
+                "epsilon charged.",
+        "killers": ["regress:" + _LATE + ",84_auto_bounds,86_auto_variance"],
+    },
+    {
         "id": "auto-quantile-overspent",
         "file": "src/pg/aggregates/percentile.c",
         "find": "p->group_epsilon = rest;",

@@ -154,8 +154,8 @@ dpagg_arg_layout(Aggref *aggref, int kind, DpArgLayout *lo)
 			lo->lower = p++;
 			lo->upper = p++;
 		}
-		if (kind != DP_SITE_SELECT)
-			lo->mechanism = p++;
+		if (kind != DP_SITE_SELECT && kind != DP_SITE_UNIT_AUTO_SUM && kind != DP_SITE_UNIT_AUTO_VARIANCE)
+			lo->mechanism = p++;	/* (without bounds: the default mechanism, as over the rows) */
 		lo->max_groups = p++;
 		if (kind == DP_SITE_UNIT_COUNT)
 			lo->max_rows = p++;

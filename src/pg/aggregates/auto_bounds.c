@@ -27,8 +27,10 @@
  * The charge is the call's (epsilon, delta), as two parts.  The sum's mechanism is the one asked
  * for (dpagg.default_mechanism); which one `auto` picks depends on S, chosen at the release, so
  * the charge names the request, takes the whole delta and, under zCDP, epsilon^2 / 2 for each
- * part (conservative).  Not over private relations (query/bound.c refuses it) nor on Citus
- * (citus/citus.c refuses it) yet.
+ * part (conservative).  Over a private relation the per-unit rewrite (query/bound.c) calls the
+ * per-unit forms (dpagg_unit_auto_sum, dpagg_unit_auto_avg) over one value per unit and group,
+ * each group at (epsilon / L, delta / L) (dpagg_auto_unit_share).  Not on Citus (citus/citus.c
+ * refuses it) yet.
  */
 #include "aggregates/state.h"
 
@@ -65,6 +67,7 @@ typedef struct AParams
 } AParams;
 
 extern Datum dpagg_auto_avg_final(PG_FUNCTION_ARGS);
+extern Datum dpagg_unit_auto_avg_final(PG_FUNCTION_ARGS);
 
 /*
  * The part of a plan that chooses the bounds, shared by the calls without bounds (dp_sum, dp_avg,
@@ -200,10 +203,59 @@ dpagg_auto_charge_parts(DpSite *site, const DpAutoPlan *pl, const char *what, Dp
 	parts[1].rho = NAN;
 }
 
+/*
+ * Per unit (DPAGG_KIND_IS_UNIT): the call's epsilon and delta for one group, epsilon / L and
+ * delta / L (rounded down, so that L groups never spend more than the call), and the group's
+ * parts scaled back to the call (each times L, rounded up: the ledger charges the parts' delta,
+ * capped by the call's, and their rho) with the unit and L named in the first part.  Each of a unit's at most L groups releases at
+ * the group's shares, so the L compose to the call's (docs/automatic_bounds.md).  L = 1 over the
+ * rows.
+ */
+int
+dpagg_auto_unit_share(DpSite *site, double *epsilon, double *delta)
+{
+	DpArgLayout lo;
+	bool		isnull;
+	int			L;
+
+	if (!DPAGG_KIND_IS_UNIT(site->kind))
+		return 1;
+	dpagg_arg_layout(site->argref, site->kind, &lo);
+	L = DatumGetInt32(dpagg_site_param(site, lo.max_groups, &isnull));
+	if (isnull || L < 1)
+		elog(ERROR, "dpagg: a per-unit aggregate without max_groups");
+	*epsilon = dpagg_share(*epsilon, L);
+	*delta = dpagg_share(*delta, L);
+	return L;
+}
+
+void
+dpagg_auto_unit_parts(DpSite *site, int L, DpChargePart *parts, int nparts)
+{
+	DpArgLayout lo;
+	int			i;
+
+	if (L <= 1)
+		return;
+	dpagg_arg_layout(site->argref, site->kind, &lo);
+	parts[0].spec = MemoryContextStrdup(site->cxt, psprintf("per unit %.20s, L=%d: %s",
+															 dpagg_site_unit(site, lo.unit), L,
+															 parts[0].spec));
+	for (i = 0; i < nparts; i++)
+	{
+		parts[i].epsilon = nextafter(parts[i].epsilon * L, INFINITY);
+		parts[i].delta = parts[i].delta > 0 ? nextafter(parts[i].delta * L, INFINITY) : 0;
+		if (!isnan(parts[i].rho))
+			parts[i].rho = nextafter(parts[i].rho * L, INFINITY);
+	}
+}
+
 bool
 dpagg_auto_is_avg(Oid aggfnoid)
 {
-	return dpagg_aggregate_finalfn(aggfnoid) == dpagg_auto_avg_final;
+	PGFunction	final = dpagg_aggregate_finalfn(aggfnoid);
+
+	return final == dpagg_auto_avg_final || final == dpagg_unit_auto_avg_final;
 }
 
 void *
@@ -214,6 +266,7 @@ dpagg_auto_sum_site_params(DpSite *site)
 	DpAutoPlan *pl = &p->plan;
 	dpagg_error err;
 	DpChargePart parts[3];
+	int			L;
 
 	/* the form, from the aggregate's final function */
 	p->avg = dpagg_auto_is_avg(site->argref->aggfnoid);
@@ -221,7 +274,14 @@ dpagg_auto_sum_site_params(DpSite *site)
 	dpagg_arg_layout(site->argref, site->kind, &lo);
 	p->epsilon = dpagg_param_float8(site, lo.epsilon, "epsilon", DP_SITE_AUTO_SUM);
 	p->delta = dpagg_param_float8(site, lo.delta, "delta", DP_SITE_AUTO_SUM);
-	dpagg_auto_plan(p->epsilon, p->delta, p->avg, pl);
+	{
+		/* per unit, each group at (epsilon / L, delta / L) */
+		double		e = p->epsilon,
+					d = p->delta;
+
+		L = dpagg_auto_unit_share(site, &e, &d);
+		dpagg_auto_plan(e, d, p->avg, pl);
+	}
 	if (dpagg_release_plan_init(&pl->bounds_cal, 1.0, &p->bounds_plan, &err) != DPAGG_OK ||
 		(p->avg && dpagg_release_plan_init(&pl->count_cal, 1.0, &p->count_plan, &err) != DPAGG_OK))
 		dpagg_report(&err);
@@ -233,6 +293,7 @@ dpagg_auto_sum_site_params(DpSite *site)
 		parts[2].delta = dpagg_charged_delta(&pl->count_cal, pl->part_delta);
 		parts[2].rho = dpagg_zcdp_rho(&pl->count_cal);
 	}
+	dpagg_auto_unit_parts(site, L, parts, p->avg ? 3 : 2);
 	dpagg_site_set_charge(site, p->epsilon, p->delta, parts, p->avg ? 3 : 2);
 	return p;
 }
@@ -247,7 +308,7 @@ dpagg_auto_sum_site_params(DpSite *site)
 static inline bool
 kind_squares(int kind)
 {
-	return kind == DP_SITE_AUTO_VARIANCE;
+	return DPAGG_KIND_IS_AUTO_VARIANCE(kind);
 }
 
 static AState *
@@ -415,6 +476,9 @@ DPAGG_A_TRANS(dpagg_auto_var_trans_int8, VT_INT8, DP_SITE_AUTO_VARIANCE)
 DPAGG_A_TRANS(dpagg_auto_var_trans_float4, VT_FLOAT4, DP_SITE_AUTO_VARIANCE)
 DPAGG_A_TRANS(dpagg_auto_var_trans_float8, VT_FLOAT8, DP_SITE_AUTO_VARIANCE)
 DPAGG_A_TRANS(dpagg_auto_var_trans_numeric, VT_NUMERIC, DP_SITE_AUTO_VARIANCE)
+/* per unit: one value per unit and group (its total, or its average: query/bound.c) */
+DPAGG_A_TRANS(dpagg_unit_auto_sum_trans, VT_FLOAT8, DP_SITE_UNIT_AUTO_SUM)
+DPAGG_A_TRANS(dpagg_unit_auto_var_trans, VT_FLOAT8, DP_SITE_UNIT_AUTO_VARIANCE)
 
 /* The SQL entry points of the shared functions: one per kind (site.c tells them apart). */
 #define DPAGG_A_ENTRY(fname, impl, arg) \
@@ -606,12 +670,12 @@ shift_round(__int128 v, int shift)
 }
 
 static Datum
-auto_final(FunctionCallInfo fcinfo, bool avg)
+auto_final(FunctionCallInfo fcinfo, bool avg, int kind)
 {
 	MemoryContext cxt = dpagg_aggregate_context(fcinfo, ANAME);
-	DpSite	   *site = dpagg_site_of_final(fcinfo, DP_SITE_AUTO_SUM);
+	DpSite	   *site = dpagg_site_of_final(fcinfo, kind);
 	const AParams *p = (const AParams *) site->params;
-	AState	   *st = dpagg_auto_state_of(fcinfo, cxt, DP_SITE_AUTO_SUM);
+	AState	   *st = dpagg_auto_state_of(fcinfo, cxt, kind);
 	double		noisy[DPAGG_BOUNDS_BINS];
 	dpagg_auto_variance_bin bins[DPAGG_BOUNDS_BINS];
 	double		lower,
@@ -689,12 +753,26 @@ PG_FUNCTION_INFO_V1(dpagg_auto_sum_final);
 Datum
 dpagg_auto_sum_final(PG_FUNCTION_ARGS)
 {
-	return auto_final(fcinfo, false);
+	return auto_final(fcinfo, false, DP_SITE_AUTO_SUM);
 }
 
 PG_FUNCTION_INFO_V1(dpagg_auto_avg_final);
 Datum
 dpagg_auto_avg_final(PG_FUNCTION_ARGS)
 {
-	return auto_final(fcinfo, true);
+	return auto_final(fcinfo, true, DP_SITE_AUTO_SUM);
+}
+
+PG_FUNCTION_INFO_V1(dpagg_unit_auto_sum_final);
+Datum
+dpagg_unit_auto_sum_final(PG_FUNCTION_ARGS)
+{
+	return auto_final(fcinfo, false, DP_SITE_UNIT_AUTO_SUM);
+}
+
+PG_FUNCTION_INFO_V1(dpagg_unit_auto_avg_final);
+Datum
+dpagg_unit_auto_avg_final(PG_FUNCTION_ARGS)
+{
+	return auto_final(fcinfo, true, DP_SITE_UNIT_AUTO_SUM);
 }

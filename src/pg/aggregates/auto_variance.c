@@ -17,8 +17,9 @@
  *      2^-40 for step 2's roundings), and answers with dpagg_variance_estimate.
  * The charge is the call's (epsilon, delta) as two parts: the histogram's and the variance's
  * (its mechanism is chosen at the release: all of delta, rho NaN).  Every range the release could
- * need is calibrated when the query starts.  Not over private relations (query/bound.c) nor on
- * Citus (citus/citus.c) yet.
+ * need is calibrated when the query starts.  Over a private relation the per-unit forms
+ * (dpagg_unit_auto_var_pop, ...) take one value per unit and group, its average there
+ * (query/bound.c), each group at (epsilon / L, delta / L).  Not on Citus (citus/citus.c) yet.
  */
 #include "aggregates/state.h"
 
@@ -33,16 +34,22 @@ extern Datum dpagg_auto_var_pop_final(PG_FUNCTION_ARGS);
 extern Datum dpagg_auto_var_samp_final(PG_FUNCTION_ARGS);
 extern Datum dpagg_auto_stddev_pop_final(PG_FUNCTION_ARGS);
 extern Datum dpagg_auto_stddev_samp_final(PG_FUNCTION_ARGS);
+extern Datum dpagg_unit_auto_var_pop_final(PG_FUNCTION_ARGS);
+extern Datum dpagg_unit_auto_var_samp_final(PG_FUNCTION_ARGS);
+extern Datum dpagg_unit_auto_stddev_pop_final(PG_FUNCTION_ARGS);
+extern Datum dpagg_unit_auto_stddev_samp_final(PG_FUNCTION_ARGS);
 
+/* The four forms: their names and final functions, over the rows and per unit. */
 static const struct
 {
 	const char *name;
 	PGFunction	final;
+	PGFunction	unit_final;
 }			forms[] = {
-	[DPAGG_VAR_POP] = {"dp_var_pop", dpagg_auto_var_pop_final},
-	[DPAGG_VAR_SAMP] = {"dp_var_samp", dpagg_auto_var_samp_final},
-	[DPAGG_STDDEV_POP] = {"dp_stddev_pop", dpagg_auto_stddev_pop_final},
-	[DPAGG_STDDEV_SAMP] = {"dp_stddev_samp", dpagg_auto_stddev_samp_final},
+	[DPAGG_VAR_POP] = {"dp_var_pop", dpagg_auto_var_pop_final, dpagg_unit_auto_var_pop_final},
+	[DPAGG_VAR_SAMP] = {"dp_var_samp", dpagg_auto_var_samp_final, dpagg_unit_auto_var_samp_final},
+	[DPAGG_STDDEV_POP] = {"dp_stddev_pop", dpagg_auto_stddev_pop_final, dpagg_unit_auto_stddev_pop_final},
+	[DPAGG_STDDEV_SAMP] = {"dp_stddev_samp", dpagg_auto_stddev_samp_final, dpagg_unit_auto_stddev_samp_final},
 };
 
 typedef struct VAParams
@@ -61,7 +68,7 @@ form_of(Oid aggfnoid)
 	int			i;
 
 	for (i = 0; i < (int) lengthof(forms); i++)
-		if (final != NULL && final == forms[i].final)
+		if (final != NULL && (final == forms[i].final || final == forms[i].unit_final))
 			return i;
 	return -1;
 }
@@ -143,6 +150,7 @@ dpagg_auto_variance_site_params(DpSite *site)
 	DpAutoPlan *pl = &p->plan;
 	dpagg_error err;
 	DpChargePart parts[2];
+	int			L;
 
 	p->form = form_of(site->argref->aggfnoid);
 	if (p->form < 0)
@@ -153,10 +161,18 @@ dpagg_auto_variance_site_params(DpSite *site)
 	dpagg_arg_layout(site->argref, site->kind, &lo);
 	p->epsilon = dpagg_param_float8(site, lo.epsilon, "epsilon", DP_SITE_AUTO_VARIANCE);
 	p->delta = dpagg_param_float8(site, lo.delta, "delta", DP_SITE_AUTO_VARIANCE);
-	dpagg_auto_variance_plan(p->epsilon, p->delta, site->name, pl);
+	{
+		/* per unit, each group at (epsilon / L, delta / L) */
+		double		e = p->epsilon,
+					d = p->delta;
+
+		L = dpagg_auto_unit_share(site, &e, &d);
+		dpagg_auto_variance_plan(e, d, site->name, pl);
+	}
 	if (dpagg_release_plan_init(&pl->bounds_cal, 1.0, &p->bounds_plan, &err) != DPAGG_OK)
 		dpagg_report(&err);
 	dpagg_auto_charge_parts(site, pl, "variance", parts);
+	dpagg_auto_unit_parts(site, L, parts, 2);
 	dpagg_site_set_charge(site, p->epsilon, p->delta, parts, 2);
 	return p;
 }
@@ -166,12 +182,12 @@ dpagg_auto_variance_site_params(DpSite *site)
  * rescan that reuses the groups) returns what it released.
  */
 static Datum
-auto_variance_final(FunctionCallInfo fcinfo, int form)
+auto_variance_final(FunctionCallInfo fcinfo, int form, int kind)
 {
 	MemoryContext cxt = dpagg_aggregate_context(fcinfo, forms[form].name);
-	DpSite	   *site = dpagg_site_of_final(fcinfo, DP_SITE_AUTO_VARIANCE);
+	DpSite	   *site = dpagg_site_of_final(fcinfo, kind);
 	const VAParams *p = (const VAParams *) site->params;
-	AState	   *st = dpagg_auto_state_of(fcinfo, cxt, DP_SITE_AUTO_VARIANCE);
+	AState	   *st = dpagg_auto_state_of(fcinfo, cxt, kind);
 
 	if (p->form != form)
 		elog(ERROR, "dp_var_pop: final function of the wrong form");
@@ -239,11 +255,15 @@ auto_variance_final(FunctionCallInfo fcinfo, int form)
 	PG_RETURN_FLOAT8(st->released_value);
 }
 
-#define DPAGG_AV_FINAL(fname, form) \
+#define DPAGG_AV_FINAL(fname, form, kind) \
 	PG_FUNCTION_INFO_V1(fname); \
-	Datum fname(PG_FUNCTION_ARGS) { return auto_variance_final(fcinfo, form); }
+	Datum fname(PG_FUNCTION_ARGS) { return auto_variance_final(fcinfo, form, kind); }
 
-DPAGG_AV_FINAL(dpagg_auto_var_pop_final, DPAGG_VAR_POP)
-DPAGG_AV_FINAL(dpagg_auto_var_samp_final, DPAGG_VAR_SAMP)
-DPAGG_AV_FINAL(dpagg_auto_stddev_pop_final, DPAGG_STDDEV_POP)
-DPAGG_AV_FINAL(dpagg_auto_stddev_samp_final, DPAGG_STDDEV_SAMP)
+DPAGG_AV_FINAL(dpagg_auto_var_pop_final, DPAGG_VAR_POP, DP_SITE_AUTO_VARIANCE)
+DPAGG_AV_FINAL(dpagg_auto_var_samp_final, DPAGG_VAR_SAMP, DP_SITE_AUTO_VARIANCE)
+DPAGG_AV_FINAL(dpagg_auto_stddev_pop_final, DPAGG_STDDEV_POP, DP_SITE_AUTO_VARIANCE)
+DPAGG_AV_FINAL(dpagg_auto_stddev_samp_final, DPAGG_STDDEV_SAMP, DP_SITE_AUTO_VARIANCE)
+DPAGG_AV_FINAL(dpagg_unit_auto_var_pop_final, DPAGG_VAR_POP, DP_SITE_UNIT_AUTO_VARIANCE)
+DPAGG_AV_FINAL(dpagg_unit_auto_var_samp_final, DPAGG_VAR_SAMP, DP_SITE_UNIT_AUTO_VARIANCE)
+DPAGG_AV_FINAL(dpagg_unit_auto_stddev_pop_final, DPAGG_STDDEV_POP, DP_SITE_UNIT_AUTO_VARIANCE)
+DPAGG_AV_FINAL(dpagg_unit_auto_stddev_samp_final, DPAGG_STDDEV_SAMP, DP_SITE_UNIT_AUTO_VARIANCE)

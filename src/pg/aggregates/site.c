@@ -416,6 +416,7 @@ dpagg_kind_name(int kind)
 		case DP_SITE_UNIT_SUM:
 		case DP_SITE_MERGE_SUM:
 		case DP_SITE_AUTO_SUM:
+		case DP_SITE_UNIT_AUTO_SUM:
 			return "dp_sum";
 		case DP_SITE_COUNT:
 		case DP_SITE_UNIT_COUNT:
@@ -434,6 +435,7 @@ dpagg_kind_name(int kind)
 		case DP_SITE_VARIANCE:
 		case DP_SITE_UNIT_VARIANCE:
 		case DP_SITE_AUTO_VARIANCE:
+		case DP_SITE_UNIT_AUTO_VARIANCE:
 			return "dp_var_pop";	/* or one of its sibling forms: DpSite.name says which */
 		default:
 			return "dp_sum_vector";
@@ -783,8 +785,8 @@ site_prepare(AggState *as, AggStatePerTrans pt, int expected_kind)
 		: kind == DP_SITE_SELECT ? dpagg_select_site_params(site)
 		: DPAGG_KIND_IS_PERCENTILE(kind) ? dpagg_percentile_site_params(site)
 		: kind == DP_SITE_VARIANCE || kind == DP_SITE_UNIT_VARIANCE ? dpagg_variance_site_params(site)
-		: kind == DP_SITE_AUTO_SUM ? dpagg_auto_sum_site_params(site)
-		: kind == DP_SITE_AUTO_VARIANCE ? dpagg_auto_variance_site_params(site)
+		: DPAGG_KIND_IS_AUTO_SUM(kind) ? dpagg_auto_sum_site_params(site)
+		: DPAGG_KIND_IS_AUTO_VARIANCE(kind) ? dpagg_auto_variance_site_params(site)
 		: dpagg_scalar_site_params(site);
 	/* Published only once complete: a failed preparation leaves no half-made site behind. */
 	pt->transfn.fn_extra = site;

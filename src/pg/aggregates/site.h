@@ -57,11 +57,18 @@ typedef enum DpSiteKind
 	DP_SITE_AUTO_PERCENTILE = 19,	/* dp_percentile(value, p, epsilon, delta) and its forms
 									 * without bounds (percentile.c) */
 	/* dp_var_pop(value, epsilon, delta) and its forms: bounds chosen privately (auto_variance.c) */
-	DP_SITE_AUTO_VARIANCE = 20
+	DP_SITE_AUTO_VARIANCE = 20,
+	/* ... over a private relation, per unit (bound.c; auto_bounds.c, auto_variance.c) */
+	DP_SITE_UNIT_AUTO_SUM = 21,
+	DP_SITE_UNIT_AUTO_VARIANCE = 22
 } DpSiteKind;
 
 #define DPAGG_KIND_IS_UNIT(k) (((k) >= DP_SITE_UNIT_SUM && (k) <= DP_SITE_UNIT_VECTOR) || \
-							   (k) == DP_SITE_UNIT_VARIANCE || (k) == DP_SITE_UNIT_PERCENTILE)
+							   (k) == DP_SITE_UNIT_VARIANCE || (k) == DP_SITE_UNIT_PERCENTILE || \
+							   (k) == DP_SITE_UNIT_AUTO_SUM || (k) == DP_SITE_UNIT_AUTO_VARIANCE)
+/* dp_sum and dp_avg, the variances without bounds: over the rows, or per unit */
+#define DPAGG_KIND_IS_AUTO_SUM(k) ((k) == DP_SITE_AUTO_SUM || (k) == DP_SITE_UNIT_AUTO_SUM)
+#define DPAGG_KIND_IS_AUTO_VARIANCE(k) ((k) == DP_SITE_AUTO_VARIANCE || (k) == DP_SITE_UNIT_AUTO_VARIANCE)
 /* dp_percentile and its forms: with bounds, per unit, without bounds (percentile.c) */
 #define DPAGG_KIND_IS_PERCENTILE(k) ((k) == DP_SITE_PERCENTILE || (k) == DP_SITE_UNIT_PERCENTILE || \
 									 (k) == DP_SITE_AUTO_PERCENTILE)
@@ -211,6 +218,10 @@ extern void dpagg_auto_variance_plan(double epsilon, double delta, const char *n
 extern const char *dpagg_auto_variance_form_name(Oid aggfnoid);
 /* Whether one of them is dp_avg (by its final function). */
 extern bool dpagg_auto_is_avg(Oid aggfnoid);
+/* Per unit: a group's (epsilon, delta) from the call's, returning L (1 over the rows), and the
+ * group's charge parts scaled back to the call's, naming the unit (auto_bounds.c). */
+extern int	dpagg_auto_unit_share(DpSite *site, double *epsilon, double *delta);
+extern void dpagg_auto_unit_parts(DpSite *site, int L, DpChargePart *parts, int nparts);
 /* The histogram of a quantile without bounds at epsilon: its share of epsilon (and the rest, for
  * the release), its calibration (discrete Laplace, sensitivity 1) and threshold; refused (22023)
  * where a part is out of a calibration's range.  what names the call in the messages, rest what

@@ -213,6 +213,9 @@ capture(LevelContext *lc, Aggref *a)
 	if (kind == DP_SITE_AUTO_PERCENTILE)
 		unsupported("dp_percentile, dp_median and dp_percentiles without bounds are not available on Citus tables yet",
 					"Run it over a table that is not distributed (its state, counts in a grid of magnitudes per group, has no worker and coordinator steps yet).");
+	if (kind == DP_SITE_UNIT_AUTO_SUM || kind == DP_SITE_UNIT_AUTO_VARIANCE)
+		unsupported("dp_sum, dp_avg and the variances without bounds are not available on Citus tables yet",
+					"Pass bounds (the histogram of magnitudes has no worker and coordinator steps yet).");
 	if (kind == DP_SITE_AUTO_VARIANCE)
 		unsupported("dp_var_pop, dp_var_samp, dp_stddev_pop and dp_stddev_samp without bounds are not available on Citus tables yet",
 					"Pass bounds: dp_var_pop(value, epsilon, delta, lower, upper) and likewise the other forms (the histogram of magnitudes has no worker and coordinator steps yet).");

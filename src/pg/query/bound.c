@@ -865,14 +865,6 @@ collect_walker(Node *node, LevelContext *lc)
 			unsupported("dpagg aggregates over a private relation cannot be combined with other aggregates in the same query level",
 						"Only dpagg's aggregates are bounded per privacy unit.",
 						"Compute the other aggregates in a separate query.");
-		if (kind == DP_SITE_AUTO_SUM)
-			unsupported("dp_sum and dp_avg without bounds over a private relation are not available yet",
-						"Per privacy unit, the bounds would have to be chosen from the units' contributions, which is not built yet.",
-						"Pass bounds: dp_sum(value, epsilon, delta, lower, upper), dp_avg(value, epsilon, delta, lower, upper).");
-		if (kind == DP_SITE_AUTO_VARIANCE)
-			unsupported("dp_var_pop, dp_var_samp, dp_stddev_pop and dp_stddev_samp without bounds over a private relation are not available yet",
-						"Per privacy unit, the range would have to be chosen from the units' contributions, which is not built yet.",
-						"Pass bounds: dp_var_pop(value, epsilon, delta, lower, upper) and likewise the other forms.");
 		if (DPAGG_KIND_IS_ANY_MERGE(kind))
 			unsupported("dpagg_merge_sum, dpagg_merge_avg, dpagg_merge_count and dpagg_merge_vector cannot read private relations",
 						"They release partial sums as given, not bounded per privacy unit.",
@@ -949,10 +941,16 @@ per_unit_expr(DpCall *call, const char *lc_schema)
 		case DP_SITE_VARIANCE:
 		case DP_SITE_PERCENTILE:
 		case DP_SITE_AUTO_PERCENTILE:
+		case DP_SITE_AUTO_SUM:
+		case DP_SITE_AUTO_VARIANCE:
 			{
 				/* a variance's or a quantile's per-unit value is the unit's average in the group,
-				 * as dp_avg's */
-				const char *name = call->kind == DP_SITE_SUM ? "sum" : "avg";
+				 * as dp_avg's; without bounds too (a double precision: the forms without bounds
+				 * take one) */
+				bool		total = call->kind == DP_SITE_SUM ||
+					(call->kind == DP_SITE_AUTO_SUM && !dpagg_auto_is_avg(a->aggfnoid));
+				bool		to_float8 = call->kind != DP_SITE_SUM && call->kind != DP_SITE_AVG;
+				const char *name = total ? "sum" : "avg";
 				Oid			f;
 
 				t = exprType((Node *) value);
@@ -976,7 +974,7 @@ per_unit_expr(DpCall *call, const char *lc_schema)
 														   list_make1(arg), false, filter, DPAGG_BOUND_MARK);
 					Expr	   *n;
 
-					if (call->kind == DP_SITE_SUM)
+					if (total)
 						return sum;
 					t = ANYOID;
 					n = cast_to_float8((Expr *) dpagg_make_aggref(dpagg_function_oid("pg_catalog", "count", 1, &t),
@@ -994,8 +992,7 @@ per_unit_expr(DpCall *call, const char *lc_schema)
 					/* avg() of an integer type is a numeric: the variances' and quantiles'
 					 * per-unit forms take a double precision (dp_sum's and dp_avg's have a
 					 * numeric form too); an average of integers is far inside its range */
-					if ((call->kind == DP_SITE_VARIANCE || DPAGG_KIND_IS_PERCENTILE(call->kind)) &&
-						exprType((Node *) r) == NUMERICOID)
+					if (to_float8 && exprType((Node *) r) == NUMERICOID)
 						r = marked((Expr *) makeFuncExpr(dpagg_function_oid(lc_schema, "dpagg_numeric_float8", 1, &num),
 														 FLOAT8OID, list_make1(r), InvalidOid, InvalidOid,
 														 COERCE_EXPLICIT_CALL));
@@ -1061,6 +1058,15 @@ bounded_call(DpCall *call, LevelContext *lc, Expr *value)
 		args = lappend(args, mech);
 		args = lappend(args, int4_const(lc->L));
 		args = lappend(args, unit_name(lc));
+	}
+	else if (call->kind == DP_SITE_AUTO_SUM || call->kind == DP_SITE_AUTO_VARIANCE)
+	{
+		/* without bounds: the per-unit form finds them from the units' values (auto_bounds.c) */
+		name = call->kind == DP_SITE_AUTO_VARIANCE
+			? psprintf("dpagg_unit_auto_%s", dpagg_auto_variance_form_name(a->aggfnoid) + strlen("dp_"))
+			: dpagg_auto_is_avg(a->aggfnoid) ? "dpagg_unit_auto_avg" : "dpagg_unit_auto_sum";
+		args = list_make5(value, arg_of(a, lo->epsilon), arg_of(a, lo->delta), int4_const(lc->L),
+						  unit_name(lc));
 	}
 	else if (call->kind == DP_SITE_COUNT)
 	{

@@ -238,8 +238,8 @@ dpagg_explain_sql(PG_FUNCTION_ARGS)
 		values[0] = Int32GetDatum(++n);
 		values[1] = CStringGetTextDatum(r->kind == DP_SITE_VARIANCE || r->kind == DP_SITE_UNIT_VARIANCE
 										? dpagg_variance_form_name(r->aggref->aggfnoid)
-										: r->kind == DP_SITE_AUTO_SUM ? (dpagg_auto_is_avg(r->aggref->aggfnoid) ? "dp_avg" : "dp_sum")
-										: r->kind == DP_SITE_AUTO_VARIANCE ? dpagg_auto_variance_form_name(r->aggref->aggfnoid)
+										: DPAGG_KIND_IS_AUTO_SUM(r->kind) ? (dpagg_auto_is_avg(r->aggref->aggfnoid) ? "dp_avg" : "dp_sum")
+										: DPAGG_KIND_IS_AUTO_VARIANCE(r->kind) ? dpagg_auto_variance_form_name(r->aggref->aggfnoid)
 										: dpagg_kind_name(r->kind));
 		values[2] = ObjectIdGetDatum(r->relid);
 		values[3] = CStringGetTextDatum(r->unit);
@@ -305,7 +305,7 @@ dpagg_explain_sql(PG_FUNCTION_ARGS)
 			calibration_json(&det, &cal, false, unit);
 			appendStringInfo(&det, "], \"dimension\": %d}", cal.dimension);
 		}
-		else if (r->kind == DP_SITE_AUTO_SUM)
+		else if (DPAGG_KIND_IS_AUTO_SUM(r->kind))
 		{
 			/* dp_sum and dp_avg without bounds (docs/automatic_bounds.md): half of epsilon for a
 			 * noisy histogram of magnitudes, the rest for the sum (dp_avg: the centred sum and the
@@ -313,7 +313,8 @@ dpagg_explain_sql(PG_FUNCTION_ARGS)
 			DpAutoPlan	ap;
 			bool		avg = dpagg_auto_is_avg(r->aggref->aggfnoid);
 
-			dpagg_auto_plan(eps, delta, avg, &ap);
+			/* per unit, each group at (epsilon / L, delta / L) */
+			dpagg_auto_plan(dpagg_share(eps, L), dpagg_share(delta, L), avg, &ap);
 			delta_charged = delta;
 			values[8] = Float8GetDatum(ap.part_epsilon);
 			values[9] = Float8GetDatum(ap.part_delta);
@@ -336,14 +337,15 @@ dpagg_explain_sql(PG_FUNCTION_ARGS)
 			}
 			appendStringInfoChar(&det, '}');
 		}
-		else if (r->kind == DP_SITE_AUTO_VARIANCE)
+		else if (DPAGG_KIND_IS_AUTO_VARIANCE(r->kind))
 		{
 			/* The variances without bounds (docs/automatic_bounds.md, "Variances"): half of
 			 * epsilon for the histogram, the rest and all of delta for the variance's three parts
 			 * at dpagg_variance_plan_init's shares, whose sensitivities the chosen range gives. */
 			DpAutoPlan	ap;
 
-			dpagg_auto_variance_plan(eps, delta, dpagg_auto_variance_form_name(r->aggref->aggfnoid), &ap);
+			dpagg_auto_variance_plan(dpagg_share(eps, L), dpagg_share(delta, L),
+									 dpagg_auto_variance_form_name(r->aggref->aggfnoid), &ap);
 			delta_charged = delta;
 			values[8] = Float8GetDatum(ap.part_epsilon);
 			values[9] = Float8GetDatum(ap.part_delta);

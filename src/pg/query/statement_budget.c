@@ -107,6 +107,8 @@ releasing_kind(int kind)
 		case DP_SITE_AUTO_SUM:
 		case DP_SITE_AUTO_PERCENTILE:
 		case DP_SITE_AUTO_VARIANCE:
+		case DP_SITE_UNIT_AUTO_SUM:
+		case DP_SITE_UNIT_AUTO_VARIANCE:
 			return true;
 		default:
 			return false;
