@@ -694,6 +694,11 @@ COMMENT ON AGGREGATE dpagg_fsum(double precision) IS
 -- overflow error past 1e131072 that would tell whether one unit's values add up to that.
 CREATE FUNCTION dpagg_numeric_float8(numeric) RETURNS double precision
   AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+-- a / b in IEEE arithmetic, never an error (an underflow is 0, an overflow +-Infinity; NULL for
+-- b = 0): a unit's average is dpagg_fdiv(its sum, its count), since float8div's underflow error
+-- would tell whether one unit's values add up to a subnormal.
+CREATE FUNCTION dpagg_fdiv(double precision, double precision) RETURNS double precision
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 -- A unit's vector sum (src/pg/query/bound.c, for dp_sum_vector): the first `dimension` elements of each
 -- vector added coordinate by coordinate (missing and NULL elements count as 0), saturating like
 -- dpagg_fsum; the per-unit aggregate then clips the sum to the l2 bound.

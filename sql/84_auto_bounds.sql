@@ -69,6 +69,16 @@ CREATE TABLE a_heavy AS SELECT g AS uid, 1.0::float8 AS x FROM generate_series(1
 SELECT dp_protect('a_heavy', 'uid');
 SELECT abs(dp_sum(x, 1.0, 0) - 1002) < 60 AS heavy_unit_clamped FROM a_heavy;
 DROP TABLE a_heavy;
+-- A unit's average is its sum over its count, never an error: a subnormal sum over two values
+-- rounds to 0 instead of raising an underflow (which a query could aim at one unit's value, at any
+-- epsilon; an attack review found it), with bounds or without, for every form that averages.
+CREATE TABLE a_tiny (uid int, x float8);
+INSERT INTO a_tiny VALUES (1, '5e-324'), (1, 0), (2, 1), (2, 1);
+SELECT dp_protect('a_tiny', 'uid');
+SELECT num_nulls(a, b, c, d, e) >= 0 AS released
+FROM (SELECT dp_avg(x, 1.0, 0) AS a, dp_avg(x, 1.0, 0, 0, 1) AS b, dp_median(x, 1.0, 0) AS c,
+             dp_stddev_pop(x, 1.0, 1e-6) AS d, dp_var_pop(x, 1.0, 1e-6, 0, 1) AS e FROM a_tiny) r;
+DROP TABLE a_tiny;
 SELECT dp_protect('a_private', 'uid', 3);
 SELECT grp, abs(r.s - (SELECT sum(s) FROM a_units u WHERE u.grp = r.grp)) < 1 AS exact
 FROM (SELECT grp, dp_sum(f8, 1e6, 1e-6) AS s FROM a_private GROUP BY grp) r ORDER BY grp;

@@ -2118,3 +2118,9 @@ REVOKE ALL ON FUNCTION
   dpagg_unit_auto_stddev_samp_final(internal),
   dpagg_unit_auto_stddev_samp_trans(internal, double precision, double precision, double precision, integer, text)
   FROM PUBLIC;
+
+-- a / b in IEEE arithmetic, never an error (an underflow is 0, an overflow +-Infinity; NULL for
+-- b = 0): a unit's average is dpagg_fdiv(its sum, its count), since float8div's underflow error
+-- would tell whether one unit's values add up to a subnormal.
+CREATE FUNCTION dpagg_fdiv(double precision, double precision) RETURNS double precision
+  AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;

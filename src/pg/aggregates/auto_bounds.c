@@ -211,6 +211,26 @@ dpagg_auto_charge_parts(DpSite *site, const DpAutoPlan *pl, const char *what, Dp
  * the group's shares, so the L compose to the call's (docs/automatic_bounds.md).  L = 1 over the
  * rows.
  */
+static void
+unit_share_context(void *arg)
+{
+	const int  *L = (const int *) arg;
+
+	errcontext("per privacy unit, each of a unit's at most %d groups releases at epsilon / %d and delta / %d",
+			   *L, *L, *L);
+}
+
+/* An error context naming L for the plan of a group (per unit): its refusals name the group's
+ * epsilon, which is the call's over L. */
+void
+dpagg_auto_unit_context_push(ErrorContextCallback *cb, const int *L)
+{
+	cb->callback = unit_share_context;
+	cb->arg = (void *) L;
+	cb->previous = error_context_stack;
+	error_context_stack = cb;
+}
+
 int
 dpagg_auto_unit_share(DpSite *site, double *epsilon, double *delta)
 {
@@ -235,18 +255,20 @@ dpagg_auto_unit_parts(DpSite *site, int L, DpChargePart *parts, int nparts)
 	DpArgLayout lo;
 	int			i;
 
-	if (L <= 1)
+	if (!DPAGG_KIND_IS_UNIT(site->kind))
 		return;
 	dpagg_arg_layout(site->argref, site->kind, &lo);
 	parts[0].spec = MemoryContextStrdup(site->cxt, psprintf("per unit %.20s, L=%d: %s",
 															 dpagg_site_unit(site, lo.unit), L,
 															 parts[0].spec));
-	for (i = 0; i < nparts; i++)
+	for (i = 0; L > 1 && i < nparts; i++)
 	{
+		/* a part of rho NaN is charged epsilon^2 / 2 (with its delta) per group: L of them */
+		double		rho = isnan(parts[i].rho) ? parts[i].epsilon * parts[i].epsilon / 2 : parts[i].rho;
+
 		parts[i].epsilon = nextafter(parts[i].epsilon * L, INFINITY);
 		parts[i].delta = parts[i].delta > 0 ? nextafter(parts[i].delta * L, INFINITY) : 0;
-		if (!isnan(parts[i].rho))
-			parts[i].rho = nextafter(parts[i].rho * L, INFINITY);
+		parts[i].rho = nextafter(rho * L, INFINITY);
 	}
 }
 
@@ -279,8 +301,14 @@ dpagg_auto_sum_site_params(DpSite *site)
 		double		e = p->epsilon,
 					d = p->delta;
 
+		ErrorContextCallback cb;
+
 		L = dpagg_auto_unit_share(site, &e, &d);
+		if (L > 1)
+			dpagg_auto_unit_context_push(&cb, &L);
 		dpagg_auto_plan(e, d, p->avg, pl);
+		if (L > 1)
+			error_context_stack = cb.previous;
 	}
 	if (dpagg_release_plan_init(&pl->bounds_cal, 1.0, &p->bounds_plan, &err) != DPAGG_OK ||
 		(p->avg && dpagg_release_plan_init(&pl->count_cal, 1.0, &p->count_plan, &err) != DPAGG_OK))

@@ -166,8 +166,14 @@ dpagg_auto_variance_site_params(DpSite *site)
 		double		e = p->epsilon,
 					d = p->delta;
 
+		ErrorContextCallback cb;
+
 		L = dpagg_auto_unit_share(site, &e, &d);
+		if (L > 1)
+			dpagg_auto_unit_context_push(&cb, &L);
 		dpagg_auto_variance_plan(e, d, site->name, pl);
+		if (L > 1)
+			error_context_stack = cb.previous;
 	}
 	if (dpagg_release_plan_init(&pl->bounds_cal, 1.0, &p->bounds_plan, &err) != DPAGG_OK)
 		dpagg_report(&err);

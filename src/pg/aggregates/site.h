@@ -222,6 +222,9 @@ extern bool dpagg_auto_is_avg(Oid aggfnoid);
  * group's charge parts scaled back to the call's, naming the unit (auto_bounds.c). */
 extern int	dpagg_auto_unit_share(DpSite *site, double *epsilon, double *delta);
 extern void dpagg_auto_unit_parts(DpSite *site, int L, DpChargePart *parts, int nparts);
+/* ... and an error context naming L while a group's plan is made (pop: error_context_stack =
+ * cb->previous). */
+extern void dpagg_auto_unit_context_push(ErrorContextCallback *cb, const int *L);
 /* The histogram of a quantile without bounds at epsilon: its share of epsilon (and the rest, for
  * the release), its calibration (discrete Laplace, sensitivity 1) and threshold; refused (22023)
  * where a part is out of a calibration's range.  what names the call in the messages, rest what

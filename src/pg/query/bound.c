@@ -980,8 +980,16 @@ per_unit_expr(DpCall *call, const char *lc_schema)
 					n = cast_to_float8((Expr *) dpagg_make_aggref(dpagg_function_oid("pg_catalog", "count", 1, &t),
 															list_make1(copyObject(value)), false,
 															(Expr *) copyObject(filter), DPAGG_BOUND_MARK));
-					return marked((Expr *) makeFuncExpr(F_FLOAT8DIV, FLOAT8OID, list_make2(sum, n),
-														InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL));
+					/* dpagg_fdiv, not float8div: the latter raises an underflow error when the
+					 * sum is a subnormal and the count 2 or more, and whether it does would tell
+					 * one unit's values apart (an attack review found it); dpagg_fdiv rounds to 0 */
+					{
+						Oid			div_types[2] = {FLOAT8OID, FLOAT8OID};
+
+						return marked((Expr *) makeFuncExpr(dpagg_function_oid(lc_schema, "dpagg_fdiv", 2, div_types),
+															FLOAT8OID, list_make2(sum, n), InvalidOid,
+															InvalidOid, COERCE_EXPLICIT_CALL));
+					}
 				}
 				f = dpagg_function_oid("pg_catalog", name, 1, &t);
 				{
@@ -1797,6 +1805,19 @@ Datum
 dpagg_numeric_float8(PG_FUNCTION_ARGS)
 {
 	return DirectFunctionCall1(numeric_float8_no_overflow, PG_GETARG_DATUM(0));
+}
+
+/* a / b in IEEE arithmetic, never an error: an underflow is 0, an overflow +-Infinity; NULL for
+ * b = 0 (a unit's average: its sum over its count of values). */
+PG_FUNCTION_INFO_V1(dpagg_fdiv);
+Datum
+dpagg_fdiv(PG_FUNCTION_ARGS)
+{
+	double		b = PG_GETARG_FLOAT8(1);
+
+	if (b == 0)
+		PG_RETURN_NULL();
+	PG_RETURN_FLOAT8(PG_GETARG_FLOAT8(0) / b);
 }
 
 /* dpagg_fsum's transition and combine: a + b, +-Infinity past the largest double, no error. */
