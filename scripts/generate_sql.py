@@ -480,7 +480,7 @@ for vform, what in [("var_pop", "population variance"), ("var_samp", "sample var
                   f"dp_{vform} without bounds: the range chosen privately from a histogram of magnitudes (half of epsilon).",
                   "internal", AV_SUPPORT["combine"],
                   Function(f"dpagg_auto_{vform}_final", [("", "internal")], F8, "VOLATILE", strict=False),
-                  AV_SUPPORT["serial"], AV_SUPPORT["deserial"], sspace=536)
+                  AV_SUPPORT["serial"], AV_SUPPORT["deserial"], sspace=368)
     for sqlt, short in TYPES:
         avkind.add(f"dp_{vform}", [("value", sqlt)] + EPS_DELTA, f"dpagg_auto_var_trans_{short}",
                    f"dpagg_auto_var_trans_{short}",
@@ -502,7 +502,7 @@ for uname, ufinal, ukind, trans, what in (
            for v in ("var_pop", "var_samp", "stddev_pop", "stddev_samp")]):
     k = Kind(ukind, f"{uname}: {what} without bounds of per-unit values.", "internal", None,
              Function(ufinal, [("", "internal")], F8, "VOLATILE", strict=False),
-             sspace=536 if "VARIANCE" in ukind else 128)
+             sspace=368 if "VARIANCE" in ukind else 128)
     k.add(uname, [("value", F8)] + UNIT_AUTO, f"{uname}_trans", trans,
           f"internal: {what} without bounds over a private relation, per unit")
     UNIT_AUTO_KINDS.append(k)

@@ -1810,7 +1810,7 @@ CREATE FUNCTION dpagg_auto_var_deserialize(bytea, internal) RETURNS internal
 CREATE FUNCTION dpagg_auto_var_trans_int2(internal, value smallint, epsilon double precision, delta double precision) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_auto_var_trans_int2' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_var_pop(value smallint, epsilon double precision, delta double precision) (
-  SFUNC = dpagg_auto_var_trans_int2, STYPE = internal, SSPACE = 536,
+  SFUNC = dpagg_auto_var_trans_int2, STYPE = internal, SSPACE = 368,
   COMBINEFUNC = dpagg_auto_var_combine, SERIALFUNC = dpagg_auto_var_serialize,
   DESERIALFUNC = dpagg_auto_var_deserialize, FINALFUNC = dpagg_auto_var_pop_final,
   FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -1820,7 +1820,7 @@ COMMENT ON AGGREGATE dp_var_pop(value smallint, epsilon double precision, delta 
 CREATE FUNCTION dpagg_auto_var_trans_int4(internal, value integer, epsilon double precision, delta double precision) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_auto_var_trans_int4' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_var_pop(value integer, epsilon double precision, delta double precision) (
-  SFUNC = dpagg_auto_var_trans_int4, STYPE = internal, SSPACE = 536,
+  SFUNC = dpagg_auto_var_trans_int4, STYPE = internal, SSPACE = 368,
   COMBINEFUNC = dpagg_auto_var_combine, SERIALFUNC = dpagg_auto_var_serialize,
   DESERIALFUNC = dpagg_auto_var_deserialize, FINALFUNC = dpagg_auto_var_pop_final,
   FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -1830,7 +1830,7 @@ COMMENT ON AGGREGATE dp_var_pop(value integer, epsilon double precision, delta d
 CREATE FUNCTION dpagg_auto_var_trans_int8(internal, value bigint, epsilon double precision, delta double precision) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_auto_var_trans_int8' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_var_pop(value bigint, epsilon double precision, delta double precision) (
-  SFUNC = dpagg_auto_var_trans_int8, STYPE = internal, SSPACE = 536,
+  SFUNC = dpagg_auto_var_trans_int8, STYPE = internal, SSPACE = 368,
   COMBINEFUNC = dpagg_auto_var_combine, SERIALFUNC = dpagg_auto_var_serialize,
   DESERIALFUNC = dpagg_auto_var_deserialize, FINALFUNC = dpagg_auto_var_pop_final,
   FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -1840,7 +1840,7 @@ COMMENT ON AGGREGATE dp_var_pop(value bigint, epsilon double precision, delta do
 CREATE FUNCTION dpagg_auto_var_trans_float4(internal, value real, epsilon double precision, delta double precision) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_auto_var_trans_float4' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_var_pop(value real, epsilon double precision, delta double precision) (
-  SFUNC = dpagg_auto_var_trans_float4, STYPE = internal, SSPACE = 536,
+  SFUNC = dpagg_auto_var_trans_float4, STYPE = internal, SSPACE = 368,
   COMBINEFUNC = dpagg_auto_var_combine, SERIALFUNC = dpagg_auto_var_serialize,
   DESERIALFUNC = dpagg_auto_var_deserialize, FINALFUNC = dpagg_auto_var_pop_final,
   FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -1850,7 +1850,7 @@ COMMENT ON AGGREGATE dp_var_pop(value real, epsilon double precision, delta doub
 CREATE FUNCTION dpagg_auto_var_trans_float8(internal, value double precision, epsilon double precision, delta double precision) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_auto_var_trans_float8' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_var_pop(value double precision, epsilon double precision, delta double precision) (
-  SFUNC = dpagg_auto_var_trans_float8, STYPE = internal, SSPACE = 536,
+  SFUNC = dpagg_auto_var_trans_float8, STYPE = internal, SSPACE = 368,
   COMBINEFUNC = dpagg_auto_var_combine, SERIALFUNC = dpagg_auto_var_serialize,
   DESERIALFUNC = dpagg_auto_var_deserialize, FINALFUNC = dpagg_auto_var_pop_final,
   FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -1860,7 +1860,7 @@ COMMENT ON AGGREGATE dp_var_pop(value double precision, epsilon double precision
 CREATE FUNCTION dpagg_auto_var_trans_numeric(internal, value numeric, epsilon double precision, delta double precision) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_auto_var_trans_numeric' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_var_pop(value numeric, epsilon double precision, delta double precision) (
-  SFUNC = dpagg_auto_var_trans_numeric, STYPE = internal, SSPACE = 536,
+  SFUNC = dpagg_auto_var_trans_numeric, STYPE = internal, SSPACE = 368,
   COMBINEFUNC = dpagg_auto_var_combine, SERIALFUNC = dpagg_auto_var_serialize,
   DESERIALFUNC = dpagg_auto_var_deserialize, FINALFUNC = dpagg_auto_var_pop_final,
   FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -1871,7 +1871,7 @@ COMMENT ON AGGREGATE dp_var_pop(value numeric, epsilon double precision, delta d
 CREATE FUNCTION dpagg_auto_var_samp_final(internal) RETURNS double precision
   AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
 CREATE AGGREGATE dp_var_samp(value smallint, epsilon double precision, delta double precision) (
-  SFUNC = dpagg_auto_var_trans_int2, STYPE = internal, SSPACE = 536,
+  SFUNC = dpagg_auto_var_trans_int2, STYPE = internal, SSPACE = 368,
   COMBINEFUNC = dpagg_auto_var_combine, SERIALFUNC = dpagg_auto_var_serialize,
   DESERIALFUNC = dpagg_auto_var_deserialize, FINALFUNC = dpagg_auto_var_samp_final,
   FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -1879,7 +1879,7 @@ CREATE AGGREGATE dp_var_samp(value smallint, epsilon double precision, delta dou
 COMMENT ON AGGREGATE dp_var_samp(value smallint, epsilon double precision, delta double precision) IS 'differentially private sample variance, its clamping range chosen privately (half of epsilon) from the data';
 
 CREATE AGGREGATE dp_var_samp(value integer, epsilon double precision, delta double precision) (
-  SFUNC = dpagg_auto_var_trans_int4, STYPE = internal, SSPACE = 536,
+  SFUNC = dpagg_auto_var_trans_int4, STYPE = internal, SSPACE = 368,
   COMBINEFUNC = dpagg_auto_var_combine, SERIALFUNC = dpagg_auto_var_serialize,
   DESERIALFUNC = dpagg_auto_var_deserialize, FINALFUNC = dpagg_auto_var_samp_final,
   FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -1887,7 +1887,7 @@ CREATE AGGREGATE dp_var_samp(value integer, epsilon double precision, delta doub
 COMMENT ON AGGREGATE dp_var_samp(value integer, epsilon double precision, delta double precision) IS 'differentially private sample variance, its clamping range chosen privately (half of epsilon) from the data';
 
 CREATE AGGREGATE dp_var_samp(value bigint, epsilon double precision, delta double precision) (
-  SFUNC = dpagg_auto_var_trans_int8, STYPE = internal, SSPACE = 536,
+  SFUNC = dpagg_auto_var_trans_int8, STYPE = internal, SSPACE = 368,
   COMBINEFUNC = dpagg_auto_var_combine, SERIALFUNC = dpagg_auto_var_serialize,
   DESERIALFUNC = dpagg_auto_var_deserialize, FINALFUNC = dpagg_auto_var_samp_final,
   FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -1895,7 +1895,7 @@ CREATE AGGREGATE dp_var_samp(value bigint, epsilon double precision, delta doubl
 COMMENT ON AGGREGATE dp_var_samp(value bigint, epsilon double precision, delta double precision) IS 'differentially private sample variance, its clamping range chosen privately (half of epsilon) from the data';
 
 CREATE AGGREGATE dp_var_samp(value real, epsilon double precision, delta double precision) (
-  SFUNC = dpagg_auto_var_trans_float4, STYPE = internal, SSPACE = 536,
+  SFUNC = dpagg_auto_var_trans_float4, STYPE = internal, SSPACE = 368,
   COMBINEFUNC = dpagg_auto_var_combine, SERIALFUNC = dpagg_auto_var_serialize,
   DESERIALFUNC = dpagg_auto_var_deserialize, FINALFUNC = dpagg_auto_var_samp_final,
   FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -1903,7 +1903,7 @@ CREATE AGGREGATE dp_var_samp(value real, epsilon double precision, delta double 
 COMMENT ON AGGREGATE dp_var_samp(value real, epsilon double precision, delta double precision) IS 'differentially private sample variance, its clamping range chosen privately (half of epsilon) from the data';
 
 CREATE AGGREGATE dp_var_samp(value double precision, epsilon double precision, delta double precision) (
-  SFUNC = dpagg_auto_var_trans_float8, STYPE = internal, SSPACE = 536,
+  SFUNC = dpagg_auto_var_trans_float8, STYPE = internal, SSPACE = 368,
   COMBINEFUNC = dpagg_auto_var_combine, SERIALFUNC = dpagg_auto_var_serialize,
   DESERIALFUNC = dpagg_auto_var_deserialize, FINALFUNC = dpagg_auto_var_samp_final,
   FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -1911,7 +1911,7 @@ CREATE AGGREGATE dp_var_samp(value double precision, epsilon double precision, d
 COMMENT ON AGGREGATE dp_var_samp(value double precision, epsilon double precision, delta double precision) IS 'differentially private sample variance, its clamping range chosen privately (half of epsilon) from the data';
 
 CREATE AGGREGATE dp_var_samp(value numeric, epsilon double precision, delta double precision) (
-  SFUNC = dpagg_auto_var_trans_numeric, STYPE = internal, SSPACE = 536,
+  SFUNC = dpagg_auto_var_trans_numeric, STYPE = internal, SSPACE = 368,
   COMBINEFUNC = dpagg_auto_var_combine, SERIALFUNC = dpagg_auto_var_serialize,
   DESERIALFUNC = dpagg_auto_var_deserialize, FINALFUNC = dpagg_auto_var_samp_final,
   FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -1922,7 +1922,7 @@ COMMENT ON AGGREGATE dp_var_samp(value numeric, epsilon double precision, delta 
 CREATE FUNCTION dpagg_auto_stddev_pop_final(internal) RETURNS double precision
   AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
 CREATE AGGREGATE dp_stddev_pop(value smallint, epsilon double precision, delta double precision) (
-  SFUNC = dpagg_auto_var_trans_int2, STYPE = internal, SSPACE = 536,
+  SFUNC = dpagg_auto_var_trans_int2, STYPE = internal, SSPACE = 368,
   COMBINEFUNC = dpagg_auto_var_combine, SERIALFUNC = dpagg_auto_var_serialize,
   DESERIALFUNC = dpagg_auto_var_deserialize, FINALFUNC = dpagg_auto_stddev_pop_final,
   FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -1930,7 +1930,7 @@ CREATE AGGREGATE dp_stddev_pop(value smallint, epsilon double precision, delta d
 COMMENT ON AGGREGATE dp_stddev_pop(value smallint, epsilon double precision, delta double precision) IS 'differentially private population standard deviation, its clamping range chosen privately (half of epsilon) from the data';
 
 CREATE AGGREGATE dp_stddev_pop(value integer, epsilon double precision, delta double precision) (
-  SFUNC = dpagg_auto_var_trans_int4, STYPE = internal, SSPACE = 536,
+  SFUNC = dpagg_auto_var_trans_int4, STYPE = internal, SSPACE = 368,
   COMBINEFUNC = dpagg_auto_var_combine, SERIALFUNC = dpagg_auto_var_serialize,
   DESERIALFUNC = dpagg_auto_var_deserialize, FINALFUNC = dpagg_auto_stddev_pop_final,
   FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -1938,7 +1938,7 @@ CREATE AGGREGATE dp_stddev_pop(value integer, epsilon double precision, delta do
 COMMENT ON AGGREGATE dp_stddev_pop(value integer, epsilon double precision, delta double precision) IS 'differentially private population standard deviation, its clamping range chosen privately (half of epsilon) from the data';
 
 CREATE AGGREGATE dp_stddev_pop(value bigint, epsilon double precision, delta double precision) (
-  SFUNC = dpagg_auto_var_trans_int8, STYPE = internal, SSPACE = 536,
+  SFUNC = dpagg_auto_var_trans_int8, STYPE = internal, SSPACE = 368,
   COMBINEFUNC = dpagg_auto_var_combine, SERIALFUNC = dpagg_auto_var_serialize,
   DESERIALFUNC = dpagg_auto_var_deserialize, FINALFUNC = dpagg_auto_stddev_pop_final,
   FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -1946,7 +1946,7 @@ CREATE AGGREGATE dp_stddev_pop(value bigint, epsilon double precision, delta dou
 COMMENT ON AGGREGATE dp_stddev_pop(value bigint, epsilon double precision, delta double precision) IS 'differentially private population standard deviation, its clamping range chosen privately (half of epsilon) from the data';
 
 CREATE AGGREGATE dp_stddev_pop(value real, epsilon double precision, delta double precision) (
-  SFUNC = dpagg_auto_var_trans_float4, STYPE = internal, SSPACE = 536,
+  SFUNC = dpagg_auto_var_trans_float4, STYPE = internal, SSPACE = 368,
   COMBINEFUNC = dpagg_auto_var_combine, SERIALFUNC = dpagg_auto_var_serialize,
   DESERIALFUNC = dpagg_auto_var_deserialize, FINALFUNC = dpagg_auto_stddev_pop_final,
   FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -1954,7 +1954,7 @@ CREATE AGGREGATE dp_stddev_pop(value real, epsilon double precision, delta doubl
 COMMENT ON AGGREGATE dp_stddev_pop(value real, epsilon double precision, delta double precision) IS 'differentially private population standard deviation, its clamping range chosen privately (half of epsilon) from the data';
 
 CREATE AGGREGATE dp_stddev_pop(value double precision, epsilon double precision, delta double precision) (
-  SFUNC = dpagg_auto_var_trans_float8, STYPE = internal, SSPACE = 536,
+  SFUNC = dpagg_auto_var_trans_float8, STYPE = internal, SSPACE = 368,
   COMBINEFUNC = dpagg_auto_var_combine, SERIALFUNC = dpagg_auto_var_serialize,
   DESERIALFUNC = dpagg_auto_var_deserialize, FINALFUNC = dpagg_auto_stddev_pop_final,
   FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -1962,7 +1962,7 @@ CREATE AGGREGATE dp_stddev_pop(value double precision, epsilon double precision,
 COMMENT ON AGGREGATE dp_stddev_pop(value double precision, epsilon double precision, delta double precision) IS 'differentially private population standard deviation, its clamping range chosen privately (half of epsilon) from the data';
 
 CREATE AGGREGATE dp_stddev_pop(value numeric, epsilon double precision, delta double precision) (
-  SFUNC = dpagg_auto_var_trans_numeric, STYPE = internal, SSPACE = 536,
+  SFUNC = dpagg_auto_var_trans_numeric, STYPE = internal, SSPACE = 368,
   COMBINEFUNC = dpagg_auto_var_combine, SERIALFUNC = dpagg_auto_var_serialize,
   DESERIALFUNC = dpagg_auto_var_deserialize, FINALFUNC = dpagg_auto_stddev_pop_final,
   FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -1973,7 +1973,7 @@ COMMENT ON AGGREGATE dp_stddev_pop(value numeric, epsilon double precision, delt
 CREATE FUNCTION dpagg_auto_stddev_samp_final(internal) RETURNS double precision
   AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
 CREATE AGGREGATE dp_stddev_samp(value smallint, epsilon double precision, delta double precision) (
-  SFUNC = dpagg_auto_var_trans_int2, STYPE = internal, SSPACE = 536,
+  SFUNC = dpagg_auto_var_trans_int2, STYPE = internal, SSPACE = 368,
   COMBINEFUNC = dpagg_auto_var_combine, SERIALFUNC = dpagg_auto_var_serialize,
   DESERIALFUNC = dpagg_auto_var_deserialize, FINALFUNC = dpagg_auto_stddev_samp_final,
   FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -1981,7 +1981,7 @@ CREATE AGGREGATE dp_stddev_samp(value smallint, epsilon double precision, delta 
 COMMENT ON AGGREGATE dp_stddev_samp(value smallint, epsilon double precision, delta double precision) IS 'differentially private sample standard deviation, its clamping range chosen privately (half of epsilon) from the data';
 
 CREATE AGGREGATE dp_stddev_samp(value integer, epsilon double precision, delta double precision) (
-  SFUNC = dpagg_auto_var_trans_int4, STYPE = internal, SSPACE = 536,
+  SFUNC = dpagg_auto_var_trans_int4, STYPE = internal, SSPACE = 368,
   COMBINEFUNC = dpagg_auto_var_combine, SERIALFUNC = dpagg_auto_var_serialize,
   DESERIALFUNC = dpagg_auto_var_deserialize, FINALFUNC = dpagg_auto_stddev_samp_final,
   FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -1989,7 +1989,7 @@ CREATE AGGREGATE dp_stddev_samp(value integer, epsilon double precision, delta d
 COMMENT ON AGGREGATE dp_stddev_samp(value integer, epsilon double precision, delta double precision) IS 'differentially private sample standard deviation, its clamping range chosen privately (half of epsilon) from the data';
 
 CREATE AGGREGATE dp_stddev_samp(value bigint, epsilon double precision, delta double precision) (
-  SFUNC = dpagg_auto_var_trans_int8, STYPE = internal, SSPACE = 536,
+  SFUNC = dpagg_auto_var_trans_int8, STYPE = internal, SSPACE = 368,
   COMBINEFUNC = dpagg_auto_var_combine, SERIALFUNC = dpagg_auto_var_serialize,
   DESERIALFUNC = dpagg_auto_var_deserialize, FINALFUNC = dpagg_auto_stddev_samp_final,
   FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -1997,7 +1997,7 @@ CREATE AGGREGATE dp_stddev_samp(value bigint, epsilon double precision, delta do
 COMMENT ON AGGREGATE dp_stddev_samp(value bigint, epsilon double precision, delta double precision) IS 'differentially private sample standard deviation, its clamping range chosen privately (half of epsilon) from the data';
 
 CREATE AGGREGATE dp_stddev_samp(value real, epsilon double precision, delta double precision) (
-  SFUNC = dpagg_auto_var_trans_float4, STYPE = internal, SSPACE = 536,
+  SFUNC = dpagg_auto_var_trans_float4, STYPE = internal, SSPACE = 368,
   COMBINEFUNC = dpagg_auto_var_combine, SERIALFUNC = dpagg_auto_var_serialize,
   DESERIALFUNC = dpagg_auto_var_deserialize, FINALFUNC = dpagg_auto_stddev_samp_final,
   FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -2005,7 +2005,7 @@ CREATE AGGREGATE dp_stddev_samp(value real, epsilon double precision, delta doub
 COMMENT ON AGGREGATE dp_stddev_samp(value real, epsilon double precision, delta double precision) IS 'differentially private sample standard deviation, its clamping range chosen privately (half of epsilon) from the data';
 
 CREATE AGGREGATE dp_stddev_samp(value double precision, epsilon double precision, delta double precision) (
-  SFUNC = dpagg_auto_var_trans_float8, STYPE = internal, SSPACE = 536,
+  SFUNC = dpagg_auto_var_trans_float8, STYPE = internal, SSPACE = 368,
   COMBINEFUNC = dpagg_auto_var_combine, SERIALFUNC = dpagg_auto_var_serialize,
   DESERIALFUNC = dpagg_auto_var_deserialize, FINALFUNC = dpagg_auto_stddev_samp_final,
   FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -2013,7 +2013,7 @@ CREATE AGGREGATE dp_stddev_samp(value double precision, epsilon double precision
 COMMENT ON AGGREGATE dp_stddev_samp(value double precision, epsilon double precision, delta double precision) IS 'differentially private sample standard deviation, its clamping range chosen privately (half of epsilon) from the data';
 
 CREATE AGGREGATE dp_stddev_samp(value numeric, epsilon double precision, delta double precision) (
-  SFUNC = dpagg_auto_var_trans_numeric, STYPE = internal, SSPACE = 536,
+  SFUNC = dpagg_auto_var_trans_numeric, STYPE = internal, SSPACE = 368,
   COMBINEFUNC = dpagg_auto_var_combine, SERIALFUNC = dpagg_auto_var_serialize,
   DESERIALFUNC = dpagg_auto_var_deserialize, FINALFUNC = dpagg_auto_stddev_samp_final,
   FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -2066,7 +2066,7 @@ CREATE FUNCTION dpagg_unit_auto_var_pop_final(internal) RETURNS double precision
 CREATE FUNCTION dpagg_unit_auto_var_pop_trans(internal, value double precision, epsilon double precision, delta double precision, max_groups integer, privacy_unit text) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_unit_auto_var_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dpagg_unit_auto_var_pop(value double precision, epsilon double precision, delta double precision, max_groups integer, privacy_unit text) (
-  SFUNC = dpagg_unit_auto_var_pop_trans, STYPE = internal, SSPACE = 536,
+  SFUNC = dpagg_unit_auto_var_pop_trans, STYPE = internal, SSPACE = 368,
   FINALFUNC = dpagg_unit_auto_var_pop_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE dpagg_unit_auto_var_pop(value double precision, epsilon double precision, delta double precision, max_groups integer, privacy_unit text) IS 'internal: dp_var_pop without bounds over a private relation, per unit';
@@ -2077,7 +2077,7 @@ CREATE FUNCTION dpagg_unit_auto_var_samp_final(internal) RETURNS double precisio
 CREATE FUNCTION dpagg_unit_auto_var_samp_trans(internal, value double precision, epsilon double precision, delta double precision, max_groups integer, privacy_unit text) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_unit_auto_var_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dpagg_unit_auto_var_samp(value double precision, epsilon double precision, delta double precision, max_groups integer, privacy_unit text) (
-  SFUNC = dpagg_unit_auto_var_samp_trans, STYPE = internal, SSPACE = 536,
+  SFUNC = dpagg_unit_auto_var_samp_trans, STYPE = internal, SSPACE = 368,
   FINALFUNC = dpagg_unit_auto_var_samp_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE dpagg_unit_auto_var_samp(value double precision, epsilon double precision, delta double precision, max_groups integer, privacy_unit text) IS 'internal: dp_var_samp without bounds over a private relation, per unit';
@@ -2088,7 +2088,7 @@ CREATE FUNCTION dpagg_unit_auto_stddev_pop_final(internal) RETURNS double precis
 CREATE FUNCTION dpagg_unit_auto_stddev_pop_trans(internal, value double precision, epsilon double precision, delta double precision, max_groups integer, privacy_unit text) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_unit_auto_var_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dpagg_unit_auto_stddev_pop(value double precision, epsilon double precision, delta double precision, max_groups integer, privacy_unit text) (
-  SFUNC = dpagg_unit_auto_stddev_pop_trans, STYPE = internal, SSPACE = 536,
+  SFUNC = dpagg_unit_auto_stddev_pop_trans, STYPE = internal, SSPACE = 368,
   FINALFUNC = dpagg_unit_auto_stddev_pop_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE dpagg_unit_auto_stddev_pop(value double precision, epsilon double precision, delta double precision, max_groups integer, privacy_unit text) IS 'internal: dp_stddev_pop without bounds over a private relation, per unit';
@@ -2099,7 +2099,7 @@ CREATE FUNCTION dpagg_unit_auto_stddev_samp_final(internal) RETURNS double preci
 CREATE FUNCTION dpagg_unit_auto_stddev_samp_trans(internal, value double precision, epsilon double precision, delta double precision, max_groups integer, privacy_unit text) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_unit_auto_var_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dpagg_unit_auto_stddev_samp(value double precision, epsilon double precision, delta double precision, max_groups integer, privacy_unit text) (
-  SFUNC = dpagg_unit_auto_stddev_samp_trans, STYPE = internal, SSPACE = 536,
+  SFUNC = dpagg_unit_auto_stddev_samp_trans, STYPE = internal, SSPACE = 368,
   FINALFUNC = dpagg_unit_auto_stddev_samp_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE dpagg_unit_auto_stddev_samp(value double precision, epsilon double precision, delta double precision, max_groups integer, privacy_unit text) IS 'internal: dp_stddev_samp without bounds over a private relation, per unit';

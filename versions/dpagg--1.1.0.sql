@@ -2962,7 +2962,7 @@ CREATE FUNCTION dpagg_auto_var_deserialize(bytea, internal) RETURNS internal
 CREATE FUNCTION dpagg_auto_var_trans_int2(internal, value smallint, epsilon double precision, delta double precision) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_auto_var_trans_int2' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_var_pop(value smallint, epsilon double precision, delta double precision) (
-  SFUNC = dpagg_auto_var_trans_int2, STYPE = internal, SSPACE = 536,
+  SFUNC = dpagg_auto_var_trans_int2, STYPE = internal, SSPACE = 368,
   COMBINEFUNC = dpagg_auto_var_combine, SERIALFUNC = dpagg_auto_var_serialize,
   DESERIALFUNC = dpagg_auto_var_deserialize, FINALFUNC = dpagg_auto_var_pop_final,
   FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -2972,7 +2972,7 @@ COMMENT ON AGGREGATE dp_var_pop(value smallint, epsilon double precision, delta 
 CREATE FUNCTION dpagg_auto_var_trans_int4(internal, value integer, epsilon double precision, delta double precision) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_auto_var_trans_int4' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_var_pop(value integer, epsilon double precision, delta double precision) (
-  SFUNC = dpagg_auto_var_trans_int4, STYPE = internal, SSPACE = 536,
+  SFUNC = dpagg_auto_var_trans_int4, STYPE = internal, SSPACE = 368,
   COMBINEFUNC = dpagg_auto_var_combine, SERIALFUNC = dpagg_auto_var_serialize,
   DESERIALFUNC = dpagg_auto_var_deserialize, FINALFUNC = dpagg_auto_var_pop_final,
   FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -2982,7 +2982,7 @@ COMMENT ON AGGREGATE dp_var_pop(value integer, epsilon double precision, delta d
 CREATE FUNCTION dpagg_auto_var_trans_int8(internal, value bigint, epsilon double precision, delta double precision) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_auto_var_trans_int8' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_var_pop(value bigint, epsilon double precision, delta double precision) (
-  SFUNC = dpagg_auto_var_trans_int8, STYPE = internal, SSPACE = 536,
+  SFUNC = dpagg_auto_var_trans_int8, STYPE = internal, SSPACE = 368,
   COMBINEFUNC = dpagg_auto_var_combine, SERIALFUNC = dpagg_auto_var_serialize,
   DESERIALFUNC = dpagg_auto_var_deserialize, FINALFUNC = dpagg_auto_var_pop_final,
   FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -2992,7 +2992,7 @@ COMMENT ON AGGREGATE dp_var_pop(value bigint, epsilon double precision, delta do
 CREATE FUNCTION dpagg_auto_var_trans_float4(internal, value real, epsilon double precision, delta double precision) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_auto_var_trans_float4' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_var_pop(value real, epsilon double precision, delta double precision) (
-  SFUNC = dpagg_auto_var_trans_float4, STYPE = internal, SSPACE = 536,
+  SFUNC = dpagg_auto_var_trans_float4, STYPE = internal, SSPACE = 368,
   COMBINEFUNC = dpagg_auto_var_combine, SERIALFUNC = dpagg_auto_var_serialize,
   DESERIALFUNC = dpagg_auto_var_deserialize, FINALFUNC = dpagg_auto_var_pop_final,
   FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -3002,7 +3002,7 @@ COMMENT ON AGGREGATE dp_var_pop(value real, epsilon double precision, delta doub
 CREATE FUNCTION dpagg_auto_var_trans_float8(internal, value double precision, epsilon double precision, delta double precision) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_auto_var_trans_float8' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_var_pop(value double precision, epsilon double precision, delta double precision) (
-  SFUNC = dpagg_auto_var_trans_float8, STYPE = internal, SSPACE = 536,
+  SFUNC = dpagg_auto_var_trans_float8, STYPE = internal, SSPACE = 368,
   COMBINEFUNC = dpagg_auto_var_combine, SERIALFUNC = dpagg_auto_var_serialize,
   DESERIALFUNC = dpagg_auto_var_deserialize, FINALFUNC = dpagg_auto_var_pop_final,
   FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -3012,7 +3012,7 @@ COMMENT ON AGGREGATE dp_var_pop(value double precision, epsilon double precision
 CREATE FUNCTION dpagg_auto_var_trans_numeric(internal, value numeric, epsilon double precision, delta double precision) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_auto_var_trans_numeric' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dp_var_pop(value numeric, epsilon double precision, delta double precision) (
-  SFUNC = dpagg_auto_var_trans_numeric, STYPE = internal, SSPACE = 536,
+  SFUNC = dpagg_auto_var_trans_numeric, STYPE = internal, SSPACE = 368,
   COMBINEFUNC = dpagg_auto_var_combine, SERIALFUNC = dpagg_auto_var_serialize,
   DESERIALFUNC = dpagg_auto_var_deserialize, FINALFUNC = dpagg_auto_var_pop_final,
   FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -3023,7 +3023,7 @@ COMMENT ON AGGREGATE dp_var_pop(value numeric, epsilon double precision, delta d
 CREATE FUNCTION dpagg_auto_var_samp_final(internal) RETURNS double precision
   AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
 CREATE AGGREGATE dp_var_samp(value smallint, epsilon double precision, delta double precision) (
-  SFUNC = dpagg_auto_var_trans_int2, STYPE = internal, SSPACE = 536,
+  SFUNC = dpagg_auto_var_trans_int2, STYPE = internal, SSPACE = 368,
   COMBINEFUNC = dpagg_auto_var_combine, SERIALFUNC = dpagg_auto_var_serialize,
   DESERIALFUNC = dpagg_auto_var_deserialize, FINALFUNC = dpagg_auto_var_samp_final,
   FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -3031,7 +3031,7 @@ CREATE AGGREGATE dp_var_samp(value smallint, epsilon double precision, delta dou
 COMMENT ON AGGREGATE dp_var_samp(value smallint, epsilon double precision, delta double precision) IS 'differentially private sample variance, its clamping range chosen privately (half of epsilon) from the data';
 
 CREATE AGGREGATE dp_var_samp(value integer, epsilon double precision, delta double precision) (
-  SFUNC = dpagg_auto_var_trans_int4, STYPE = internal, SSPACE = 536,
+  SFUNC = dpagg_auto_var_trans_int4, STYPE = internal, SSPACE = 368,
   COMBINEFUNC = dpagg_auto_var_combine, SERIALFUNC = dpagg_auto_var_serialize,
   DESERIALFUNC = dpagg_auto_var_deserialize, FINALFUNC = dpagg_auto_var_samp_final,
   FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -3039,7 +3039,7 @@ CREATE AGGREGATE dp_var_samp(value integer, epsilon double precision, delta doub
 COMMENT ON AGGREGATE dp_var_samp(value integer, epsilon double precision, delta double precision) IS 'differentially private sample variance, its clamping range chosen privately (half of epsilon) from the data';
 
 CREATE AGGREGATE dp_var_samp(value bigint, epsilon double precision, delta double precision) (
-  SFUNC = dpagg_auto_var_trans_int8, STYPE = internal, SSPACE = 536,
+  SFUNC = dpagg_auto_var_trans_int8, STYPE = internal, SSPACE = 368,
   COMBINEFUNC = dpagg_auto_var_combine, SERIALFUNC = dpagg_auto_var_serialize,
   DESERIALFUNC = dpagg_auto_var_deserialize, FINALFUNC = dpagg_auto_var_samp_final,
   FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -3047,7 +3047,7 @@ CREATE AGGREGATE dp_var_samp(value bigint, epsilon double precision, delta doubl
 COMMENT ON AGGREGATE dp_var_samp(value bigint, epsilon double precision, delta double precision) IS 'differentially private sample variance, its clamping range chosen privately (half of epsilon) from the data';
 
 CREATE AGGREGATE dp_var_samp(value real, epsilon double precision, delta double precision) (
-  SFUNC = dpagg_auto_var_trans_float4, STYPE = internal, SSPACE = 536,
+  SFUNC = dpagg_auto_var_trans_float4, STYPE = internal, SSPACE = 368,
   COMBINEFUNC = dpagg_auto_var_combine, SERIALFUNC = dpagg_auto_var_serialize,
   DESERIALFUNC = dpagg_auto_var_deserialize, FINALFUNC = dpagg_auto_var_samp_final,
   FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -3055,7 +3055,7 @@ CREATE AGGREGATE dp_var_samp(value real, epsilon double precision, delta double 
 COMMENT ON AGGREGATE dp_var_samp(value real, epsilon double precision, delta double precision) IS 'differentially private sample variance, its clamping range chosen privately (half of epsilon) from the data';
 
 CREATE AGGREGATE dp_var_samp(value double precision, epsilon double precision, delta double precision) (
-  SFUNC = dpagg_auto_var_trans_float8, STYPE = internal, SSPACE = 536,
+  SFUNC = dpagg_auto_var_trans_float8, STYPE = internal, SSPACE = 368,
   COMBINEFUNC = dpagg_auto_var_combine, SERIALFUNC = dpagg_auto_var_serialize,
   DESERIALFUNC = dpagg_auto_var_deserialize, FINALFUNC = dpagg_auto_var_samp_final,
   FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -3063,7 +3063,7 @@ CREATE AGGREGATE dp_var_samp(value double precision, epsilon double precision, d
 COMMENT ON AGGREGATE dp_var_samp(value double precision, epsilon double precision, delta double precision) IS 'differentially private sample variance, its clamping range chosen privately (half of epsilon) from the data';
 
 CREATE AGGREGATE dp_var_samp(value numeric, epsilon double precision, delta double precision) (
-  SFUNC = dpagg_auto_var_trans_numeric, STYPE = internal, SSPACE = 536,
+  SFUNC = dpagg_auto_var_trans_numeric, STYPE = internal, SSPACE = 368,
   COMBINEFUNC = dpagg_auto_var_combine, SERIALFUNC = dpagg_auto_var_serialize,
   DESERIALFUNC = dpagg_auto_var_deserialize, FINALFUNC = dpagg_auto_var_samp_final,
   FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -3074,7 +3074,7 @@ COMMENT ON AGGREGATE dp_var_samp(value numeric, epsilon double precision, delta 
 CREATE FUNCTION dpagg_auto_stddev_pop_final(internal) RETURNS double precision
   AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
 CREATE AGGREGATE dp_stddev_pop(value smallint, epsilon double precision, delta double precision) (
-  SFUNC = dpagg_auto_var_trans_int2, STYPE = internal, SSPACE = 536,
+  SFUNC = dpagg_auto_var_trans_int2, STYPE = internal, SSPACE = 368,
   COMBINEFUNC = dpagg_auto_var_combine, SERIALFUNC = dpagg_auto_var_serialize,
   DESERIALFUNC = dpagg_auto_var_deserialize, FINALFUNC = dpagg_auto_stddev_pop_final,
   FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -3082,7 +3082,7 @@ CREATE AGGREGATE dp_stddev_pop(value smallint, epsilon double precision, delta d
 COMMENT ON AGGREGATE dp_stddev_pop(value smallint, epsilon double precision, delta double precision) IS 'differentially private population standard deviation, its clamping range chosen privately (half of epsilon) from the data';
 
 CREATE AGGREGATE dp_stddev_pop(value integer, epsilon double precision, delta double precision) (
-  SFUNC = dpagg_auto_var_trans_int4, STYPE = internal, SSPACE = 536,
+  SFUNC = dpagg_auto_var_trans_int4, STYPE = internal, SSPACE = 368,
   COMBINEFUNC = dpagg_auto_var_combine, SERIALFUNC = dpagg_auto_var_serialize,
   DESERIALFUNC = dpagg_auto_var_deserialize, FINALFUNC = dpagg_auto_stddev_pop_final,
   FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -3090,7 +3090,7 @@ CREATE AGGREGATE dp_stddev_pop(value integer, epsilon double precision, delta do
 COMMENT ON AGGREGATE dp_stddev_pop(value integer, epsilon double precision, delta double precision) IS 'differentially private population standard deviation, its clamping range chosen privately (half of epsilon) from the data';
 
 CREATE AGGREGATE dp_stddev_pop(value bigint, epsilon double precision, delta double precision) (
-  SFUNC = dpagg_auto_var_trans_int8, STYPE = internal, SSPACE = 536,
+  SFUNC = dpagg_auto_var_trans_int8, STYPE = internal, SSPACE = 368,
   COMBINEFUNC = dpagg_auto_var_combine, SERIALFUNC = dpagg_auto_var_serialize,
   DESERIALFUNC = dpagg_auto_var_deserialize, FINALFUNC = dpagg_auto_stddev_pop_final,
   FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -3098,7 +3098,7 @@ CREATE AGGREGATE dp_stddev_pop(value bigint, epsilon double precision, delta dou
 COMMENT ON AGGREGATE dp_stddev_pop(value bigint, epsilon double precision, delta double precision) IS 'differentially private population standard deviation, its clamping range chosen privately (half of epsilon) from the data';
 
 CREATE AGGREGATE dp_stddev_pop(value real, epsilon double precision, delta double precision) (
-  SFUNC = dpagg_auto_var_trans_float4, STYPE = internal, SSPACE = 536,
+  SFUNC = dpagg_auto_var_trans_float4, STYPE = internal, SSPACE = 368,
   COMBINEFUNC = dpagg_auto_var_combine, SERIALFUNC = dpagg_auto_var_serialize,
   DESERIALFUNC = dpagg_auto_var_deserialize, FINALFUNC = dpagg_auto_stddev_pop_final,
   FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -3106,7 +3106,7 @@ CREATE AGGREGATE dp_stddev_pop(value real, epsilon double precision, delta doubl
 COMMENT ON AGGREGATE dp_stddev_pop(value real, epsilon double precision, delta double precision) IS 'differentially private population standard deviation, its clamping range chosen privately (half of epsilon) from the data';
 
 CREATE AGGREGATE dp_stddev_pop(value double precision, epsilon double precision, delta double precision) (
-  SFUNC = dpagg_auto_var_trans_float8, STYPE = internal, SSPACE = 536,
+  SFUNC = dpagg_auto_var_trans_float8, STYPE = internal, SSPACE = 368,
   COMBINEFUNC = dpagg_auto_var_combine, SERIALFUNC = dpagg_auto_var_serialize,
   DESERIALFUNC = dpagg_auto_var_deserialize, FINALFUNC = dpagg_auto_stddev_pop_final,
   FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -3114,7 +3114,7 @@ CREATE AGGREGATE dp_stddev_pop(value double precision, epsilon double precision,
 COMMENT ON AGGREGATE dp_stddev_pop(value double precision, epsilon double precision, delta double precision) IS 'differentially private population standard deviation, its clamping range chosen privately (half of epsilon) from the data';
 
 CREATE AGGREGATE dp_stddev_pop(value numeric, epsilon double precision, delta double precision) (
-  SFUNC = dpagg_auto_var_trans_numeric, STYPE = internal, SSPACE = 536,
+  SFUNC = dpagg_auto_var_trans_numeric, STYPE = internal, SSPACE = 368,
   COMBINEFUNC = dpagg_auto_var_combine, SERIALFUNC = dpagg_auto_var_serialize,
   DESERIALFUNC = dpagg_auto_var_deserialize, FINALFUNC = dpagg_auto_stddev_pop_final,
   FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -3125,7 +3125,7 @@ COMMENT ON AGGREGATE dp_stddev_pop(value numeric, epsilon double precision, delt
 CREATE FUNCTION dpagg_auto_stddev_samp_final(internal) RETURNS double precision
   AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
 CREATE AGGREGATE dp_stddev_samp(value smallint, epsilon double precision, delta double precision) (
-  SFUNC = dpagg_auto_var_trans_int2, STYPE = internal, SSPACE = 536,
+  SFUNC = dpagg_auto_var_trans_int2, STYPE = internal, SSPACE = 368,
   COMBINEFUNC = dpagg_auto_var_combine, SERIALFUNC = dpagg_auto_var_serialize,
   DESERIALFUNC = dpagg_auto_var_deserialize, FINALFUNC = dpagg_auto_stddev_samp_final,
   FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -3133,7 +3133,7 @@ CREATE AGGREGATE dp_stddev_samp(value smallint, epsilon double precision, delta 
 COMMENT ON AGGREGATE dp_stddev_samp(value smallint, epsilon double precision, delta double precision) IS 'differentially private sample standard deviation, its clamping range chosen privately (half of epsilon) from the data';
 
 CREATE AGGREGATE dp_stddev_samp(value integer, epsilon double precision, delta double precision) (
-  SFUNC = dpagg_auto_var_trans_int4, STYPE = internal, SSPACE = 536,
+  SFUNC = dpagg_auto_var_trans_int4, STYPE = internal, SSPACE = 368,
   COMBINEFUNC = dpagg_auto_var_combine, SERIALFUNC = dpagg_auto_var_serialize,
   DESERIALFUNC = dpagg_auto_var_deserialize, FINALFUNC = dpagg_auto_stddev_samp_final,
   FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -3141,7 +3141,7 @@ CREATE AGGREGATE dp_stddev_samp(value integer, epsilon double precision, delta d
 COMMENT ON AGGREGATE dp_stddev_samp(value integer, epsilon double precision, delta double precision) IS 'differentially private sample standard deviation, its clamping range chosen privately (half of epsilon) from the data';
 
 CREATE AGGREGATE dp_stddev_samp(value bigint, epsilon double precision, delta double precision) (
-  SFUNC = dpagg_auto_var_trans_int8, STYPE = internal, SSPACE = 536,
+  SFUNC = dpagg_auto_var_trans_int8, STYPE = internal, SSPACE = 368,
   COMBINEFUNC = dpagg_auto_var_combine, SERIALFUNC = dpagg_auto_var_serialize,
   DESERIALFUNC = dpagg_auto_var_deserialize, FINALFUNC = dpagg_auto_stddev_samp_final,
   FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -3149,7 +3149,7 @@ CREATE AGGREGATE dp_stddev_samp(value bigint, epsilon double precision, delta do
 COMMENT ON AGGREGATE dp_stddev_samp(value bigint, epsilon double precision, delta double precision) IS 'differentially private sample standard deviation, its clamping range chosen privately (half of epsilon) from the data';
 
 CREATE AGGREGATE dp_stddev_samp(value real, epsilon double precision, delta double precision) (
-  SFUNC = dpagg_auto_var_trans_float4, STYPE = internal, SSPACE = 536,
+  SFUNC = dpagg_auto_var_trans_float4, STYPE = internal, SSPACE = 368,
   COMBINEFUNC = dpagg_auto_var_combine, SERIALFUNC = dpagg_auto_var_serialize,
   DESERIALFUNC = dpagg_auto_var_deserialize, FINALFUNC = dpagg_auto_stddev_samp_final,
   FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -3157,7 +3157,7 @@ CREATE AGGREGATE dp_stddev_samp(value real, epsilon double precision, delta doub
 COMMENT ON AGGREGATE dp_stddev_samp(value real, epsilon double precision, delta double precision) IS 'differentially private sample standard deviation, its clamping range chosen privately (half of epsilon) from the data';
 
 CREATE AGGREGATE dp_stddev_samp(value double precision, epsilon double precision, delta double precision) (
-  SFUNC = dpagg_auto_var_trans_float8, STYPE = internal, SSPACE = 536,
+  SFUNC = dpagg_auto_var_trans_float8, STYPE = internal, SSPACE = 368,
   COMBINEFUNC = dpagg_auto_var_combine, SERIALFUNC = dpagg_auto_var_serialize,
   DESERIALFUNC = dpagg_auto_var_deserialize, FINALFUNC = dpagg_auto_stddev_samp_final,
   FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -3165,7 +3165,7 @@ CREATE AGGREGATE dp_stddev_samp(value double precision, epsilon double precision
 COMMENT ON AGGREGATE dp_stddev_samp(value double precision, epsilon double precision, delta double precision) IS 'differentially private sample standard deviation, its clamping range chosen privately (half of epsilon) from the data';
 
 CREATE AGGREGATE dp_stddev_samp(value numeric, epsilon double precision, delta double precision) (
-  SFUNC = dpagg_auto_var_trans_numeric, STYPE = internal, SSPACE = 536,
+  SFUNC = dpagg_auto_var_trans_numeric, STYPE = internal, SSPACE = 368,
   COMBINEFUNC = dpagg_auto_var_combine, SERIALFUNC = dpagg_auto_var_serialize,
   DESERIALFUNC = dpagg_auto_var_deserialize, FINALFUNC = dpagg_auto_stddev_samp_final,
   FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
@@ -3200,7 +3200,7 @@ CREATE FUNCTION dpagg_unit_auto_var_pop_final(internal) RETURNS double precision
 CREATE FUNCTION dpagg_unit_auto_var_pop_trans(internal, value double precision, epsilon double precision, delta double precision, max_groups integer, privacy_unit text) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_unit_auto_var_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dpagg_unit_auto_var_pop(value double precision, epsilon double precision, delta double precision, max_groups integer, privacy_unit text) (
-  SFUNC = dpagg_unit_auto_var_pop_trans, STYPE = internal, SSPACE = 536,
+  SFUNC = dpagg_unit_auto_var_pop_trans, STYPE = internal, SSPACE = 368,
   FINALFUNC = dpagg_unit_auto_var_pop_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE dpagg_unit_auto_var_pop(value double precision, epsilon double precision, delta double precision, max_groups integer, privacy_unit text) IS 'internal: dp_var_pop without bounds over a private relation, per unit';
@@ -3211,7 +3211,7 @@ CREATE FUNCTION dpagg_unit_auto_var_samp_final(internal) RETURNS double precisio
 CREATE FUNCTION dpagg_unit_auto_var_samp_trans(internal, value double precision, epsilon double precision, delta double precision, max_groups integer, privacy_unit text) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_unit_auto_var_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dpagg_unit_auto_var_samp(value double precision, epsilon double precision, delta double precision, max_groups integer, privacy_unit text) (
-  SFUNC = dpagg_unit_auto_var_samp_trans, STYPE = internal, SSPACE = 536,
+  SFUNC = dpagg_unit_auto_var_samp_trans, STYPE = internal, SSPACE = 368,
   FINALFUNC = dpagg_unit_auto_var_samp_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE dpagg_unit_auto_var_samp(value double precision, epsilon double precision, delta double precision, max_groups integer, privacy_unit text) IS 'internal: dp_var_samp without bounds over a private relation, per unit';
@@ -3222,7 +3222,7 @@ CREATE FUNCTION dpagg_unit_auto_stddev_pop_final(internal) RETURNS double precis
 CREATE FUNCTION dpagg_unit_auto_stddev_pop_trans(internal, value double precision, epsilon double precision, delta double precision, max_groups integer, privacy_unit text) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_unit_auto_var_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dpagg_unit_auto_stddev_pop(value double precision, epsilon double precision, delta double precision, max_groups integer, privacy_unit text) (
-  SFUNC = dpagg_unit_auto_stddev_pop_trans, STYPE = internal, SSPACE = 536,
+  SFUNC = dpagg_unit_auto_stddev_pop_trans, STYPE = internal, SSPACE = 368,
   FINALFUNC = dpagg_unit_auto_stddev_pop_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE dpagg_unit_auto_stddev_pop(value double precision, epsilon double precision, delta double precision, max_groups integer, privacy_unit text) IS 'internal: dp_stddev_pop without bounds over a private relation, per unit';
@@ -3233,7 +3233,7 @@ CREATE FUNCTION dpagg_unit_auto_stddev_samp_final(internal) RETURNS double preci
 CREATE FUNCTION dpagg_unit_auto_stddev_samp_trans(internal, value double precision, epsilon double precision, delta double precision, max_groups integer, privacy_unit text) RETURNS internal
   AS 'MODULE_PATHNAME', 'dpagg_unit_auto_var_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE dpagg_unit_auto_stddev_samp(value double precision, epsilon double precision, delta double precision, max_groups integer, privacy_unit text) (
-  SFUNC = dpagg_unit_auto_stddev_samp_trans, STYPE = internal, SSPACE = 536,
+  SFUNC = dpagg_unit_auto_stddev_samp_trans, STYPE = internal, SSPACE = 368,
   FINALFUNC = dpagg_unit_auto_stddev_samp_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE dpagg_unit_auto_stddev_samp(value double precision, epsilon double precision, delta double precision, max_groups integer, privacy_unit text) IS 'internal: dp_stddev_samp without bounds over a private relation, per unit';

@@ -47,9 +47,9 @@
 
 #define ANAME "dp_sum"
 
-/* the squares of the variances' states do not grow dp_sum's and dp_avg's: 336 bytes, as before */
-StaticAssertDecl(sizeof(AState) == 336, "dp_sum's state without bounds is 336 bytes");
-StaticAssertDecl(sizeof(AVState) == 536, "the variance's state without bounds is 536 bytes (SSPACE)");
+/* the squares of the variances' states do not grow dp_sum's and dp_avg's */
+StaticAssertDecl(sizeof(AState) == 232, "dp_sum's state without bounds is 232 bytes (palloc: a 256-byte chunk)");
+StaticAssertDecl(sizeof(AVState) == 368, "the variance's state without bounds is 368 bytes (SSPACE; a 512-byte chunk)");
 
 /* The share of epsilon that chooses the bounds, and the failure probability of the choice
  * (docs/automatic_bounds.md, "The threshold and the choice"). */

@@ -16,7 +16,7 @@
 
 #define ASTATE_VERSION 1		/* dp_sum and dp_avg */
 #define AVSTATE_VERSION 2		/* the variances: an AVState */
-#define ADENSE_AT 12			/* occupied bins kept as a list up to this many */
+#define ADENSE_AT 8				/* occupied bins kept as a list up to this many (a state of 232 bytes, a 256-byte chunk; a variance's 368, a 512-byte one) */
 
 typedef struct ABin
 {
