@@ -220,8 +220,8 @@ FAULTS = [
     {
         "id": "auto-unit-not-divided",
         "file": "src/pg/aggregates/auto_bounds.c",
-        "find": "*epsilon = dpagg_share(*epsilon, L);",
-        "replace": "*epsilon = *epsilon;",
+        "find": "e = dpagg_share(e, L);",
+        "replace": "e = e;",
         "what": "dp_sum, dp_avg and the variances without bounds over a private relation run each of "
                 "a unit's L groups at the call's epsilon instead of epsilon / L: L times the "
                 "epsilon charged.",

@@ -29,7 +29,7 @@
  * the charge names the request, takes the whole delta and, under zCDP, epsilon^2 / 2 for each
  * part (conservative).  Over a private relation the per-unit rewrite (query/bound.c) calls the
  * per-unit forms (dpagg_unit_auto_sum, dpagg_unit_auto_avg) over one value per unit and group,
- * each group at (epsilon / L, delta / L) (dpagg_auto_unit_share).  Not on Citus (citus/citus.c
+ * each group at (epsilon / L, delta / L) (dpagg_auto_site_plan).  Not on Citus (citus/citus.c
  * refuses it) yet.
  */
 #include "aggregates/state.h"
@@ -204,12 +204,10 @@ dpagg_auto_charge_parts(DpSite *site, const DpAutoPlan *pl, const char *what, Dp
 }
 
 /*
- * Per unit (DPAGG_KIND_IS_UNIT): the call's epsilon and delta for one group, epsilon / L and
- * delta / L (rounded down, so that L groups never spend more than the call), and the group's
- * parts scaled back to the call (each times L, rounded up: the ledger charges the parts' delta,
- * capped by the call's, and their rho) with the unit and L named in the first part.  Each of a unit's at most L groups releases at
- * the group's shares, so the L compose to the call's (docs/automatic_bounds.md).  L = 1 over the
- * rows.
+ * Per unit (DPAGG_KIND_IS_UNIT), each of a unit's at most L groups releases at epsilon / L and
+ * delta / L (rounded down, so that L groups never spend more than the call), so the L compose to
+ * the call's (docs/automatic_bounds.md, "Per privacy unit"); L = 1 over the rows.  A group's
+ * refusals (too small an epsilon) come with a context naming L.
  */
 static void
 unit_share_context(void *arg)
@@ -220,35 +218,48 @@ unit_share_context(void *arg)
 			   *L, *L, *L);
 }
 
-/* An error context naming L for the plan of a group (per unit): its refusals name the group's
- * epsilon, which is the call's over L. */
-void
-dpagg_auto_unit_context_push(ErrorContextCallback *cb, const int *L)
-{
-	cb->callback = unit_share_context;
-	cb->arg = (void *) L;
-	cb->previous = error_context_stack;
-	error_context_stack = cb;
-}
-
 int
-dpagg_auto_unit_share(DpSite *site, double *epsilon, double *delta)
+dpagg_auto_site_plan(DpSite *site, int kind, double *epsilon, double *delta,
+					 DpAutoPlanner planner, const void *arg, DpAutoPlan *plan,
+					 dpagg_release_plan *bounds_plan)
 {
 	DpArgLayout lo;
-	bool		isnull;
-	int			L;
+	ErrorContextCallback cb;
+	double		e,
+				d;
+	int			L = 1;
+	dpagg_error err;
 
-	if (!DPAGG_KIND_IS_UNIT(site->kind))
-		return 1;
 	dpagg_arg_layout(site->argref, site->kind, &lo);
-	L = DatumGetInt32(dpagg_site_param(site, lo.max_groups, &isnull));
-	if (isnull || L < 1)
-		elog(ERROR, "dpagg: a per-unit aggregate without max_groups");
-	*epsilon = dpagg_share(*epsilon, L);
-	*delta = dpagg_share(*delta, L);
+	*epsilon = e = dpagg_param_float8(site, lo.epsilon, "epsilon", kind);
+	*delta = d = dpagg_param_float8(site, lo.delta, "delta", kind);
+	if (DPAGG_KIND_IS_UNIT(site->kind))
+	{
+		bool		isnull;
+
+		L = DatumGetInt32(dpagg_site_param(site, lo.max_groups, &isnull));
+		if (isnull || L < 1)
+			elog(ERROR, "dpagg: a per-unit aggregate without max_groups");
+		e = dpagg_share(e, L);
+		d = dpagg_share(d, L);
+	}
+	cb.callback = unit_share_context;
+	cb.arg = (void *) &L;
+	cb.previous = error_context_stack;
+	if (L > 1)
+		error_context_stack = &cb;
+	planner(e, d, arg, plan);
+	error_context_stack = cb.previous;
+	if (dpagg_release_plan_init(&plan->bounds_cal, 1.0, bounds_plan, &err) != DPAGG_OK)
+		dpagg_report(&err);
 	return L;
 }
 
+/*
+ * The group's charge parts scaled back to the call's (each times L, rounded up: the ledger
+ * charges the parts' delta, capped by the call's, and their rho), the unit and L named in the
+ * first part.
+ */
 void
 dpagg_auto_unit_parts(DpSite *site, int L, DpChargePart *parts, int nparts)
 {
@@ -280,10 +291,15 @@ dpagg_auto_is_avg(Oid aggfnoid)
 	return final == dpagg_auto_avg_final || final == dpagg_unit_auto_avg_final;
 }
 
+static void
+sum_planner(double epsilon, double delta, const void *avg, DpAutoPlan *plan)
+{
+	dpagg_auto_plan(epsilon, delta, *(const bool *) avg, plan);
+}
+
 void *
 dpagg_auto_sum_site_params(DpSite *site)
 {
-	DpArgLayout lo;
 	AParams    *p = MemoryContextAllocZero(site->cxt, sizeof(AParams));
 	DpAutoPlan *pl = &p->plan;
 	dpagg_error err;
@@ -293,25 +309,9 @@ dpagg_auto_sum_site_params(DpSite *site)
 	/* the form, from the aggregate's final function */
 	p->avg = dpagg_auto_is_avg(site->argref->aggfnoid);
 	site->name = p->avg ? "dp_avg" : "dp_sum";
-	dpagg_arg_layout(site->argref, site->kind, &lo);
-	p->epsilon = dpagg_param_float8(site, lo.epsilon, "epsilon", DP_SITE_AUTO_SUM);
-	p->delta = dpagg_param_float8(site, lo.delta, "delta", DP_SITE_AUTO_SUM);
-	{
-		/* per unit, each group at (epsilon / L, delta / L) */
-		double		e = p->epsilon,
-					d = p->delta;
-
-		ErrorContextCallback cb;
-
-		L = dpagg_auto_unit_share(site, &e, &d);
-		if (L > 1)
-			dpagg_auto_unit_context_push(&cb, &L);
-		dpagg_auto_plan(e, d, p->avg, pl);
-		if (L > 1)
-			error_context_stack = cb.previous;
-	}
-	if (dpagg_release_plan_init(&pl->bounds_cal, 1.0, &p->bounds_plan, &err) != DPAGG_OK ||
-		(p->avg && dpagg_release_plan_init(&pl->count_cal, 1.0, &p->count_plan, &err) != DPAGG_OK))
+	L = dpagg_auto_site_plan(site, DP_SITE_AUTO_SUM, &p->epsilon, &p->delta, sum_planner, &p->avg,
+							 pl, &p->bounds_plan);
+	if (p->avg && dpagg_release_plan_init(&pl->count_cal, 1.0, &p->count_plan, &err) != DPAGG_OK)
 		dpagg_report(&err);
 	dpagg_auto_charge_parts(site, pl, "sum", parts);
 	if (p->avg)

@@ -142,13 +142,17 @@ dpagg_auto_variance_plan(double epsilon, double delta, const char *name, DpAutoP
 	}
 }
 
+static void
+variance_planner(double epsilon, double delta, const void *name, DpAutoPlan *plan)
+{
+	dpagg_auto_variance_plan(epsilon, delta, (const char *) name, plan);
+}
+
 void *
 dpagg_auto_variance_site_params(DpSite *site)
 {
-	DpArgLayout lo;
 	VAParams   *p = MemoryContextAllocZero(site->cxt, sizeof(VAParams));
 	DpAutoPlan *pl = &p->plan;
-	dpagg_error err;
 	DpChargePart parts[2];
 	int			L;
 
@@ -158,25 +162,8 @@ dpagg_auto_variance_site_params(DpSite *site)
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("dpagg support functions can only be used by dpagg's own aggregates")));
 	site->name = forms[p->form].name;
-	dpagg_arg_layout(site->argref, site->kind, &lo);
-	p->epsilon = dpagg_param_float8(site, lo.epsilon, "epsilon", DP_SITE_AUTO_VARIANCE);
-	p->delta = dpagg_param_float8(site, lo.delta, "delta", DP_SITE_AUTO_VARIANCE);
-	{
-		/* per unit, each group at (epsilon / L, delta / L) */
-		double		e = p->epsilon,
-					d = p->delta;
-
-		ErrorContextCallback cb;
-
-		L = dpagg_auto_unit_share(site, &e, &d);
-		if (L > 1)
-			dpagg_auto_unit_context_push(&cb, &L);
-		dpagg_auto_variance_plan(e, d, site->name, pl);
-		if (L > 1)
-			error_context_stack = cb.previous;
-	}
-	if (dpagg_release_plan_init(&pl->bounds_cal, 1.0, &p->bounds_plan, &err) != DPAGG_OK)
-		dpagg_report(&err);
+	L = dpagg_auto_site_plan(site, DP_SITE_AUTO_VARIANCE, &p->epsilon, &p->delta, variance_planner,
+							 site->name, pl, &p->bounds_plan);
 	dpagg_auto_charge_parts(site, pl, "variance", parts);
 	dpagg_auto_unit_parts(site, L, parts, 2);
 	dpagg_site_set_charge(site, p->epsilon, p->delta, parts, 2);

@@ -691,9 +691,7 @@ percentile_final(FunctionCallInfo fcinfo, bool want_array, int kind)
 								   &err) != DPAGG_OK)
 			dpagg_report(&err);
 	}
-	if (isnull)
-		;
-	else if (want_array)
+	if (!isnull && want_array)
 	{
 		Datum		elems[DPAGG_QUANTILE_MAX_K];
 		int			i;
@@ -703,7 +701,7 @@ percentile_final(FunctionCallInfo fcinfo, bool want_array, int kind)
 		result = PointerGetDatum(construct_array(elems, p->k, FLOAT8OID, sizeof(float8),
 												 FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
 	}
-	else
+	else if (!isnull)
 		result = Float8GetDatum(out[0]);
 	if (st != NULL)
 	{

@@ -218,13 +218,15 @@ extern void dpagg_auto_variance_plan(double epsilon, double delta, const char *n
 extern const char *dpagg_auto_variance_form_name(Oid aggfnoid);
 /* Whether one of them is dp_avg (by its final function). */
 extern bool dpagg_auto_is_avg(Oid aggfnoid);
-/* Per unit: a group's (epsilon, delta) from the call's, returning L (1 over the rows), and the
+/* A call without bounds' site: its epsilon and delta (kind names it in refusals) and the plan of one
+ * group, planner(epsilon, delta, arg, plan) — per unit at (epsilon / L, delta / L), its refusals
+ * in a context naming L — and the histogram's noise; returns L (1 over the rows).  Then the
  * group's charge parts scaled back to the call's, naming the unit (auto_bounds.c). */
-extern int	dpagg_auto_unit_share(DpSite *site, double *epsilon, double *delta);
+typedef void (*DpAutoPlanner) (double epsilon, double delta, const void *arg, DpAutoPlan *plan);
+extern int	dpagg_auto_site_plan(DpSite *site, int kind, double *epsilon, double *delta,
+								 DpAutoPlanner planner, const void *arg, DpAutoPlan *plan,
+								 dpagg_release_plan *bounds_plan);
 extern void dpagg_auto_unit_parts(DpSite *site, int L, DpChargePart *parts, int nparts);
-/* ... and an error context naming L while a group's plan is made (pop: error_context_stack =
- * cb->previous). */
-extern void dpagg_auto_unit_context_push(ErrorContextCallback *cb, const int *L);
 /* The histogram of a quantile without bounds at epsilon: its share of epsilon (and the rest, for
  * the release), its calibration (discrete Laplace, sensitivity 1) and threshold; refused (22023)
  * where a part is out of a calibration's range.  what names the call in the messages, rest what
