@@ -751,6 +751,20 @@ sample auto_median qhit "dp_median(x, 2, 0) without bounds: releases in the cell
   "SELECT dp_median(x, 2, 0) - 520 FROM qa GROUP BY g"
 
 # ------------------------------------------------------------------------------------------
+# 13. The histogram's range drawn run by run (docs/automatic_bounds.md section 2, "Drawing only
+#    what decides the range"): 4000 groups of 19 values at 1.5 and 17 at 600, in two bins of
+#    magnitude.  dp_median(x, 2, 0) draws the histogram at epsilon_b = 1 (scale 1, threshold 19)
+#    and is NULL when no bin reaches it: the bin of 19 values reaches it with chance 1/(1 + p),
+#    the bin of 17 with p^2/(1 + p), each of the 189 empty bins with p^19/(1 + p) (p = e^-1), so
+#    the share of NULL releases is their product of misses, 0.2423.  Exact two-sided binomial
+#    test.  Catches the histogram drawn at all of epsilon (0.117) or without noise (0).
+q "CREATE TABLE hb AS SELECT g, CASE WHEN j <= 19 THEN 1.5 ELSE 600 END::float8 AS x FROM generate_series(1, 4000) g, generate_series(1, 36) j"
+sample auto_reach reach "dp_median(x, 2, 0) without bounds: the share of groups whose histogram has no bin reaching the threshold" \
+  "s=1;t=19;counts=19 17" \
+  "heps:2:the histogram at all of epsilon,heps:1e9:the bins' counts without noise" \
+  "SELECT (dp_median(x, 2, 0) IS NULL)::int FROM hb GROUP BY g"
+
+# ------------------------------------------------------------------------------------------
 # The statistics.
 mode=""
 [ -n "$selftest" ] && mode=selftest

@@ -563,6 +563,18 @@ def evaluate(kind, rows, P, fault=None, work=None):
             k = round(k * quantile_hit_p(*args, em=True) / p)
         ok, txt = binom_test(min(k, n), n, p)
         return ok, f"releases in the quantile's bin {k} of {n}: " + txt
+    if kind == "reach":
+        # groups whose noisy histogram has no bin reaching the threshold (released NULL), against
+        # the exact chance: every bin misses independently (docs/automatic_bounds.md section 2)
+        counts = [int(c) for c in P["counts"].split()]
+        p = histogram_miss_p(float(P["s"]), float(P["t"]), counts)
+        n = len(rows)
+        k = sum(1 for r in rows if r[0] == 1)
+        if fault and fault.startswith("heps:"):
+            f = float(fault.split(":")[1])
+            k = round(k * histogram_miss_p(float(P["s"]) / f, float(P["t"]), counts) / p)
+        ok, txt = binom_test(min(k, n), n, p)
+        return ok, f"groups with no bin reaching the threshold {k} of {n}: " + txt
     if kind == "select":
         k, M = int(P["k"]), int(P["M"])
         extra = ""
@@ -584,6 +596,19 @@ def evaluate(kind, rows, P, fault=None, work=None):
         ok, txt = binom_test(min(k, M), M, p)
         return ok and ok_extra, txt + extra
     raise ValueError(kind)
+
+
+def histogram_miss_p(s, t, counts, bins=191):
+    """The chance that no bin of a histogram (occupied bins of these counts, the rest empty) reaches
+    t under discrete Laplace noise of scale s: P(c + X >= t) = p^m/(1 + p) for m = t - c >= 1, else
+    1 - p^(1 - m)/(1 + p), p = e^(-1/s); the bins independent."""
+    p = math.exp(-1 / s)
+    miss = 1.0
+    for c in counts + [0] * (bins - len(counts)):
+        m = t - c
+        r = p ** m / (1 + p) if m >= 1 else 1 - p ** (1 - m) / (1 + p)
+        miss *= 1 - r
+    return miss
 
 
 def safe_evaluate(*args):

@@ -1,15 +1,18 @@
 // Tests of automatic bounds' core (src/core/bounds/dpagg_bounds.h, docs/automatic_bounds.md): the
 // bins of magnitudes (every value within its bin's edges, the bins contiguous and in order), the
 // threshold (the least that keeps every empty bin below it with probability 1 - beta, and that
-// probability measured two-sided on simulated noise), and the choice of bounds.
+// probability measured two-sided on simulated noise), the choice of bounds, and the range drawn
+// run by run against the exact law of every bin's noise.
 #include <algorithm>
 #include <cmath>
 #include <random>
 #include <vector>
 
 #include <boost/math/distributions/binomial.hpp>
+#include <boost/math/distributions/chi_squared.hpp>
 
 #include "bounds/dpagg_bounds.h"
+#include "bounds/noisy_range.h"
 #include "test_support.h"
 
 namespace {
@@ -212,3 +215,154 @@ TEST(Bounds, TheRangeRunsFromTheLowestToTheHighestBinThatReachesTheThreshold) {
 }
 
 }  // namespace
+
+// ---- the range drawn without every bin's noise (dpagg_bounds_noisy_range, noisy_range.cpp) ----
+
+namespace {
+
+// Counts the generator's words, to show how little noise a range costs.
+class CountingRandom final : public dpagg::RandomSource {
+ public:
+  explicit CountingRandom(uint64_t seed) : gen_(seed) {}
+  uint64_t next_u64() override {
+    ++words;
+    return gen_();
+  }
+  long words = 0;
+
+ private:
+  std::mt19937_64 gen_;
+};
+
+// P(c + X >= t) for discrete Laplace X of scale s, computed here from the law
+// P(X = k) = (1 - p)/(1 + p) p^|k|, independently of noisy_range.cpp: p^m/(1 + p) for m = t - c
+// >= 1, else 1 - p^(1 - m)/(1 + p).
+long double reach_chance(double s, double t, int64_t c) {
+  const long double p = std::exp(-1.0L / s), m = static_cast<long double>(t) - c;
+  return m >= 1 ? std::pow(p, m) / (1 + p) : 1 - std::pow(p, 1 - m) / (1 + p);
+}
+
+// The exact law of (lowest, highest) bin that reaches t, index lo * BINS + hi, and "none" at
+// BINS * BINS.
+std::vector<long double> range_law(double s, double t, const std::vector<int64_t>& counts) {
+  const int B = DPAGG_BOUNDS_BINS;
+  std::vector<long double> r(B), below(B + 1, 1), above(B + 1, 1);
+  for (int j = 0; j < B; ++j) r[j] = reach_chance(s, t, counts[j]);
+  for (int j = 0; j < B; ++j) below[j + 1] = below[j] * (1 - r[j]);       // none of [0, j]
+  for (int j = B - 1; j >= 0; --j) above[j] = above[j + 1] * (1 - r[j]);  // none of [j, B)
+  std::vector<long double> law(B * B + 1, 0);
+  for (int a = 0; a < B; ++a) {
+    law[a * B + a] = below[a] * r[a] * above[a + 1];
+    for (int b = a + 1; b < B; ++b) law[a * B + b] = below[a] * r[a] * r[b] * above[b + 1];
+  }
+  law[B * B] = below[B];
+  return law;
+}
+
+// Two-sided chi-square goodness of fit of observed (lo, hi) pairs against the exact law: cells
+// expected below 5 times are pooled; returns the p-value.
+double range_fit(const std::vector<long double>& law, const std::vector<long>& seen, long n) {
+  double chi = 0, pooled_e = 0, pooled_o = 0;
+  int cells = 0;
+  for (size_t i = 0; i < law.size(); ++i) {
+    const double e = static_cast<double>(law[i]) * n;
+    if (e < 5) {
+      pooled_e += e;
+      pooled_o += seen[i];
+      continue;
+    }
+    chi += (seen[i] - e) * (seen[i] - e) / e;
+    ++cells;
+  }
+  if (pooled_e > 0) {
+    chi += (pooled_o - pooled_e) * (pooled_o - pooled_e) / std::max(pooled_e, 1.0);
+    ++cells;
+  }
+  return boost::math::cdf(boost::math::complement(boost::math::chi_squared(cells - 1), chi));
+}
+
+}  // namespace
+
+// The lowest and highest bin that reach the threshold, drawn from occupied bins' noise and one
+// geometric draw per run of empty bins, follow the exact law of drawing every bin's noise: a
+// chi-square over the (lowest, highest) pairs at a threshold low enough that empty bins reach it
+// (so the runs' draws matter) and at one from dpagg_bounds_threshold.  Drawing every empty bin
+// with a chance 2x too high or too low, or only one end's bins, fails it.
+TEST(Bounds, TheRangeDrawnRunByRunHasTheLawOfEveryBinsNoise) {
+  const dpagg_calibration cal = dpagg_test::calibrate("discrete_laplace", 0.5, 0, 1, true);
+  std::vector<int64_t> counts(DPAGG_BOUNDS_BINS, 0);
+  counts[5] = 1;
+  counts[60] = 10;
+  counts[95] = 12;
+  counts[96] = 30;
+  counts[150] = 11;
+  double t_beta;
+  dpagg_error err;
+  ASSERT_EQ(dpagg_bounds_threshold(cal.scale, 0.3, &t_beta, &err), DPAGG_OK);
+  for (double t : {12.0, t_beta}) {
+    SCOPED_TRACE(testing::Message() << "t=" << t);
+    const std::vector<long double> law = range_law(cal.scale, t, counts);
+    std::vector<long> seen(law.size(), 0);
+    dpagg_test::SeededRandom rng(t == 12.0 ? 11 : 12);
+    const long n = 200000;
+    for (long i = 0; i < n; ++i) {
+      int lo, hi;
+      dpagg::noisy_range(cal, counts.data(), t, rng, &lo, &hi);
+      ASSERT_TRUE((lo < 0 && hi < 0) || (0 <= lo && lo <= hi && hi < DPAGG_BOUNDS_BINS));
+      ++seen[lo < 0 ? DPAGG_BOUNDS_BINS * DPAGG_BOUNDS_BINS : lo * DPAGG_BOUNDS_BINS + hi];
+    }
+    const double pv = range_fit(law, seen, n);
+    EXPECT_GT(pv, 1e-6);
+    // the test has power: the same draws against a law with empty bins' chance doubled or halved
+    for (double f : {0.5, 2.0}) {
+      std::vector<long double> r(DPAGG_BOUNDS_BINS);
+      const double s2 = cal.scale;
+      // an empty bin reaching with chance f q: scale its reach through an equivalent count
+      std::vector<long double> alt = law;
+      {
+        const int B = DPAGG_BOUNDS_BINS;
+        for (int j = 0; j < B; ++j)
+          r[j] = counts[j] == 0 ? f * reach_chance(s2, t, 0) : reach_chance(s2, t, counts[j]);
+        std::vector<long double> below(B + 1, 1), above(B + 1, 1);
+        for (int j = 0; j < B; ++j) below[j + 1] = below[j] * (1 - r[j]);
+        for (int j = B - 1; j >= 0; --j) above[j] = above[j + 1] * (1 - r[j]);
+        std::fill(alt.begin(), alt.end(), 0.0L);
+        for (int a = 0; a < B; ++a) {
+          alt[a * B + a] = below[a] * r[a] * above[a + 1];
+          for (int b = a + 1; b < B; ++b) alt[a * B + b] = below[a] * r[a] * r[b] * above[b + 1];
+        }
+        alt[B * B] = below[B];
+      }
+      EXPECT_LT(range_fit(alt, seen, n), 1e-6) << "f=" << f;
+    }
+  }
+}
+
+// What it costs: a histogram of a few occupied bins at a realistic threshold takes a handful of
+// draws, where every bin's noise took two geometric draws per bin (at least 382 words).
+TEST(Bounds, TheRangeDrawsOnlyWhatDecidesIt) {
+  const dpagg_calibration cal = dpagg_test::calibrate("discrete_laplace", 0.5, 0, 1, true);
+  double t;
+  dpagg_error err;
+  ASSERT_EQ(dpagg_bounds_threshold(cal.scale, 1e-6, &t, &err), DPAGG_OK);
+  std::vector<int64_t> counts(DPAGG_BOUNDS_BINS, 0);
+  counts[dpagg_bounds_bin(40000)] = 900;
+  counts[dpagg_bounds_bin(70000)] = 600;
+  counts[dpagg_bounds_bin(150000)] = 100;
+  CountingRandom rng(5);
+  const int n = 1000;
+  for (int i = 0; i < n; ++i) {
+    int lo, hi;
+    dpagg::noisy_range(cal, counts.data(), t, rng, &lo, &hi);
+    EXPECT_EQ(lo, dpagg_bounds_bin(40000));
+    EXPECT_EQ(hi, dpagg_bounds_bin(150000));
+  }
+  EXPECT_LT(rng.words, 20L * n);
+  // and the C entry refuses a calibration of another mechanism
+  const dpagg_calibration lap = dpagg_test::calibrate("laplace", 0.5, 0, 1, false);
+  int lo, hi;
+  EXPECT_EQ(dpagg_bounds_noisy_range(&lap, counts.data(), t, &lo, &hi, &err), DPAGG_INTERNAL);
+  EXPECT_EQ(lo, -1);
+  EXPECT_EQ(dpagg_bounds_noisy_range(&cal, counts.data(), t, &lo, &hi, &err), DPAGG_OK);
+  EXPECT_EQ(lo, dpagg_bounds_bin(40000));
+}

@@ -114,13 +114,7 @@ int dpagg_bounds_range(const double* noisy, double t, int* lo_bin, int* hi_bin) 
   return *lo_bin >= 0 ? 1 : 0;
 }
 
-int dpagg_bounds_choose(const double* noisy, double t, double* lower, double* upper) {
-  int lo = -1, hi = -1;
-  for (int j = 0; j < DPAGG_BOUNDS_BINS; ++j)
-    if (noisy[j] >= t) {
-      if (lo < 0) lo = j;
-      hi = j;
-    }
+int dpagg_bounds_widen(int lo, int hi, double* lower, double* upper) {
   double a, b;
   if (lo < 0) {
     dpagg_bounds_bin_edges(DPAGG_BOUNDS_ZERO, lower, upper);
@@ -131,6 +125,12 @@ int dpagg_bounds_choose(const double* noisy, double t, double* lower, double* up
   if (*lower > 0) *lower = 0;
   if (*upper < 0) *upper = 0;
   return 1;
+}
+
+int dpagg_bounds_choose(const double* noisy, double t, double* lower, double* upper) {
+  int lo, hi;
+  (void) dpagg_bounds_range(noisy, t, &lo, &hi);
+  return dpagg_bounds_widen(lo, hi, lower, upper);
 }
 
 }  // extern "C"

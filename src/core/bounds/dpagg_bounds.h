@@ -5,10 +5,11 @@
  * Contribution", PoPETs 2020, Section 5.1).
  *
  * The glue counts a group's values in DPAGG_BOUNDS_BINS bins by dpagg_bounds_bin (a rule that
- * depends on the value alone), adds noise to every bin's count (the discrete Laplace mechanism
- * at sensitivity 1: one value is in one bin), and asks dpagg_bounds_choose for the bounds: from
- * the lowest to the highest bin whose noisy count reaches the threshold, widened to contain 0.
- * Everything after the noise is post-processing.  Pure arithmetic; nothing here draws noise.
+ * depends on the value alone) and asks dpagg_bounds_noisy_range for the lowest and the highest
+ * bin whose count plus noise (the discrete Laplace mechanism at sensitivity 1: one value is in one
+ * bin) reaches the threshold; dpagg_bounds_widen turns them into bounds that contain 0.
+ * Everything after the noise is post-processing.  Only dpagg_bounds_noisy_range draws noise
+ * (noisy_range.cpp); the rest is arithmetic.
  */
 #ifndef DPAGG_BOUNDS_H
 #define DPAGG_BOUNDS_H
@@ -137,6 +138,19 @@ int			dpagg_bounds_threshold(double scale, double beta, double *t, dpagg_error *
  * bin's edges.
  */
 int			dpagg_bounds_choose(const double *noisy, double t, double *lower, double *upper);
+/* The same bounds from the range of bins that reach t (lo_bin < 0: none; the zero bin's edges
+ * and 0 returned). */
+int			dpagg_bounds_widen(int lo_bin, int hi_bin, double *lower, double *upper);
+/*
+ * The lowest and the highest bin whose count plus discrete Laplace noise of the calibration `cal`
+ * (discrete_laplace at sensitivity 1) reaches t, with the law of drawing every bin's noise and
+ * calling dpagg_bounds_range, but drawing only the noise that decides them: each occupied bin
+ * visited, and one geometric draw per run of empty bins visited (the number of them passed
+ * before the first that reaches t; docs/automatic_bounds.md §2).  *lo_bin = *hi_bin = -1 when
+ * none reaches t.  DPAGG_OK, or DPAGG_INTERNAL for a calibration of another mechanism.
+ */
+int			dpagg_bounds_noisy_range(const dpagg_calibration *cal, const int64_t *counts, double t,
+									 int *lo_bin, int *hi_bin, dpagg_error *err);
 
 /*
  * The range of bins from the noisy counts, not widened: the lowest and the highest bin whose

@@ -62,7 +62,6 @@ typedef struct AParams
 	double		epsilon;
 	double		delta;
 	DpAutoPlan	plan;
-	dpagg_release_plan bounds_plan; /* the histogram's noise */
 	dpagg_release_plan count_plan;	/* dp_avg's count */
 } AParams;
 
@@ -98,15 +97,19 @@ dpagg_auto_plan_bounds(double epsilon, DpAutoPlan *p)
 		dpagg_report(&err);
 }
 
-/* A group's noisy histogram: discrete Laplace noise (bounds_plan) on every bin's count. */
-void
-dpagg_auto_noisy_histogram(const dpagg_release_plan *bounds_plan,
-						   const dpagg_auto_variance_bin *bins, double *noisy)
+/*
+ * The range of bins whose counts plus the histogram's noise (cal) reach the threshold, drawing
+ * only the noise that decides it (dpagg_bounds_noisy_range); false when none does.
+ */
+bool
+dpagg_auto_bounds_range(const dpagg_calibration *cal, double threshold, const int64 *counts,
+						int *lo_bin, int *hi_bin)
 {
-	int			j;
+	dpagg_error err;
 
-	for (j = 0; j < DPAGG_BOUNDS_BINS; j++)
-		noisy[j] = dpagg_draw(bounds_plan, (__int128) bins[j].count);
+	if (dpagg_bounds_noisy_range(cal, counts, threshold, lo_bin, hi_bin, &err) != DPAGG_OK)
+		dpagg_report(&err);
+	return *lo_bin >= 0;
 }
 
 /*
@@ -220,15 +223,13 @@ unit_share_context(void *arg)
 
 int
 dpagg_auto_site_plan(DpSite *site, int kind, double *epsilon, double *delta,
-					 DpAutoPlanner planner, const void *arg, DpAutoPlan *plan,
-					 dpagg_release_plan *bounds_plan)
+					 DpAutoPlanner planner, const void *arg, DpAutoPlan *plan)
 {
 	DpArgLayout lo;
 	ErrorContextCallback cb;
 	double		e,
 				d;
 	int			L = 1;
-	dpagg_error err;
 
 	dpagg_arg_layout(site->argref, site->kind, &lo);
 	*epsilon = e = dpagg_param_float8(site, lo.epsilon, "epsilon", kind);
@@ -250,8 +251,6 @@ dpagg_auto_site_plan(DpSite *site, int kind, double *epsilon, double *delta,
 		error_context_stack = &cb;
 	planner(e, d, arg, plan);
 	error_context_stack = cb.previous;
-	if (dpagg_release_plan_init(&plan->bounds_cal, 1.0, bounds_plan, &err) != DPAGG_OK)
-		dpagg_report(&err);
 	return L;
 }
 
@@ -310,7 +309,7 @@ dpagg_auto_sum_site_params(DpSite *site)
 	p->avg = dpagg_auto_is_avg(site->argref->aggfnoid);
 	site->name = p->avg ? "dp_avg" : "dp_sum";
 	L = dpagg_auto_site_plan(site, DP_SITE_AUTO_SUM, &p->epsilon, &p->delta, sum_planner, &p->avg,
-							 pl, &p->bounds_plan);
+							 pl);
 	if (p->avg && dpagg_release_plan_init(&pl->count_cal, 1.0, &p->count_plan, &err) != DPAGG_OK)
 		dpagg_report(&err);
 	dpagg_auto_charge_parts(site, pl, "sum", parts);
@@ -704,7 +703,9 @@ auto_final(FunctionCallInfo fcinfo, bool avg, int kind)
 	DpSite	   *site = dpagg_site_of_final(fcinfo, kind);
 	const AParams *p = (const AParams *) site->params;
 	AState	   *st = dpagg_auto_state_of(fcinfo, cxt, kind);
-	double		noisy[DPAGG_BOUNDS_BINS];
+	int64		counts[DPAGG_BOUNDS_BINS];
+	int			lo_bin,
+				hi_bin;
 	dpagg_auto_variance_bin bins[DPAGG_BOUNDS_BINS];
 	double		lower,
 				upper,
@@ -727,8 +728,10 @@ auto_final(FunctionCallInfo fcinfo, bool avg, int kind)
 	dpagg_site_charge(site);
 	dpagg_auto_state_bins(st, bins);
 	/* 1. the noisy histogram and the bounds */
-	dpagg_auto_noisy_histogram(&p->bounds_plan, bins, noisy);
-	(void) dpagg_bounds_choose(noisy, p->plan.threshold, &lower, &upper);
+	for (j = 0; j < DPAGG_BOUNDS_BINS; j++)
+		counts[j] = bins[j].count;
+	(void) dpagg_auto_bounds_range(&p->plan.bounds_cal, p->plan.threshold, counts, &lo_bin, &hi_bin);
+	(void) dpagg_bounds_widen(lo_bin, hi_bin, &lower, &upper);
 	/* 2. the sum clamped to [lower, upper], in the quanta of S: max(|lower|, |upper|) for a sum,
 	 * B = (upper - lower)/2 for an average (then centred on the middle) */
 	S = avg ? upper / 2 - lower / 2 : fmax(fabs(lower), fabs(upper));

@@ -56,8 +56,9 @@ typedef struct AVState
 extern AState *dpagg_auto_state_of(FunctionCallInfo fcinfo, MemoryContext cxt, int kind);
 /* Every bin's count and sums (squares 0 for a sum's state). */
 extern void dpagg_auto_state_bins(const AState *st, dpagg_auto_variance_bin *bins);
-/* Discrete Laplace noise (the histogram's plan) on every bin's count. */
-extern void dpagg_auto_noisy_histogram(const dpagg_release_plan *bounds_plan,
-									   const dpagg_auto_variance_bin *bins, double *noisy);
+/* The range of bins whose counts plus the histogram's noise (cal) reach the threshold (false:
+ * none does); only the noise that decides it is drawn (dpagg_bounds_noisy_range). */
+extern bool dpagg_auto_bounds_range(const dpagg_calibration *cal, double threshold,
+									const int64 *counts, int *lo_bin, int *hi_bin);
 
 #endif

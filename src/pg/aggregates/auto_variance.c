@@ -58,7 +58,6 @@ typedef struct VAParams
 	double		epsilon;
 	double		delta;
 	DpAutoPlan	plan;			/* part_epsilon, part_delta: the variance's release */
-	dpagg_release_plan bounds_plan; /* the histogram's noise */
 } VAParams;
 
 static int
@@ -163,7 +162,7 @@ dpagg_auto_variance_site_params(DpSite *site)
 				 errmsg("dpagg support functions can only be used by dpagg's own aggregates")));
 	site->name = forms[p->form].name;
 	L = dpagg_auto_site_plan(site, DP_SITE_AUTO_VARIANCE, &p->epsilon, &p->delta, variance_planner,
-							 site->name, pl, &p->bounds_plan);
+							 site->name, pl);
 	dpagg_auto_charge_parts(site, pl, "variance", parts);
 	dpagg_auto_unit_parts(site, L, parts, 2);
 	dpagg_site_set_charge(site, p->epsilon, p->delta, parts, 2);
@@ -187,17 +186,19 @@ auto_variance_final(FunctionCallInfo fcinfo, int form, int kind)
 	if (!st->released)
 	{
 		dpagg_auto_variance_bin bins[DPAGG_BOUNDS_BINS];
-		double		noisy[DPAGG_BOUNDS_BINS];
+		int64		counts[DPAGG_BOUNDS_BINS];
 		int			lo_bin,
-					hi_bin;
+					hi_bin,
+					j;
 		double		value = 0;
 		bool		answer = false;
 
 		dpagg_site_charge(site);
 		dpagg_auto_state_bins(st, bins);
 		/* 1. the range of bins (none: too few values to find one, NULL) */
-		dpagg_auto_noisy_histogram(&p->bounds_plan, bins, noisy);
-		if (dpagg_bounds_range(noisy, p->plan.threshold, &lo_bin, &hi_bin))
+		for (j = 0; j < DPAGG_BOUNDS_BINS; j++)
+			counts[j] = bins[j].count;
+		if (dpagg_auto_bounds_range(&p->plan.bounds_cal, p->plan.threshold, counts, &lo_bin, &hi_bin))
 		{
 			double		lower,
 						upper,

@@ -34,6 +34,7 @@
  * "Per privacy unit").  Not on Citus yet (citus/citus.c refuses it).
  */
 #include "aggregates/state.h"
+#include "aggregates/auto_bounds.h"
 
 #include <math.h>
 
@@ -82,7 +83,6 @@ typedef struct QParams
 	double		epsilon_bounds; /* without bounds: the histogram's share of epsilon */
 	double		threshold;		/* ... the noisy count from which a bin counts */
 	dpagg_calibration bounds_cal;	/* ... its noise */
-	dpagg_release_plan bounds_plan;
 	int			L;				/* per unit: the groups a unit contributes to at most; else 1 */
 	double		group_epsilon;	/* each group's: epsilon / L (each quantile at that / k) */
 	double		epsilon;
@@ -230,8 +230,6 @@ dpagg_percentile_site_params(DpSite *site)
 		dpagg_auto_histogram(p->group_epsilon, p->array ? "dp_percentiles" : "dp_percentile",
 							 p->unit ? "the quantiles (per unit: of epsilon / L)" : "the quantiles",
 							 &p->epsilon_bounds, &rest, &p->bounds_cal, &p->threshold);
-		if (dpagg_release_plan_init(&p->bounds_cal, 1.0, &p->bounds_plan, &err) != DPAGG_OK)
-			dpagg_report(&err);
 		p->group_epsilon = rest;
 	}
 	if ((p->unit || p->autob) &&
@@ -605,8 +603,7 @@ occupied_bins(const QState *st, int32 **bins, uint64 **cnt, int *m)
 static bool
 release_without_bounds(const QParams *p, const int32 *cells, const uint64 *cnt, int m, double *out)
 {
-	uint64		hist[DPAGG_BOUNDS_BINS];
-	double		noisy[DPAGG_BOUNDS_BINS];
+	int64		hist[DPAGG_BOUNDS_BINS];
 	int			lo_bin,
 				hi_bin,
 				first,
@@ -618,9 +615,7 @@ release_without_bounds(const QParams *p, const int32 *cells, const uint64 *cnt, 
 	memset(hist, 0, sizeof(hist));
 	for (i = 0; i < m; i++)
 		hist[dpagg_bounds_cell_bin(cells[i])] += cnt[i];
-	for (i = 0; i < DPAGG_BOUNDS_BINS; i++)
-		noisy[i] = dpagg_draw(&p->bounds_plan, (__int128) hist[i]);
-	if (!dpagg_bounds_range(noisy, p->threshold, &lo_bin, &hi_bin))
+	if (!dpagg_auto_bounds_range(&p->bounds_cal, p->threshold, hist, &lo_bin, &hi_bin))
 		return false;
 	dpagg_bounds_bin_cells(lo_bin, &first, &unused);
 	dpagg_bounds_bin_cells(hi_bin, &unused, &last);

@@ -220,12 +220,11 @@ extern const char *dpagg_auto_variance_form_name(Oid aggfnoid);
 extern bool dpagg_auto_is_avg(Oid aggfnoid);
 /* A call without bounds' site: its epsilon and delta (kind names it in refusals) and the plan of one
  * group, planner(epsilon, delta, arg, plan) — per unit at (epsilon / L, delta / L), its refusals
- * in a context naming L — and the histogram's noise; returns L (1 over the rows).  Then the
+ * in a context naming L; returns L (1 over the rows).  Then the
  * group's charge parts scaled back to the call's, naming the unit (auto_bounds.c). */
 typedef void (*DpAutoPlanner) (double epsilon, double delta, const void *arg, DpAutoPlan *plan);
 extern int	dpagg_auto_site_plan(DpSite *site, int kind, double *epsilon, double *delta,
-								 DpAutoPlanner planner, const void *arg, DpAutoPlan *plan,
-								 dpagg_release_plan *bounds_plan);
+								 DpAutoPlanner planner, const void *arg, DpAutoPlan *plan);
 extern void dpagg_auto_unit_parts(DpSite *site, int L, DpChargePart *parts, int nparts);
 /* The histogram of a quantile without bounds at epsilon: its share of epsilon (and the rest, for
  * the release), its calibration (discrete Laplace, sensitivity 1) and threshold; refused (22023)
