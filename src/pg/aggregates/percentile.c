@@ -103,6 +103,19 @@ bad(const char *msg, const char *hint)
 			 errhint("%s", hint)));
 }
 
+/* The name of a quantile call as the analyst wrote it (the ledger, dp_explain): dp_median has no
+ * p, dp_percentiles an array of them. */
+const char *
+dpagg_percentile_form_name(Aggref *a, int kind)
+{
+	DpArgLayout lo;
+
+	dpagg_arg_layout(a, kind, &lo);
+	if (lo.quantile < 0)
+		return "dp_median";
+	return list_nth_oid(a->aggargtypes, lo.quantile) == FLOAT8ARRAYOID ? "dp_percentiles" : "dp_percentile";
+}
+
 /* Read and validate the parameters of a call site (site.c calls this once per query, before any
  * row is read: a refusal never depends on the data). */
 void *
@@ -113,6 +126,7 @@ dpagg_percentile_site_params(DpSite *site)
 	dpagg_error err;
 
 	dpagg_arg_layout(site->argref, site->kind, &lo);
+	site->name = dpagg_percentile_form_name(site->argref, site->kind);
 	p->unit = site->kind == DP_SITE_UNIT_PERCENTILE;
 	p->autob = site->kind == DP_SITE_AUTO_PERCENTILE;
 	if (p->unit)

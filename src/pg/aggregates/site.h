@@ -243,6 +243,8 @@ extern void dpagg_variance_calibrations(double epsilon, double delta, double low
 /* "dp_var_pop", "dp_var_samp", "dp_stddev_pop" or "dp_stddev_samp" for one of those aggregates,
  * their report forms or their per-unit forms; NULL otherwise (variance.c). */
 extern const char *dpagg_variance_form_name(Oid aggfnoid);
+/* dp_percentile, dp_median or dp_percentiles, from a quantile call's arguments (percentile.c). */
+extern const char *dpagg_percentile_form_name(Aggref *a, int kind);
 /* A float8 parameter of a call site, refused (22023) if NULL: "<name> of <kind> must not be NULL". */
 extern double dpagg_param_float8(DpSite *site, int i, const char *name, int kind);
 

@@ -240,6 +240,7 @@ dpagg_explain_sql(PG_FUNCTION_ARGS)
 										? dpagg_variance_form_name(r->aggref->aggfnoid)
 										: DPAGG_KIND_IS_AUTO_SUM(r->kind) ? (dpagg_auto_is_avg(r->aggref->aggfnoid) ? "dp_avg" : "dp_sum")
 										: DPAGG_KIND_IS_AUTO_VARIANCE(r->kind) ? dpagg_auto_variance_form_name(r->aggref->aggfnoid)
+										: DPAGG_KIND_IS_PERCENTILE(r->kind) ? dpagg_percentile_form_name(r->aggref, r->kind)
 										: dpagg_kind_name(r->kind));
 		values[2] = ObjectIdGetDatum(r->relid);
 		values[3] = CStringGetTextDatum(r->unit);
