@@ -32,7 +32,8 @@
 # taken so far is within DPAGG_BENCH_BUDGET seconds (default 2400).  It prints the installed
 # library's checksum, and says so if the library was replaced during the run.
 # Usage: scripts/bench_auto.sh [RUNS] [ROWS] [NGROUPS] [BIG_ROWS] [BIG_GROUPS]
-#   (after dpagg is installed; default 5 3e6 1e6 3e6 1e5; BIG_GROUPS 0 skips the larger case)
+#   (after dpagg is installed; default 5 3000000 1000000 3000000 100000, whole numbers; BIG_GROUPS
+#   0 skips the larger case)
 #   DPAGG_BENCH_INSIDE=1 PGHOST=localhost PGPORT=5496 PGUSER=postgres scripts/bench_auto.sh 5
 set -euo pipefail
 cd "$(dirname "$0")/.."
