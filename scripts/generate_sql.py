@@ -507,18 +507,49 @@ for uname, ufinal, ukind, trans, what in (
           f"internal: {what} without bounds over a private relation, per unit")
     UNIT_AUTO_KINDS.append(k)
 
+# The variances over partial sums (src/pg/aggregates/variance.c, for Citus: src/pg/citus/citus.c):
+# dp_var_pop and its sibling forms whose rows are partial sums made where the data is, the
+# squares', the sum's and the count, sum(dpagg_quanta_var_squares(...)), sum(dpagg_quanta_var(...))
+# and count(x); the same call sites, charges and releases as theirs.  One kind per form (they differ
+# in their final functions only), all of site.c's DP_SITE_MERGE_VARIANCE, sharing their transition
+# function; no combine: Citus cannot split them.  Positions fixed: squares, sum, n, epsilon, delta,
+# lower, upper, mechanism (NULL: dpagg.default_mechanism).
+MERGE_VARIANCE_KINDS = []
+for vform, what in [("var_pop", "population variance"), ("var_samp", "sample variance"),
+                    ("stddev_pop", "population standard deviation"),
+                    ("stddev_samp", "sample standard deviation")]:
+    mvkind = Kind("DP_SITE_MERGE_VARIANCE", f"dpagg_merge_{vform}: dp_{vform} over partial sums.", "internal", None,
+                  Function(f"dpagg_merge_{vform}_final", [("", "internal")], F8, "VOLATILE", strict=False),
+                  report=Function(f"dpagg_merge_{vform}_report_final", [("", "internal")], "dp_report",
+                                  "VOLATILE", strict=False),
+                  sspace=64)
+    mvkind.add(f"dpagg_merge_{vform}", [("squares", "numeric"), ("sum", "numeric"), ("n", "bigint")] + EPS_DELTA
+               + [("lower", F8), ("upper", F8)] + MECH, "dpagg_merge_variance_trans", "dpagg_merge_variance_trans",
+               f"differentially private {what} from partial sums of quanta (dp_{vform} split for Citus)")
+    MERGE_VARIANCE_KINDS.append(mvkind)
+
 KINDS = [SUM, SUM_INLINE, AVG, COUNT, VECTOR, UNIT_SUM, UNIT_AVG, UNIT_COUNT, SELECT, UNIT_VECTOR,
-         MERGE_SUM, MERGE_AVG, MERGE_COUNT, MERGE_VECTOR, PERCENTILE, PERCENTILES] + VARIANCE_KINDS + UNIT_VARIANCE_KINDS + [UNIT_PERCENTILE, UNIT_PERCENTILES, AUTO_SUM, AUTO_AVG, AUTO_PERCENTILE, AUTO_PERCENTILES] + AUTO_VARIANCE_KINDS + UNIT_AUTO_KINDS
+         MERGE_SUM, MERGE_AVG, MERGE_COUNT, MERGE_VECTOR, PERCENTILE, PERCENTILES] + VARIANCE_KINDS + UNIT_VARIANCE_KINDS + [UNIT_PERCENTILE, UNIT_PERCENTILES, AUTO_SUM, AUTO_AVG, AUTO_PERCENTILE, AUTO_PERCENTILES] + AUTO_VARIANCE_KINDS + UNIT_AUTO_KINDS + MERGE_VARIANCE_KINDS
 
 # One row's quanta (src/pg/aggregates/partial.c): plain functions, summed with sum(bigint) on Citus workers.
 QUANTA = [(f"dpagg_quanta_{what}", sqlt, f"dpagg_quanta_{what}_{short}")
           for what in ("sum", "avg") for sqlt, short in TYPES]
+# ... and the variances' (src/pg/aggregates/variance.c): a value's centred quanta and those of its
+# centred square, as dp_var_pop's state adds them.
+VQUANTA = [(f"dpagg_quanta_{what}", sqlt, f"dpagg_quanta_{what}_{short}")
+           for what in ("var", "var_squares") for sqlt, short in TYPES]
 
 
 def quanta_sql():
     out = ["""-- One row's contribution to dp_sum's (dp_avg's) exact sum, in its quanta (src/pg/aggregates/partial.c):
 -- Citus sums them with sum(bigint) on the workers for dpagg_merge_sum and dpagg_merge_avg."""]
     for name, sqlt, sym in QUANTA:
+        out.append(f"CREATE FUNCTION {name}(value {sqlt}, lower double precision, upper double precision)"
+                   f" RETURNS bigint\n  AS 'MODULE_PATHNAME', '{sym}' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;")
+    out.append("""-- One row's contribution to dp_var_pop's exact sums (the centred value's and its centred square's
+-- quanta; src/pg/aggregates/variance.c): Citus sums them with sum(bigint) on the workers for
+-- dpagg_merge_var_pop and its sibling forms.""")
+    for name, sqlt, sym in VQUANTA:
         out.append(f"CREATE FUNCTION {name}(value {sqlt}, lower double precision, upper double precision)"
                    f" RETURNS bigint\n  AS 'MODULE_PATHNAME', '{sym}' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;")
     out.append("""-- The same exact sum as sum(dpagg_quanta_sum(...)) (_avg), a numeric, in one call per row: what a

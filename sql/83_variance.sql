@@ -151,3 +151,32 @@ FROM dp_explain($$SELECT grp, dp_var_pop(f8, 1.0, 1e-6, 0, 100, 'laplace'), dp_s
 REVOKE SELECT ON dp_test FROM v_analyst;
 SELECT dp_drop_budget('v_analyst');
 DROP ROLE v_analyst;
+-- The split for Citus (docs/variance.md, "On Citus"), on one node: the partial sums of the rows'
+-- two integers (dpagg_quanta_var_squares, dpagg_quanta_var) per group, merged by
+-- dpagg_merge_var_pop and its sibling forms, make the one-node state: at epsilon 1e9 every form
+-- agrees with the aggregate over the rows to 1e-9, for float8 and integer values.
+SELECT f, bool_and(abs(m - d) <= 1e-9 * abs(d)) AS merged_as_one_node FROM (
+  SELECT 'var_pop' f, (SELECT dpagg_merge_var_pop(q, s, n, 1e9, 1e-6, -10, 90, NULL) FROM (SELECT grp, sum(dpagg_quanta_var_squares(f8, -10, 90)) q, sum(dpagg_quanta_var(f8, -10, 90)) s, count(f8) n FROM dp_test GROUP BY grp) p) m,
+         (SELECT dp_var_pop(f8, 1e9, 1e-6, -10, 90) FROM dp_test) d
+  UNION ALL
+  SELECT 'var_samp', (SELECT dpagg_merge_var_samp(q, s, n, 1e9, 0, 0, 50, 'laplace') FROM (SELECT grp, sum(dpagg_quanta_var_squares(i4, 0, 50)) q, sum(dpagg_quanta_var(i4, 0, 50)) s, count(i4) n FROM dp_test GROUP BY grp) p),
+         (SELECT dp_var_samp(i4, 1e9, 0, 0, 50, 'laplace') FROM dp_test)
+  UNION ALL
+  SELECT 'stddev_pop', (SELECT dpagg_merge_stddev_pop(q, s, n, 1e9, 1e-6, 10, 20, NULL) FROM (SELECT grp, sum(dpagg_quanta_var_squares(num, 10, 20)) q, sum(dpagg_quanta_var(num, 10, 20)) s, count(num) n FROM dp_test GROUP BY grp) p),
+         (SELECT dp_stddev_pop(num, 1e9, 1e-6, 10, 20) FROM dp_test)
+  UNION ALL
+  SELECT 'stddev_samp', (SELECT (dpagg_merge_stddev_samp_report(q, s, n, 1e9, 1e-6, -10, 90, NULL)).value FROM (SELECT grp, sum(dpagg_quanta_var_squares(f4, -10, 90)) q, sum(dpagg_quanta_var(f4, -10, 90)) s, count(f4) n FROM dp_test GROUP BY grp) p),
+         (SELECT (dp_stddev_samp_report(f4, 1e9, 1e-6, -10, 90)).value FROM dp_test)) x
+GROUP BY f ORDER BY f;
+-- A merge refuses partial sums their count could not make (each value adds at most B, and B^2/2
+-- to the squares, in quanta), a count without its sums, sums that are not integers, and NULL
+-- privacy parameters; an empty partial (count 0) merges as no value.
+SELECT expect_error($$SELECT dpagg_merge_var_pop(1e20, 0, 1, 1, 1e-5, 0, 50, NULL)$$);
+SELECT expect_error($$SELECT dpagg_merge_var_pop(0, 1e20, 1, 1, 1e-5, 0, 50, NULL)$$);
+SELECT expect_error($$SELECT dpagg_merge_var_pop(NULL, NULL, 3, 1, 1e-5, 0, 50, NULL)$$);
+SELECT expect_error($$SELECT dpagg_merge_var_pop(1.5, 0, 1, 1, 1e-5, 0, 50, NULL)$$);
+SELECT expect_error($$SELECT dpagg_merge_var_pop(0, 0, 1, NULL, 1e-5, 0, 50, NULL)$$);
+SELECT dpagg_merge_var_pop(NULL, NULL, 0, 1e9, 1e-5, 0, 50, NULL) AS empty;
+-- The merges' support functions are dpagg's alone.
+SELECT has_function_privilege('public', 'dpagg_merge_variance_trans(internal, numeric, numeric, bigint, double precision, double precision, double precision, double precision, text)', 'EXECUTE') AS public_may_run_the_merge_transition,
+       has_function_privilege('public', 'dpagg_quanta_var_squares(double precision, double precision, double precision)', 'EXECUTE') AS public_may_run_the_quanta;

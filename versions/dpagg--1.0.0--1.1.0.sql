@@ -2124,3 +2124,119 @@ REVOKE ALL ON FUNCTION
 -- would tell whether one unit's values add up to a subnormal.
 CREATE FUNCTION dpagg_fdiv(double precision, double precision) RETURNS double precision
   AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+-- dp_var_pop, dp_var_samp, dp_stddev_pop and dp_stddev_samp on Citus (src/pg/citus/citus.c,
+-- docs/citus.md): the workers sum each row's quanta of the variance's two exact sums (the quanta
+-- functions stay public, as dpagg_quanta_sum does: an exact clamped value is no more than the
+-- value), and the merges release on the coordinator.  Their support functions are for them only
+-- (the REVOKE below).
+-- One row's contribution to dp_var_pop's exact sums (the centred value's and its centred square's
+-- quanta; src/pg/aggregates/variance.c): Citus sums them with sum(bigint) on the workers for
+-- dpagg_merge_var_pop and its sibling forms.
+CREATE FUNCTION dpagg_quanta_var(value smallint, lower double precision, upper double precision) RETURNS bigint
+  AS 'MODULE_PATHNAME', 'dpagg_quanta_var_int2' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION dpagg_quanta_var(value integer, lower double precision, upper double precision) RETURNS bigint
+  AS 'MODULE_PATHNAME', 'dpagg_quanta_var_int4' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION dpagg_quanta_var(value bigint, lower double precision, upper double precision) RETURNS bigint
+  AS 'MODULE_PATHNAME', 'dpagg_quanta_var_int8' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION dpagg_quanta_var(value real, lower double precision, upper double precision) RETURNS bigint
+  AS 'MODULE_PATHNAME', 'dpagg_quanta_var_float4' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION dpagg_quanta_var(value double precision, lower double precision, upper double precision) RETURNS bigint
+  AS 'MODULE_PATHNAME', 'dpagg_quanta_var_float8' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION dpagg_quanta_var(value numeric, lower double precision, upper double precision) RETURNS bigint
+  AS 'MODULE_PATHNAME', 'dpagg_quanta_var_numeric' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION dpagg_quanta_var_squares(value smallint, lower double precision, upper double precision) RETURNS bigint
+  AS 'MODULE_PATHNAME', 'dpagg_quanta_var_squares_int2' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION dpagg_quanta_var_squares(value integer, lower double precision, upper double precision) RETURNS bigint
+  AS 'MODULE_PATHNAME', 'dpagg_quanta_var_squares_int4' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION dpagg_quanta_var_squares(value bigint, lower double precision, upper double precision) RETURNS bigint
+  AS 'MODULE_PATHNAME', 'dpagg_quanta_var_squares_int8' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION dpagg_quanta_var_squares(value real, lower double precision, upper double precision) RETURNS bigint
+  AS 'MODULE_PATHNAME', 'dpagg_quanta_var_squares_float4' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION dpagg_quanta_var_squares(value double precision, lower double precision, upper double precision) RETURNS bigint
+  AS 'MODULE_PATHNAME', 'dpagg_quanta_var_squares_float8' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION dpagg_quanta_var_squares(value numeric, lower double precision, upper double precision) RETURNS bigint
+  AS 'MODULE_PATHNAME', 'dpagg_quanta_var_squares_numeric' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+-- dpagg_merge_var_pop: dp_var_pop over partial sums.
+CREATE FUNCTION dpagg_merge_var_pop_final(internal) RETURNS double precision
+  AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE FUNCTION dpagg_merge_var_pop_report_final(internal) RETURNS dp_report
+  AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE FUNCTION dpagg_merge_variance_trans(internal, squares numeric, sum numeric, n bigint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_merge_variance_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dpagg_merge_var_pop(squares numeric, sum numeric, n bigint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
+  SFUNC = dpagg_merge_variance_trans, STYPE = internal, SSPACE = 64,
+  FINALFUNC = dpagg_merge_var_pop_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dpagg_merge_var_pop(squares numeric, sum numeric, n bigint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private population variance from partial sums of quanta (dp_var_pop split for Citus)';
+
+CREATE AGGREGATE dpagg_merge_var_pop_report(squares numeric, sum numeric, n bigint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
+  SFUNC = dpagg_merge_variance_trans, STYPE = internal, SSPACE = 64,
+  FINALFUNC = dpagg_merge_var_pop_report_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dpagg_merge_var_pop_report(squares numeric, sum numeric, n bigint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private population variance from partial sums of quanta (dp_var_pop split for Citus), with its noise interval (one release)';
+
+-- dpagg_merge_var_samp: dp_var_samp over partial sums.
+CREATE FUNCTION dpagg_merge_var_samp_final(internal) RETURNS double precision
+  AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE FUNCTION dpagg_merge_var_samp_report_final(internal) RETURNS dp_report
+  AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE AGGREGATE dpagg_merge_var_samp(squares numeric, sum numeric, n bigint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
+  SFUNC = dpagg_merge_variance_trans, STYPE = internal, SSPACE = 64,
+  FINALFUNC = dpagg_merge_var_samp_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dpagg_merge_var_samp(squares numeric, sum numeric, n bigint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private sample variance from partial sums of quanta (dp_var_samp split for Citus)';
+
+CREATE AGGREGATE dpagg_merge_var_samp_report(squares numeric, sum numeric, n bigint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
+  SFUNC = dpagg_merge_variance_trans, STYPE = internal, SSPACE = 64,
+  FINALFUNC = dpagg_merge_var_samp_report_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dpagg_merge_var_samp_report(squares numeric, sum numeric, n bigint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private sample variance from partial sums of quanta (dp_var_samp split for Citus), with its noise interval (one release)';
+
+-- dpagg_merge_stddev_pop: dp_stddev_pop over partial sums.
+CREATE FUNCTION dpagg_merge_stddev_pop_final(internal) RETURNS double precision
+  AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE FUNCTION dpagg_merge_stddev_pop_report_final(internal) RETURNS dp_report
+  AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE AGGREGATE dpagg_merge_stddev_pop(squares numeric, sum numeric, n bigint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
+  SFUNC = dpagg_merge_variance_trans, STYPE = internal, SSPACE = 64,
+  FINALFUNC = dpagg_merge_stddev_pop_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dpagg_merge_stddev_pop(squares numeric, sum numeric, n bigint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private population standard deviation from partial sums of quanta (dp_stddev_pop split for Citus)';
+
+CREATE AGGREGATE dpagg_merge_stddev_pop_report(squares numeric, sum numeric, n bigint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
+  SFUNC = dpagg_merge_variance_trans, STYPE = internal, SSPACE = 64,
+  FINALFUNC = dpagg_merge_stddev_pop_report_final, FINALFUNC_MODIFY = READ_WRITE,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dpagg_merge_stddev_pop_report(squares numeric, sum numeric, n bigint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private population standard deviation from partial sums of quanta (dp_stddev_pop split for Citus), with its noise interval (one release)';
+
+-- dpagg_merge_stddev_samp: dp_stddev_samp over partial sums.
+CREATE FUNCTION dpagg_merge_stddev_samp_final(internal) RETURNS double precision
+  AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE FUNCTION dpagg_merge_stddev_samp_report_final(internal) RETURNS dp_report
+  AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE AGGREGATE dpagg_merge_stddev_samp(squares numeric, sum numeric, n bigint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
+  SFUNC = dpagg_merge_variance_trans, STYPE = internal, SSPACE = 64,
+  FINALFUNC = dpagg_merge_stddev_samp_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dpagg_merge_stddev_samp(squares numeric, sum numeric, n bigint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private sample standard deviation from partial sums of quanta (dp_stddev_samp split for Citus)';
+
+CREATE AGGREGATE dpagg_merge_stddev_samp_report(squares numeric, sum numeric, n bigint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
+  SFUNC = dpagg_merge_variance_trans, STYPE = internal, SSPACE = 64,
+  FINALFUNC = dpagg_merge_stddev_samp_report_final, FINALFUNC_MODIFY = READ_WRITE,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dpagg_merge_stddev_samp_report(squares numeric, sum numeric, n bigint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private sample standard deviation from partial sums of quanta (dp_stddev_samp split for Citus), with its noise interval (one release)';
+
+REVOKE ALL ON FUNCTION
+  dpagg_merge_var_pop_final(internal),
+  dpagg_merge_var_pop_report_final(internal),
+  dpagg_merge_variance_trans(internal, numeric, numeric, bigint, double precision, double precision, double precision, double precision, text),
+  dpagg_merge_var_samp_final(internal),
+  dpagg_merge_var_samp_report_final(internal),
+  dpagg_merge_stddev_pop_final(internal),
+  dpagg_merge_stddev_pop_report_final(internal),
+  dpagg_merge_stddev_samp_final(internal),
+  dpagg_merge_stddev_samp_report_final(internal)
+  FROM PUBLIC;

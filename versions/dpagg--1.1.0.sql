@@ -74,6 +74,33 @@ CREATE FUNCTION dpagg_quanta_avg(value double precision, lower double precision,
   AS 'MODULE_PATHNAME', 'dpagg_quanta_avg_float8' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 CREATE FUNCTION dpagg_quanta_avg(value numeric, lower double precision, upper double precision) RETURNS bigint
   AS 'MODULE_PATHNAME', 'dpagg_quanta_avg_numeric' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+-- One row's contribution to dp_var_pop's exact sums (the centred value's and its centred square's
+-- quanta; src/pg/aggregates/variance.c): Citus sums them with sum(bigint) on the workers for
+-- dpagg_merge_var_pop and its sibling forms.
+CREATE FUNCTION dpagg_quanta_var(value smallint, lower double precision, upper double precision) RETURNS bigint
+  AS 'MODULE_PATHNAME', 'dpagg_quanta_var_int2' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION dpagg_quanta_var(value integer, lower double precision, upper double precision) RETURNS bigint
+  AS 'MODULE_PATHNAME', 'dpagg_quanta_var_int4' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION dpagg_quanta_var(value bigint, lower double precision, upper double precision) RETURNS bigint
+  AS 'MODULE_PATHNAME', 'dpagg_quanta_var_int8' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION dpagg_quanta_var(value real, lower double precision, upper double precision) RETURNS bigint
+  AS 'MODULE_PATHNAME', 'dpagg_quanta_var_float4' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION dpagg_quanta_var(value double precision, lower double precision, upper double precision) RETURNS bigint
+  AS 'MODULE_PATHNAME', 'dpagg_quanta_var_float8' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION dpagg_quanta_var(value numeric, lower double precision, upper double precision) RETURNS bigint
+  AS 'MODULE_PATHNAME', 'dpagg_quanta_var_numeric' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION dpagg_quanta_var_squares(value smallint, lower double precision, upper double precision) RETURNS bigint
+  AS 'MODULE_PATHNAME', 'dpagg_quanta_var_squares_int2' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION dpagg_quanta_var_squares(value integer, lower double precision, upper double precision) RETURNS bigint
+  AS 'MODULE_PATHNAME', 'dpagg_quanta_var_squares_int4' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION dpagg_quanta_var_squares(value bigint, lower double precision, upper double precision) RETURNS bigint
+  AS 'MODULE_PATHNAME', 'dpagg_quanta_var_squares_int8' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION dpagg_quanta_var_squares(value real, lower double precision, upper double precision) RETURNS bigint
+  AS 'MODULE_PATHNAME', 'dpagg_quanta_var_squares_float4' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION dpagg_quanta_var_squares(value double precision, lower double precision, upper double precision) RETURNS bigint
+  AS 'MODULE_PATHNAME', 'dpagg_quanta_var_squares_float8' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION dpagg_quanta_var_squares(value numeric, lower double precision, upper double precision) RETURNS bigint
+  AS 'MODULE_PATHNAME', 'dpagg_quanta_var_squares_numeric' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 -- The same exact sum as sum(dpagg_quanta_sum(...)) (_avg), a numeric, in one call per row: what a
 -- node plans that sum as over its own tables (a Citus worker's shard query, src/pg/aggregates/partial.c).
 CREATE FUNCTION dpagg_quanta_total_final(internal) RETURNS numeric
@@ -3238,6 +3265,78 @@ CREATE AGGREGATE dpagg_unit_auto_stddev_samp(value double precision, epsilon dou
 );
 COMMENT ON AGGREGATE dpagg_unit_auto_stddev_samp(value double precision, epsilon double precision, delta double precision, max_groups integer, privacy_unit text) IS 'internal: dp_stddev_samp without bounds over a private relation, per unit';
 
+-- dpagg_merge_var_pop: dp_var_pop over partial sums.
+CREATE FUNCTION dpagg_merge_var_pop_final(internal) RETURNS double precision
+  AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE FUNCTION dpagg_merge_var_pop_report_final(internal) RETURNS dp_report
+  AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE FUNCTION dpagg_merge_variance_trans(internal, squares numeric, sum numeric, n bigint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_merge_variance_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dpagg_merge_var_pop(squares numeric, sum numeric, n bigint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
+  SFUNC = dpagg_merge_variance_trans, STYPE = internal, SSPACE = 64,
+  FINALFUNC = dpagg_merge_var_pop_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dpagg_merge_var_pop(squares numeric, sum numeric, n bigint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private population variance from partial sums of quanta (dp_var_pop split for Citus)';
+
+CREATE AGGREGATE dpagg_merge_var_pop_report(squares numeric, sum numeric, n bigint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
+  SFUNC = dpagg_merge_variance_trans, STYPE = internal, SSPACE = 64,
+  FINALFUNC = dpagg_merge_var_pop_report_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dpagg_merge_var_pop_report(squares numeric, sum numeric, n bigint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private population variance from partial sums of quanta (dp_var_pop split for Citus), with its noise interval (one release)';
+
+-- dpagg_merge_var_samp: dp_var_samp over partial sums.
+CREATE FUNCTION dpagg_merge_var_samp_final(internal) RETURNS double precision
+  AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE FUNCTION dpagg_merge_var_samp_report_final(internal) RETURNS dp_report
+  AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE AGGREGATE dpagg_merge_var_samp(squares numeric, sum numeric, n bigint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
+  SFUNC = dpagg_merge_variance_trans, STYPE = internal, SSPACE = 64,
+  FINALFUNC = dpagg_merge_var_samp_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dpagg_merge_var_samp(squares numeric, sum numeric, n bigint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private sample variance from partial sums of quanta (dp_var_samp split for Citus)';
+
+CREATE AGGREGATE dpagg_merge_var_samp_report(squares numeric, sum numeric, n bigint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
+  SFUNC = dpagg_merge_variance_trans, STYPE = internal, SSPACE = 64,
+  FINALFUNC = dpagg_merge_var_samp_report_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dpagg_merge_var_samp_report(squares numeric, sum numeric, n bigint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private sample variance from partial sums of quanta (dp_var_samp split for Citus), with its noise interval (one release)';
+
+-- dpagg_merge_stddev_pop: dp_stddev_pop over partial sums.
+CREATE FUNCTION dpagg_merge_stddev_pop_final(internal) RETURNS double precision
+  AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE FUNCTION dpagg_merge_stddev_pop_report_final(internal) RETURNS dp_report
+  AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE AGGREGATE dpagg_merge_stddev_pop(squares numeric, sum numeric, n bigint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
+  SFUNC = dpagg_merge_variance_trans, STYPE = internal, SSPACE = 64,
+  FINALFUNC = dpagg_merge_stddev_pop_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dpagg_merge_stddev_pop(squares numeric, sum numeric, n bigint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private population standard deviation from partial sums of quanta (dp_stddev_pop split for Citus)';
+
+CREATE AGGREGATE dpagg_merge_stddev_pop_report(squares numeric, sum numeric, n bigint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
+  SFUNC = dpagg_merge_variance_trans, STYPE = internal, SSPACE = 64,
+  FINALFUNC = dpagg_merge_stddev_pop_report_final, FINALFUNC_MODIFY = READ_WRITE,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dpagg_merge_stddev_pop_report(squares numeric, sum numeric, n bigint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private population standard deviation from partial sums of quanta (dp_stddev_pop split for Citus), with its noise interval (one release)';
+
+-- dpagg_merge_stddev_samp: dp_stddev_samp over partial sums.
+CREATE FUNCTION dpagg_merge_stddev_samp_final(internal) RETURNS double precision
+  AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE FUNCTION dpagg_merge_stddev_samp_report_final(internal) RETURNS dp_report
+  AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE AGGREGATE dpagg_merge_stddev_samp(squares numeric, sum numeric, n bigint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
+  SFUNC = dpagg_merge_variance_trans, STYPE = internal, SSPACE = 64,
+  FINALFUNC = dpagg_merge_stddev_samp_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dpagg_merge_stddev_samp(squares numeric, sum numeric, n bigint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private sample standard deviation from partial sums of quanta (dp_stddev_samp split for Citus)';
+
+CREATE AGGREGATE dpagg_merge_stddev_samp_report(squares numeric, sum numeric, n bigint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
+  SFUNC = dpagg_merge_variance_trans, STYPE = internal, SSPACE = 64,
+  FINALFUNC = dpagg_merge_stddev_samp_report_final, FINALFUNC_MODIFY = READ_WRITE,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dpagg_merge_stddev_samp_report(squares numeric, sum numeric, n bigint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private sample standard deviation from partial sums of quanta (dp_stddev_samp split for Citus), with its noise interval (one release)';
+
 -- Calibration without release.
 CREATE FUNCTION dp_calibrate(
     mechanism text, epsilon double precision, delta double precision,
@@ -3768,5 +3867,14 @@ REVOKE ALL ON FUNCTION
   dpagg_unit_auto_stddev_pop_final(internal),
   dpagg_unit_auto_stddev_pop_trans(internal, double precision, double precision, double precision, integer, text),
   dpagg_unit_auto_stddev_samp_final(internal),
-  dpagg_unit_auto_stddev_samp_trans(internal, double precision, double precision, double precision, integer, text)
+  dpagg_unit_auto_stddev_samp_trans(internal, double precision, double precision, double precision, integer, text),
+  dpagg_merge_var_pop_final(internal),
+  dpagg_merge_var_pop_report_final(internal),
+  dpagg_merge_variance_trans(internal, numeric, numeric, bigint, double precision, double precision, double precision, double precision, text),
+  dpagg_merge_var_samp_final(internal),
+  dpagg_merge_var_samp_report_final(internal),
+  dpagg_merge_stddev_pop_final(internal),
+  dpagg_merge_stddev_pop_report_final(internal),
+  dpagg_merge_stddev_samp_final(internal),
+  dpagg_merge_stddev_samp_report_final(internal)
   FROM PUBLIC;

@@ -182,6 +182,72 @@ check "a vector merge refuses a partial sum longer than its rows allow, and one 
 check "... while an honest one, clipped to the bound, is released" 1 \
   "$(q c "SELECT abs(v[1] - 1) < 0.01 AND abs(v[2]) < 0.01 FROM (SELECT dpagg_merge_vector(p, 2, $E, 1e-5, 1) v FROM (SELECT dpagg_vquanta_sum(ARRAY[500.0, 0.0], 2, 1) p) q) r" | grep -c '^t$')"
 
+# --- the variances: sum(dpagg_quanta_var_squares(...)), sum(dpagg_quanta_var(...)) and count on the
+# workers, dpagg_merge_var_pop (and its sibling forms) on the coordinator (variance.c) -------------
+# tv: 200 rows per uid over 500 uids, with NULLs, NaN and infinities among the values, and 10 uids
+# whose values are all NULL (empty groups); tv_local is its local copy.  At a huge epsilon every
+# form's answer over tv equals the same query's over tv_local to 1e-9 relative (the noise of a
+# group of 200 rows is ~1e-11 of its variance): the merged state is the one-node state.
+q c "CREATE TABLE tv (uid int, dept int, x float8, i int, v numeric)" "SELECT create_distributed_table('tv', 'uid')" \
+    "INSERT INTO tv SELECT g % 500, g % 7, CASE WHEN g % 97 = 0 THEN NULL WHEN g % 89 = 0 THEN 'NaN' WHEN g % 83 = 0 THEN 'Infinity' WHEN g % 79 = 0 THEN '-Infinity' ELSE ((g * 7919) % 1000) / 10.0 - 20 END, (g * 31) % 90 - 5, ((g * 13) % 700) / 7.0 FROM generate_series(1, 100000) g" \
+    "INSERT INTO tv SELECT 500 + g % 10, 3, NULL, NULL, NULL FROM generate_series(1, 50) g" \
+    "CREATE TABLE tv_local AS SELECT * FROM tv" "GRANT SELECT ON tv, tv_local TO analyst" >/dev/null
+vdiffs() {  # vdiffs KEY EXPR BOUNDS [WHERE]: the groups (by KEY, or none) where a form over tv and tv_local differ
+  local key="" by="" join="," on="" form sel=""
+  [ -n "$1" ] && { key="$1 k,"; by="GROUP BY $1"; join="JOIN"; on="USING (k)"; }
+  for form in var_pop var_samp stddev_pop stddev_samp; do
+    sel="$sel + (SELECT count(*) FROM (SELECT $key dp_$form($2, $E, 1e-5, $3) a FROM tv ${4:-} $by) a
+                 $join (SELECT $key dp_$form($2, $E, 1e-5, $3) b FROM tv_local ${4:-} $by) b $on
+                 WHERE NOT (a IS NOT DISTINCT FROM b OR abs(a - b) <= 1e-9 * abs(b)))"
+  done
+  as_analyst c "SELECT 0 $sel"
+}
+c0=$(charges c)
+check "the four variances with bounds, whole table, GROUP BY dept (safe form) and GROUP BY uid (direct form): as on one node (float8, integer, numeric values)" "0 0 0 0 0 0 0" \
+  "$(vdiffs '' x '-10, 60') $(vdiffs dept x '-10, 60') $(vdiffs uid x '-10, 60') $(vdiffs dept i '0, 50') $(vdiffs uid i '0, 50') $(vdiffs dept v '10, 90') $(vdiffs '' v '10, 90' 'WHERE x > 0')"
+check "... one charge per query on the coordinator (7 x 4 over tv, as many over tv_local), none on the workers" "56 0 0" \
+  "$(( $(charges c) - c0 )) $(charges w1) $(charges w2)"
+lastcharge() { q c "SELECT aggregate || ' ' || epsilon || ' ' || delta || ' ' || mechanism FROM dp_ledger ORDER BY seq DESC LIMIT 1"; }
+same=0
+for m in "dp_var_pop(x, 1, 1e-5, 0, 50)" "dp_var_samp(x, 1, 0, 0, 50)" "dp_stddev_pop(x, 1, 1e-5, 0, 50, 'gaussian')" "dp_stddev_samp_report(x, 1, 1e-5, 0, 50)"; do
+  as_analyst c "SELECT $m FROM tv" >/dev/null; a=$(lastcharge)
+  as_analyst c "SELECT $m FROM tv_local" >/dev/null; b=$(lastcharge)
+  [ "$a" == "$b" ] && [ -n "$a" ] && same=$((same + 1))
+done
+check "... with the same charge in the ledger as on one node (form, epsilon, delta, the three parts' mechanisms), for each form; a report form under its base name" "4 dp_stddev_samp" \
+  "$same $(lastcharge | cut -d' ' -f1)"
+check "... empty groups (every value NULL) and no row at all: NULL, as on one node" "10|10 |" \
+  "$(as_analyst c "SELECT count(*) FILTER (WHERE a IS NULL) || '|' || count(*) FILTER (WHERE b IS NULL) FROM (SELECT uid, dp_var_pop(x, $E, 1e-5, 0, 1) a, dp_stddev_samp(x, $E, 1e-5, 0, 1) b FROM tv WHERE uid >= 500 GROUP BY uid) s") $(as_analyst c "SELECT dp_var_pop(x, $E, 1e-5, 0, 1), dp_stddev_pop(x, $E, 1e-5, 0, 1) FROM tv WHERE uid > 1000")"
+vsplan=$(as_analyst c "EXPLAIN (VERBOSE, COSTS OFF) SELECT dept, dp_var_samp(x, 1, 1e-5, 0, 50) FROM tv GROUP BY dept")
+vdplan=$(as_analyst c "EXPLAIN (VERBOSE, COSTS OFF) SELECT uid, dp_stddev_pop(x, 1, 1e-5, 0, 50) FROM tv GROUP BY uid")
+vdtop=$(as_analyst c "EXPLAIN (COSTS OFF) SELECT uid, dp_stddev_pop(x, 1, 1e-5, 0, 50) FROM tv GROUP BY uid" | head -3 | tr '\n' ' ')
+check "... the plans: the workers sum the squares' and the values' quanta and count; the safe form a subplan, the direct form its merge right above the Custom Scan" "1 1 1 1 1 0" \
+  "$(echo "$vsplan" | grep -c 'Query: .*sum(public.dpagg_quanta_var_squares(x, .*sum(public.dpagg_quanta_var(x, .*count(x)') $(echo "$vsplan" | grep -q 'dpagg_merge_var_samp(' && echo 1) $(echo "$vsplan" | grep -c 'Distributed Subplan') $(echo "$vdtop" | grep -c 'GroupAggregate .*Custom Scan (Citus Adaptive)') $(echo "$vdplan" | grep -c "dpagg_merge_stddev_pop(remote_scan.dp_stddev_pop, remote_scan.dp_stddev_pop_1, remote_scan.dp_stddev_pop_2, '1'::double precision") $(echo "$vdplan" | grep -c 'Distributed Subplan')"
+c0=$(charges c)
+check "... the report forms: the same value as on one node, inside its interval, with the same parts; one charge per query" "0 1 3" \
+  "$(as_analyst c "SELECT count(*) FROM (SELECT dept, dp_var_samp_report(x, $E, 1e-5, -10, 60, 'laplace') r FROM tv GROUP BY dept) a JOIN (SELECT dept, dp_var_samp_report(x, $E, 1e-5, -10, 60, 'laplace') r FROM tv_local GROUP BY dept) b USING (dept) WHERE abs((a.r).value - (b.r).value) > 1e-9 * abs((b.r).value) OR (a.r).mechanism <> (b.r).mechanism OR (a.r).noise_scale <> (b.r).noise_scale OR NOT (a.r).value BETWEEN (a.r).ci_low AND (a.r).ci_high") $(as_analyst c "SELECT ((r).value BETWEEN (r).ci_low AND (r).ci_high)::int FROM (SELECT dp_stddev_pop_report(x, 1, 1e-5, -10, 60) r FROM tv) s") $(( $(charges c) - c0 ))"
+c0=$(charges c)
+vnode=$(q c "SET client_min_messages = error" "SET SESSION AUTHORIZATION analyst" "SELECT uid, dp_var_pop(x, 1, 1e-5, 0, 50) FROM tv WHERE uid = 5 GROUP BY uid")
+check "... rows on one shard (WHERE uid = 5): released on the coordinator, one charge" "5| 1" \
+  "$(echo "$vnode" | cut -c1-2) $(( $(charges c) - c0 ))"
+verr() {  # verr EXPR: the first error line (with its SQLSTATE) of a query over tv and over tv_local
+  for tab in tv tv_local; do
+    as_analyst c '\set VERBOSITY verbose' "SELECT dept, $1 FROM $tab GROUP BY dept" | grep -m1 '^ERROR' | sed 's/ at character [0-9]*//'
+  done | sort -u | wc -l | tr -d ' '
+}
+c0=$(charges c)
+check "bad parameters (lower > upper, NaN and infinite bounds, NULLs, epsilon out of range, delta 1, an unknown mechanism): the same error as on one node, nothing charged" "1 1 1 1 1 1 1 1 1 1 1 0" \
+  "$(verr "dp_var_pop(x, 1, 1e-5, 50, 0)") $(verr "dp_var_samp(x, 1, 1e-5, 'NaN', 10)") $(verr "dp_stddev_pop(x, 1, 1e-5, 0, 'Infinity')") $(verr "dp_stddev_samp(x, NULL, 1e-5, 0, 10)") $(verr "dp_var_pop(x, 1, 1e-5, NULL, 10)") $(verr "dp_var_pop(x, 1, 1e-5, 0, 10, NULL)") $(verr "dp_var_pop(x, 0, 1e-5, 0, 10)") $(verr "dp_var_pop(x, 2e9, 1e-5, 0, 10)") $(verr "dp_var_pop(x, 1, 1, 0, 10)") $(verr "dp_var_pop(x, 1, 1e-5, 0, 10, 'bogus')") $(verr "dp_var_pop(x, 1, 1e-5, 5, 5)") $(( $(charges c) - c0 ))"
+check "... and it is not an internal error (XX000)" 0 \
+  "$(as_analyst c '\set VERBOSITY verbose' "SELECT dept, dp_var_pop(x, 1, 1e-5, 50, 0) FROM tv GROUP BY dept" "SELECT dp_var_pop(x, NULL, 1e-5, 0, 10) FROM tv" "SELECT dp_stddev_samp(x, 1, 1e-5, 0, 10, NULL) FROM tv" | grep -c 'XX000')"
+c0=$(charges c)
+check "refused as dp_sum is (0A000), nothing charged: parameters that are not constants, grouping sets, another aggregate beside, a subquery in the select list" "1 1 1 1 0" \
+  "$(as_analyst c "SELECT dp_var_pop(x, 1, 1e-5, 0, dept) FROM tv GROUP BY dept" | grep -c 'must be constants') $(as_analyst c "SELECT dept, dp_var_pop(x, 1, 1e-5, 0, 10) FROM tv GROUP BY ROLLUP (dept)" | grep -c 'GROUPING SETS') $(as_analyst c "SELECT dp_var_pop(x, 1, 1e-5, 0, 10), count(*) FROM tv" | grep -c 'cannot be mixed') $(as_analyst c "SELECT dept, dp_var_pop(x, 1, 1e-5, 0, 10), (SELECT 1) FROM tv GROUP BY dept" | grep -c 'subqueries in the select list') $(( $(charges c) - c0 ))"
+check "a variance merge refuses partial sums their count could not make, and a count without its sums" "1 1" \
+  "$(q c "SELECT dpagg_merge_var_pop(1e20, 0, 1, 1, 1e-5, 0, 50, NULL)" 2>&1 | grep -c 'outside what its count') $(q c "SELECT dpagg_merge_var_pop(NULL, NULL, 3, 1, 1e-5, 0, 50, NULL)" 2>&1 | grep -c 'without both of its partial sums')"
+check "... while partial sums merged by hand on one node give dp_var_pop's answer" 0 \
+  "$(q c "SELECT count(*) FROM (SELECT dpagg_merge_var_pop(q, s, n, $E, 1e-5, -10, 60, NULL) a FROM (SELECT dept, sum(dpagg_quanta_var_squares(x, -10, 60)) q, sum(dpagg_quanta_var(x, -10, 60)) s, count(x) n FROM tv_local GROUP BY dept) p) a, (SELECT dp_var_pop(x, $E, 1e-5, -10, 60) b FROM tv_local) b WHERE abs(a - b) > 1e-9 * b")"
+
 # A scrollable cursor (attack review): fetching a group back and forth returns the value released
 # once, and one charge; the direct form is not used for it (its top plan could not go backwards).
 c0=$(charges c)
@@ -288,6 +354,9 @@ check "... GROUP BY dept, keys from the data (private group selection), HAVING, 
 check "... dp_sum_vector and a report form over the private distributed table: as over a local copy" \
   "$(as_analyst c "SELECT round((dp_sum_vector(ARRAY[v::float8], 1, $E, 1e-5, 100))[1]), round((dp_count_report($E, 1e-5)).value) FROM pt2_local")" \
   "$(as_analyst c "SELECT round((dp_sum_vector(ARRAY[v::float8], 1, $E, 1e-5, 100))[1]), round((dp_count_report($E, 1e-5)).value) FROM pt2")"
+check "... the four variances (per unit: of the units' averages), whole table and GROUP BY dept with a report form: as over a local copy" \
+  "$(as_analyst c "SELECT round(dp_var_pop(v, $E, 1e-5, 0, 100)::numeric, 6), round(dp_var_samp(v, $E, 1e-5, 0, 100)::numeric, 6), round(dp_stddev_pop(v, $E, 1e-5, 0, 100)::numeric, 6), round(dp_stddev_samp(v, $E, 1e-5, 0, 100)::numeric, 6) FROM pt2_local") $(as_analyst c "SELECT dept, round(dp_var_samp(v, $E, 1e-5, 0, 100)::numeric, 6), round((dp_stddev_pop_report(v, $E, 1e-5, 0, 100)).value::numeric, 6) FROM pt2_local GROUP BY dept ORDER BY dept" | tr '\n' ' ')" \
+  "$(as_analyst c "SELECT round(dp_var_pop(v, $E, 1e-5, 0, 100)::numeric, 6), round(dp_var_samp(v, $E, 1e-5, 0, 100)::numeric, 6), round(dp_stddev_pop(v, $E, 1e-5, 0, 100)::numeric, 6), round(dp_stddev_samp(v, $E, 1e-5, 0, 100)::numeric, 6) FROM pt2") $(as_analyst c "SELECT dept, round(dp_var_samp(v, $E, 1e-5, 0, 100)::numeric, 6), round((dp_stddev_pop_report(v, $E, 1e-5, 0, 100)).value::numeric, 6) FROM pt2 GROUP BY dept ORDER BY dept" | tr '\n' ' ')"
 # (The HAVING dp_count is released and charged apart from the select list's on Citus, which gathers
 # each aggregate's arguments as columns of their own: one charge more, never less.)
 check "... the same charges on the coordinator as the local copy's, but for the repeated call in HAVING (none on the workers)" "1 0 0" \

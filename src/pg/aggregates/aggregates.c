@@ -121,6 +121,18 @@ dpagg_arg_layout(Aggref *aggref, int kind, DpArgLayout *lo)
 		if (has_mech)
 			lo->mechanism = p++;
 	}
+	else if (kind == DP_SITE_MERGE_VARIANCE)
+	{
+		/* Fixed by scripts/generate_sql.py: squares, sum, n, epsilon, delta, lower, upper,
+		 * mechanism (variance.c) */
+		lo->value = p++;
+		p += 2;					/* the partial sum and the count beside the squares */
+		lo->epsilon = p++;
+		lo->delta = p++;
+		lo->lower = p++;
+		lo->upper = p++;
+		lo->mechanism = p++;
+	}
 	else if (DPAGG_KIND_IS_MERGE(kind))
 	{
 		/* Fixed by scripts/generate_sql.py: (quanta,) n, epsilon, delta, (lower, upper,)

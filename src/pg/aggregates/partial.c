@@ -717,12 +717,13 @@ bad_partial(const char *what)
 }
 
 /*
- * An exact integer numeric as a 128-bit integer, or refused.  Read from numeric_send's documented
- * binary form (ndigits, weight, sign, dscale, then base-10000 digits, most significant first,
- * the first worth 10000^weight), which is much cheaper than its text.
+ * An exact integer numeric as a 128-bit integer within 2^120, or false with the reason in *why.
+ * Read from numeric_send's documented binary form (ndigits, weight, sign, dscale, then base-10000
+ * digits, most significant first, the first worth 10000^weight), which is much cheaper than its
+ * text.  The variances' merge (variance.c) reads its partial sums with it too.
  */
-static __int128
-numeric_to_int128(Datum d)
+bool
+dpagg_numeric_int128(Datum d, __int128 *out, const char **why)
 {
 	bytea	   *b = DatumGetByteaPP(DirectFunctionCall1(numeric_send, d));
 	const unsigned char *p = (const unsigned char *) VARDATA_ANY(b);
@@ -735,41 +736,55 @@ numeric_to_int128(Datum d)
 	const __int128 limit = (((__int128) 1) << 120);
 
 #define U16(k) ((int) ((p[(k)] << 8) | p[(k) + 1]))
+#define FAIL(w) do { *why = (w); return false; } while (0)
 	if (len < 8)
-		bad_partial("not a number");
+		FAIL("not a number");
 	ndigits = U16(0);
 	weight = (int16) U16(2);
 	sign = U16(4);
 	if (sign != 0x0000 && sign != 0x4000)
-		bad_partial("not a finite number");
+		FAIL("not a finite number");
 	if (len != 8 + 2 * (Size) ndigits)
-		bad_partial("not a number");
+		FAIL("not a number");
 	for (i = 0; i < ndigits; i++)
 	{
 		int			digit = U16(8 + 2 * i);
 
 		if (digit > 9999)
-			bad_partial("not a number");
+			FAIL("not a number");
 		if (weight - i < 0)
 		{
 			if (digit != 0)
-				bad_partial("not an integer");
+				FAIL("not an integer");
 			continue;
 		}
 		/* checked before the step, so that v never wraps (an attack review) */
 		if (v > (limit - digit) / 10000)
-			bad_partial("out of range");
+			FAIL("out of range");
 		v = v * 10000 + digit;
 	}
 	/* the digits stop at 10000^(weight - ndigits + 1): the rest are zeros */
 	for (i = ndigits; i <= weight; i++)
 	{
 		if (v > limit / 10000)
-			bad_partial("out of range");
+			FAIL("out of range");
 		v *= 10000;
 	}
+#undef FAIL
 #undef U16
-	return sign == 0x4000 ? -v : v;
+	*out = sign == 0x4000 ? -v : v;
+	return true;
+}
+
+static __int128
+numeric_to_int128(Datum d)
+{
+	__int128	v;
+	const char *why;
+
+	if (!dpagg_numeric_int128(d, &v, &why))
+		bad_partial(why);
+	return v;
 }
 
 /* The merge's call site (prepared by the group's first row). */

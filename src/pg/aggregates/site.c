@@ -436,6 +436,7 @@ dpagg_kind_name(int kind)
 		case DP_SITE_UNIT_VARIANCE:
 		case DP_SITE_AUTO_VARIANCE:
 		case DP_SITE_UNIT_AUTO_VARIANCE:
+		case DP_SITE_MERGE_VARIANCE:
 			return "dp_var_pop";	/* or one of its sibling forms: DpSite.name says which */
 		default:
 			return "dp_sum_vector";
@@ -445,9 +446,11 @@ dpagg_kind_name(int kind)
 bool
 dpagg_data_argument(Aggref *aggref, int kind, int i)
 {
-	/* the value, and a merge's count beside its partial sum (partial.c) */
+	/* the value, and a merge's count beside its partial sum (partial.c); a variance's merge
+	 * takes its partial sum of squares, partial sum and count (variance.c) */
 	return i == dpagg_value_position(aggref, kind) ||
-		(i == 1 && (kind == DP_SITE_MERGE_SUM || kind == DP_SITE_MERGE_AVG));
+		(i == 1 && (kind == DP_SITE_MERGE_SUM || kind == DP_SITE_MERGE_AVG)) ||
+		((i == 1 || i == 2) && kind == DP_SITE_MERGE_VARIANCE);
 }
 
 int
@@ -784,7 +787,8 @@ site_prepare(AggState *as, AggStatePerTrans pt, int expected_kind)
 		? dpagg_vector_site_params(site)
 		: kind == DP_SITE_SELECT ? dpagg_select_site_params(site)
 		: DPAGG_KIND_IS_PERCENTILE(kind) ? dpagg_percentile_site_params(site)
-		: kind == DP_SITE_VARIANCE || kind == DP_SITE_UNIT_VARIANCE ? dpagg_variance_site_params(site)
+		: kind == DP_SITE_VARIANCE || kind == DP_SITE_UNIT_VARIANCE || kind == DP_SITE_MERGE_VARIANCE
+		? dpagg_variance_site_params(site)
 		: DPAGG_KIND_IS_AUTO_SUM(kind) ? dpagg_auto_sum_site_params(site)
 		: DPAGG_KIND_IS_AUTO_VARIANCE(kind) ? dpagg_auto_variance_site_params(site)
 		: dpagg_scalar_site_params(site);

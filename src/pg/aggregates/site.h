@@ -60,7 +60,10 @@ typedef enum DpSiteKind
 	DP_SITE_AUTO_VARIANCE = 20,
 	/* ... over a private relation, per unit (bound.c; auto_bounds.c, auto_variance.c) */
 	DP_SITE_UNIT_AUTO_SUM = 21,
-	DP_SITE_UNIT_AUTO_VARIANCE = 22
+	DP_SITE_UNIT_AUTO_VARIANCE = 22,
+	/* dp_var_pop and its sibling forms over partial sums made where the rows are (on Citus
+	 * workers: citus.c), merged and released here (variance.c) */
+	DP_SITE_MERGE_VARIANCE = 23
 } DpSiteKind;
 
 #define DPAGG_KIND_IS_UNIT(k) (((k) >= DP_SITE_UNIT_SUM && (k) <= DP_SITE_UNIT_VECTOR) || \
@@ -73,8 +76,9 @@ typedef enum DpSiteKind
 #define DPAGG_KIND_IS_PERCENTILE(k) ((k) == DP_SITE_PERCENTILE || (k) == DP_SITE_UNIT_PERCENTILE || \
 									 (k) == DP_SITE_AUTO_PERCENTILE)
 #define DPAGG_KIND_IS_MERGE(k) ((k) >= DP_SITE_MERGE_SUM && (k) <= DP_SITE_MERGE_COUNT)
-/* the scalar merges above, or the vector one */
-#define DPAGG_KIND_IS_ANY_MERGE(k) (DPAGG_KIND_IS_MERGE(k) || (k) == DP_SITE_MERGE_VECTOR)
+/* the scalar merges above, the vector one or the variances' */
+#define DPAGG_KIND_IS_ANY_MERGE(k) (DPAGG_KIND_IS_MERGE(k) || (k) == DP_SITE_MERGE_VECTOR || \
+									(k) == DP_SITE_MERGE_VARIANCE)
 
 typedef struct DpSite
 {
@@ -245,6 +249,10 @@ extern void dpagg_variance_calibrations(double epsilon, double delta, double low
 extern const char *dpagg_variance_form_name(Oid aggfnoid);
 /* dp_percentile, dp_median or dp_percentiles, from a quantile call's arguments (percentile.c). */
 extern const char *dpagg_percentile_form_name(Aggref *a, int kind);
+/* On Citus, while planning: a variance's parameters checked as its release checks them, and its
+ * charge prechecked (variance.c). */
+extern void dpagg_variance_precheck(const char *name, double epsilon, double delta, double lower,
+									double upper, bool has_mechanism, text *mechanism);
 /* A float8 parameter of a call site, refused (22023) if NULL: "<name> of <kind> must not be NULL". */
 extern double dpagg_param_float8(DpSite *site, int i, const char *name, int kind);
 

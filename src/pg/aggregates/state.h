@@ -130,6 +130,9 @@ value_as_double(FunctionCallInfo fcinfo, int argno, ValueType vt)
 
 /* One calibrated part's noisy release of an exact sum of quanta, after the charge (aggregates.c). */
 extern double dpagg_draw(const dpagg_release_plan *plan, __int128 quanta);
+/* An exact integer numeric (a partial sum of quanta) as a 128-bit integer within 2^120, or false
+ * with the reason (partial.c). */
+extern bool dpagg_numeric_int128(Datum d, __int128 *out, const char **why);
 /* A dp_report row (aggregates.c): the release, its interval and what made it. */
 extern Datum dpagg_report_datum(TupleDesc desc, double value, bool value_null, double lo, double hi,
 								double confidence, const char *mechanism, double epsilon,

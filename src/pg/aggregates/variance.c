@@ -19,8 +19,16 @@
  * (dpagg_unit_var_pop, ...) over one value per unit and group, the unit's average there, as
  * dp_avg's per-unit form does: the statistic is that of the units' averages, each clamped to
  * [lower, upper], and each of a unit's at most L groups is calibrated at (epsilon / L, delta / L),
- * so that the L groups compose to the call's (docs/variance.md, "Per privacy unit").  Not on
- * Citus yet (citus/citus.c refuses it).
+ * so that the L groups compose to the call's (docs/variance.md, "Per privacy unit").
+ *
+ * On Citus (citus/citus.c; docs/citus.md) the four forms are split as dp_avg is: the workers sum
+ * each row's quanta with built-in sum() and count(),
+ *   sum(dpagg_quanta_var_squares(x, lower, upper)), sum(dpagg_quanta_var(x, lower, upper)), count(x)
+ * (the same two integers per row that this file's transition adds: variance_row_quanta), and
+ * dpagg_merge_var_pop(squares, sum, n, epsilon, delta, lower, upper, mechanism) (and the other
+ * three forms, with their report forms; kind DP_SITE_MERGE_VARIANCE) adds those partial sums
+ * exactly into this file's state on the coordinator, where its final function releases as the
+ * form itself does: the same site, calibration, charge and answer.
  */
 #include "aggregates/state.h"
 
@@ -56,9 +64,17 @@ extern Datum dpagg_unit_var_pop_report_final(PG_FUNCTION_ARGS);
 extern Datum dpagg_unit_var_samp_report_final(PG_FUNCTION_ARGS);
 extern Datum dpagg_unit_stddev_pop_report_final(PG_FUNCTION_ARGS);
 extern Datum dpagg_unit_stddev_samp_report_final(PG_FUNCTION_ARGS);
+extern Datum dpagg_merge_var_pop_final(PG_FUNCTION_ARGS);
+extern Datum dpagg_merge_var_samp_final(PG_FUNCTION_ARGS);
+extern Datum dpagg_merge_stddev_pop_final(PG_FUNCTION_ARGS);
+extern Datum dpagg_merge_stddev_samp_final(PG_FUNCTION_ARGS);
+extern Datum dpagg_merge_var_pop_report_final(PG_FUNCTION_ARGS);
+extern Datum dpagg_merge_var_samp_report_final(PG_FUNCTION_ARGS);
+extern Datum dpagg_merge_stddev_pop_report_final(PG_FUNCTION_ARGS);
+extern Datum dpagg_merge_stddev_samp_report_final(PG_FUNCTION_ARGS);
 
-/* The four forms: their names (at most 15 bytes: the ledger's field) and final functions, plain
- * and per unit. */
+/* The four forms: their names (at most 15 bytes: the ledger's field) and final functions, plain,
+ * per unit and merged (Citus). */
 static const struct
 {
 	const char *name;
@@ -66,15 +82,21 @@ static const struct
 	PGFunction	report;
 	PGFunction	unit_final;
 	PGFunction	unit_report;
+	PGFunction	merge_final;
+	PGFunction	merge_report;
 }			forms[] = {
 	[DPAGG_VAR_POP] = {"dp_var_pop", dpagg_var_pop_final, dpagg_var_pop_report_final,
-	dpagg_unit_var_pop_final, dpagg_unit_var_pop_report_final},
+		dpagg_unit_var_pop_final, dpagg_unit_var_pop_report_final,
+	dpagg_merge_var_pop_final, dpagg_merge_var_pop_report_final},
 	[DPAGG_VAR_SAMP] = {"dp_var_samp", dpagg_var_samp_final, dpagg_var_samp_report_final,
-	dpagg_unit_var_samp_final, dpagg_unit_var_samp_report_final},
+		dpagg_unit_var_samp_final, dpagg_unit_var_samp_report_final,
+	dpagg_merge_var_samp_final, dpagg_merge_var_samp_report_final},
 	[DPAGG_STDDEV_POP] = {"dp_stddev_pop", dpagg_stddev_pop_final, dpagg_stddev_pop_report_final,
-	dpagg_unit_stddev_pop_final, dpagg_unit_stddev_pop_report_final},
+		dpagg_unit_stddev_pop_final, dpagg_unit_stddev_pop_report_final,
+	dpagg_merge_stddev_pop_final, dpagg_merge_stddev_pop_report_final},
 	[DPAGG_STDDEV_SAMP] = {"dp_stddev_samp", dpagg_stddev_samp_final, dpagg_stddev_samp_report_final,
-	dpagg_unit_stddev_samp_final, dpagg_unit_stddev_samp_report_final},
+		dpagg_unit_stddev_samp_final, dpagg_unit_stddev_samp_report_final,
+	dpagg_merge_stddev_samp_final, dpagg_merge_stddev_samp_report_final},
 };
 
 /*
@@ -117,6 +139,7 @@ typedef struct VParams
 	int			form;			/* dpagg_variance_form, from the aggregate's final function */
 	bool		report;
 	bool		unit;			/* per unit (DP_SITE_UNIT_VARIANCE) */
+	bool		merge;			/* over partial sums (DP_SITE_MERGE_VARIANCE, Citus) */
 	int			L;				/* per unit: the groups a unit contributes to at most; else 1 */
 	dpagg_variance_plan plan;	/* one group's: at (epsilon / L, delta / L) */
 	dpagg_variance_plan call;	/* the call's: at (epsilon, delta), for the charge */
@@ -135,17 +158,20 @@ typedef struct VParams
 
 /* The form of an aggregate from its final function; -1 if none of ours. */
 static int
-form_of(Oid aggfnoid, bool *report, bool *unit)
+form_of(Oid aggfnoid, bool *report, bool *unit, bool *merge)
 {
 	PGFunction	final = dpagg_aggregate_finalfn(aggfnoid);
 	int			i;
 
 	for (i = 0; i < (int) lengthof(forms); i++)
 		if (final != NULL && (final == forms[i].final || final == forms[i].report ||
-							  final == forms[i].unit_final || final == forms[i].unit_report))
+							  final == forms[i].unit_final || final == forms[i].unit_report ||
+							  final == forms[i].merge_final || final == forms[i].merge_report))
 		{
-			*report = final == forms[i].report || final == forms[i].unit_report;
+			*report = final == forms[i].report || final == forms[i].unit_report ||
+				final == forms[i].merge_report;
 			*unit = final == forms[i].unit_final || final == forms[i].unit_report;
+			*merge = final == forms[i].merge_final || final == forms[i].merge_report;
 			return i;
 		}
 	return -1;
@@ -155,10 +181,42 @@ const char *
 dpagg_variance_form_name(Oid aggfnoid)
 {
 	bool		report,
-				unit;
-	int			form = form_of(aggfnoid, &report, &unit);
+				unit,
+				merge;
+	int			form = form_of(aggfnoid, &report, &unit, &merge);
 
 	return form < 0 ? NULL : forms[form].name;
+}
+
+/*
+ * The charge of a call: the call's (epsilon, delta), as its three parts (each part's delta only
+ * where its mechanism uses one: dpagg_charged_delta).  Per unit, a part is the L groups' releases
+ * of it, each at (epsilon_i / L, delta_i / L): together (epsilon_i, delta_i) by basic composition,
+ * and L times one group's rho under zCDP.  cal: one group's calibrations; prefix: the unit's, for
+ * the ledger.
+ */
+static void
+charge_parts(const dpagg_calibration *cal, const dpagg_variance_plan *call, bool unit,
+			 const char *prefix, int L, MemoryContext cxt, DpChargePart *parts)
+{
+	int			i;
+
+	for (i = 0; i < DPAGG_VARIANCE_PARTS; i++)
+	{
+		static const char *const what[] = {"squares", "sum", "count"};
+		double		rho = dpagg_zcdp_rho(&cal[i]);
+
+		/* one mechanism for the three parts (the usual case): named once, so that the ledger's
+		 * field (127 bytes) keeps all of it */
+		bool		one = strcmp(cal[0].spec, cal[1].spec) == 0 && strcmp(cal[0].spec, cal[2].spec) == 0;
+
+		parts[i].spec = MemoryContextStrdup(cxt,
+											one ? (i == 0 ? psprintf("%ssquares, sum and count %s", prefix, cal[0].spec) : "")
+											: psprintf("%s%s %s", i == 0 ? prefix : "", what[i], cal[i].spec));
+		parts[i].epsilon = unit ? call->epsilon[i] : cal[i].epsilon;
+		parts[i].delta = dpagg_charged_delta(&cal[i], call->delta[i]);
+		parts[i].rho = isnan(rho) ? rho : rho * L;
+	}
 }
 
 /* Read and validate the parameters of a call site (site.c calls this once per query, before any
@@ -174,8 +232,9 @@ dpagg_variance_site_params(DpSite *site)
 	DpChargePart parts[DPAGG_VARIANCE_PARTS];
 	int			i;
 
-	p->form = form_of(site->argref->aggfnoid, &p->report, &p->unit);
-	if (p->form < 0 || p->unit != (site->kind == DP_SITE_UNIT_VARIANCE))
+	p->form = form_of(site->argref->aggfnoid, &p->report, &p->unit, &p->merge);
+	if (p->form < 0 || p->unit != (site->kind == DP_SITE_UNIT_VARIANCE) ||
+		p->merge != (site->kind == DP_SITE_MERGE_VARIANCE))
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("dpagg support functions can only be used by dpagg's own aggregates")));
@@ -215,8 +274,8 @@ dpagg_variance_site_params(DpSite *site)
 		bool		isnull;
 		Datum		d = dpagg_site_param(site, lo.mechanism, &isnull);
 
-		/* per unit, NULL is the analyst's omitted mechanism (dpagg.default_mechanism) */
-		if (isnull && !p->unit)
+		/* per unit and merged, NULL is the analyst's omitted mechanism (dpagg.default_mechanism) */
+		if (isnull && !p->unit && !p->merge)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("mechanism of %s must not be NULL", site->name),
@@ -261,32 +320,39 @@ dpagg_variance_site_params(DpSite *site)
 		p->report_desc = BlessTupleDesc(lookup_rowtype_tupdesc_copy(rettype, -1));
 		MemoryContextSwitchTo(old);
 	}
-	/*
-	 * The charge: the call's (epsilon, delta), as its three parts (each part's delta only where
-	 * its mechanism uses one: dpagg_charged_delta).  Per unit, a part is the L groups' releases
-	 * of it, each at (epsilon_i / L, delta_i / L): together (epsilon_i, delta_i) by basic
-	 * composition, and L times one group's rho under zCDP.
-	 */
-	for (i = 0; i < DPAGG_VARIANCE_PARTS; i++)
-	{
-		static const char *const what[] = {"squares", "sum", "count"};
-		double		rho = dpagg_zcdp_rho(&p->cal[i]);
-
-		/* one mechanism for the three parts (the usual case): named once, so that the ledger's
-		 * field (127 bytes) keeps all of it */
-		bool		one = strcmp(p->cal[0].spec, p->cal[1].spec) == 0 &&
-			strcmp(p->cal[0].spec, p->cal[2].spec) == 0;
-		const char *prefix = p->unit ? psprintf("per unit %s, L=%d: ", dpagg_site_unit(site, lo.unit), p->L) : "";
-
-		parts[i].spec = MemoryContextStrdup(site->cxt,
-											one ? (i == 0 ? psprintf("%ssquares, sum and count %s", prefix, p->cal[0].spec) : "")
-											: psprintf("%s%s %s", i == 0 ? prefix : "", what[i], p->cal[i].spec));
-		parts[i].epsilon = p->unit ? p->call.epsilon[i] : p->cal[i].epsilon;
-		parts[i].delta = dpagg_charged_delta(&p->cal[i], p->call.delta[i]);
-		parts[i].rho = isnan(rho) ? rho : rho * p->L;
-	}
+	/* The charge (charge_parts) */
+	charge_parts(p->cal, &p->call, p->unit, p->unit ? psprintf("per unit %s, L=%d: ", dpagg_site_unit(site, lo.unit), p->L) : "",
+				 p->L, site->cxt, parts);
 	dpagg_site_set_charge(site, p->epsilon, p->delta, parts, DPAGG_VARIANCE_PARTS);
 	return p;
+}
+
+/*
+ * On Citus (citus.c), while the query is planned: a call's parameters checked in the order and
+ * with the errors of dpagg_variance_site_params (bounds, epsilon and delta, then the mechanism),
+ * and its charge prechecked (dpagg_charge_precheck) with the parts its merge will charge, before
+ * any worker reads a row.  has_mechanism: the call names one (mechanism NULL: it is NULL).
+ */
+void
+dpagg_variance_precheck(const char *name, double epsilon, double delta, double lower, double upper,
+						bool has_mechanism, text *mechanism)
+{
+	dpagg_variance_plan call,
+				plan;
+	dpagg_calibration cal[DPAGG_VARIANCE_PARTS];
+	DpChargePart parts[DPAGG_VARIANCE_PARTS];
+	dpagg_error err;
+
+	if (dpagg_variance_plan_init(epsilon, delta, lower, upper, &call, &err) != DPAGG_OK)
+		dpagg_report(&err);
+	if (has_mechanism && mechanism == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("mechanism of %s must not be NULL", name),
+				 errhint("Name a mechanism listed by dp_mechanisms(), or omit the argument to use dpagg.default_mechanism.")));
+	dpagg_variance_calibrations(epsilon, delta, lower, upper, mechanism, 1, &call, &plan, cal);
+	charge_parts(cal, &call, false, "", 1, CurrentMemoryContext, parts);
+	dpagg_charge_precheck(name, epsilon, delta, parts, DPAGG_VARIANCE_PARTS);
 }
 
 /* For dp_explain: the calibrations of one group of a call with these parameters (as the site
@@ -342,6 +408,26 @@ add128(int64 *hi, uint64 *lo, int64 q)
 	*lo = l;
 }
 
+/*
+ * One value's two integers: y = clamp(x) - m on the quanta of B, then y^2 - B^2/2 (from that y)
+ * on the quanta of B^2/2, both clamped to their bounds, which is what the sensitivities need
+ * whatever the rounding did.  The one computation of them: the transition below, and on Citus the
+ * quanta functions the workers sum (dpagg_quanta_var, dpagg_quanta_var_squares), so that the
+ * merged state is the one this node would have made.
+ */
+static pg_attribute_always_inline void
+variance_row_quanta(const dpagg_variance_plan *pl, double quantum_y, double inv_quantum_y,
+					double inv_quantum_q, double value, int64 *qy, int64 *qq)
+{
+	double		x = dpagg_clamp(value, pl->lower, pl->upper);
+	double		y;
+	double		h = pl->sensitivity[DPAGG_VARIANCE_SQUARES];
+
+	*qy = dpagg_quantize(x - pl->mid, -pl->bound, pl->bound, inv_quantum_y);
+	y = (double) *qy * quantum_y;
+	*qq = dpagg_quantize(y * y - h, -h, h, inv_quantum_q);
+}
+
 static Datum
 variance_trans(FunctionCallInfo fcinfo, ValueType vt, int kind)
 {
@@ -354,16 +440,11 @@ variance_trans(FunctionCallInfo fcinfo, ValueType vt, int kind)
 		st = vstate_new(cxt);
 	if (!PG_ARGISNULL(1))
 	{
-		const dpagg_variance_plan *pl = &p->plan;
-		double		x = dpagg_clamp(value_as_double(fcinfo, 1, vt), pl->lower, pl->upper);
-		/* y = x - m on the quanta of B, then y^2 - B^2/2 (from that y) on the quanta of B^2/2:
-		 * both clamped to their bounds, which is what the sensitivities need whatever the
-		 * rounding did. */
-		int64		qy = dpagg_quantize(x - pl->mid, -pl->bound, pl->bound, p->inv_quantum_y);
-		double		y = (double) qy * p->quantum_y;
-		double		h = pl->sensitivity[DPAGG_VARIANCE_SQUARES];
-		int64		qq = dpagg_quantize(y * y - h, -h, h, p->inv_quantum_q);
+		int64		qy,
+					qq;
 
+		variance_row_quanta(&p->plan, p->quantum_y, p->inv_quantum_y, p->inv_quantum_q,
+							value_as_double(fcinfo, 1, vt), &qy, &qq);
 		st->n++;
 		add128(&st->s_hi, &st->s_lo, qy);
 		add128(&st->q_hi, &st->q_lo, qq);
@@ -489,6 +570,175 @@ malformed:
 	PG_RETURN_NULL();			/* keep the compiler quiet */
 }
 
+/* ---- Citus: one row's quanta on the workers, their partial sums merged on the coordinator ---- */
+
+/*
+ * The rule of one call's bounds for the quanta functions, made once per call site (fn_extra): the
+ * plan dpagg_variance_site_params makes for these bounds (its epsilon and delta play no part in
+ * the quanta), so mid, B and B^2/2 are the aggregate's own.  Bounds no variance takes (refused
+ * while the query is planned: citus.c) give 0.
+ */
+typedef struct VQuantaRule
+{
+	bool		set;
+	bool		valid;
+	double		lower,
+				upper;
+	dpagg_variance_plan plan;
+	double		quantum_y,
+				inv_quantum_y,
+				inv_quantum_q;
+} VQuantaRule;
+
+static const VQuantaRule *
+vquanta_rule(FunctionCallInfo fcinfo, double lower, double upper)
+{
+	VQuantaRule *r = (VQuantaRule *) fcinfo->flinfo->fn_extra;
+
+	if (unlikely(r == NULL))
+	{
+		r = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(VQuantaRule));
+		fcinfo->flinfo->fn_extra = r;
+	}
+	if (unlikely(!r->set || r->lower != lower || r->upper != upper))
+	{
+		dpagg_error err;
+
+		r->lower = lower;
+		r->upper = upper;
+		r->valid = dpagg_variance_plan_init(1.0, 0.0, lower, upper, &r->plan, &err) == DPAGG_OK;
+		if (r->valid)
+		{
+			r->quantum_y = dpagg_quantum_for_bound(r->plan.bound);
+			r->inv_quantum_y = 1.0 / r->quantum_y;
+			r->inv_quantum_q = 1.0 / dpagg_quantum_for_bound(r->plan.sensitivity[DPAGG_VARIANCE_SQUARES]);
+		}
+		r->set = true;
+	}
+	return r;
+}
+
+static pg_attribute_always_inline Datum
+vquanta(FunctionCallInfo fcinfo, ValueType vt, bool squares)
+{
+	const VQuantaRule *r = vquanta_rule(fcinfo, PG_GETARG_FLOAT8(1), PG_GETARG_FLOAT8(2));
+	int64		qy,
+				qq;
+
+	if (!r->valid)
+		PG_RETURN_INT64(0);
+	variance_row_quanta(&r->plan, r->quantum_y, r->inv_quantum_y, r->inv_quantum_q,
+						value_as_double(fcinfo, 0, vt), &qy, &qq);
+	PG_RETURN_INT64(squares ? qq : qy);
+}
+
+#define DPAGG_VQUANTA_FN(fname, vt, squares) \
+	PG_FUNCTION_INFO_V1(fname); \
+	Datum fname(PG_FUNCTION_ARGS) { return vquanta(fcinfo, vt, squares); }
+
+DPAGG_VQUANTA_FN(dpagg_quanta_var_int2, VT_INT2, false)
+DPAGG_VQUANTA_FN(dpagg_quanta_var_int4, VT_INT4, false)
+DPAGG_VQUANTA_FN(dpagg_quanta_var_int8, VT_INT8, false)
+DPAGG_VQUANTA_FN(dpagg_quanta_var_float4, VT_FLOAT4, false)
+DPAGG_VQUANTA_FN(dpagg_quanta_var_float8, VT_FLOAT8, false)
+DPAGG_VQUANTA_FN(dpagg_quanta_var_numeric, VT_NUMERIC, false)
+DPAGG_VQUANTA_FN(dpagg_quanta_var_squares_int2, VT_INT2, true)
+DPAGG_VQUANTA_FN(dpagg_quanta_var_squares_int4, VT_INT4, true)
+DPAGG_VQUANTA_FN(dpagg_quanta_var_squares_int8, VT_INT8, true)
+DPAGG_VQUANTA_FN(dpagg_quanta_var_squares_float4, VT_FLOAT4, true)
+DPAGG_VQUANTA_FN(dpagg_quanta_var_squares_float8, VT_FLOAT8, true)
+DPAGG_VQUANTA_FN(dpagg_quanta_var_squares_numeric, VT_NUMERIC, true)
+
+static void
+bad_vpartial(const char *what)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("invalid partial sums for dpagg's variance merge: %s", what),
+			 errhint("The partial sums are sum(dpagg_quanta_var_squares(x, lower, upper)), sum(dpagg_quanta_var(x, lower, upper)) and count(x), with the merge's bounds.")));
+}
+
+/* The largest merged sums accepted (2^120 quanta): far from the 128-bit state's limit. */
+#define DPAGG_VMERGE_LIMIT (((__int128) 1) << 120)
+
+/*
+ * dpagg_merge_var_pop(squares, sum, n, epsilon, delta, lower, upper, mechanism) and its sibling
+ * forms: one row of partial sums (a group's rows on one shard, or all of them) added exactly into
+ * the state dp_var_pop's transition makes.  A partial its count could not make (each value adds
+ * at most B / quantum to the sum and B^2/2 / quantum to the squares, in size) is refused, as
+ * partial.c's merge refuses one: a consistency check (bounds that differ from the merge's), not a
+ * bound on a sender who lies (docs/citus.md, section 3).  NULL sums with a count of 0 are a
+ * shard's group without a value.
+ */
+PG_FUNCTION_INFO_V1(dpagg_merge_variance_trans);
+Datum
+dpagg_merge_variance_trans(PG_FUNCTION_ARGS)
+{
+	MemoryContext cxt = dpagg_aggregate_context(fcinfo, VNAME);
+	DpSite	   *site = dpagg_site_of_trans(fcinfo, DP_SITE_MERGE_VARIANCE);
+	const VParams *p = (const VParams *) site->params;
+	VState	   *st = PG_ARGISNULL(0) ? NULL : (VState *) PG_GETARG_POINTER(0);
+	bool		has_q = !PG_ARGISNULL(1),
+				has_s = !PG_ARGISNULL(2);
+	int64		n;
+	__int128	q = 0,
+				s = 0,
+				tq,
+				ts;
+	const char *why;
+	int			i;
+
+	if (st == NULL)
+		st = vstate_new(cxt);
+	check_vstate(st);
+	if (st->released)
+		elog(ERROR, "dp_var_pop: a merged state was released already");
+	if (PG_ARGISNULL(3))
+	{
+		if (has_q || has_s)
+			bad_vpartial("partial sums without their count");
+		PG_RETURN_POINTER(st);
+	}
+	n = PG_GETARG_INT64(3);
+	if (n < 0)
+		bad_vpartial("a negative count");
+	if (has_q != has_s || (n > 0 && !has_q))
+		bad_vpartial("a count without both of its partial sums");
+	if (has_q)
+	{
+		__int128	max_q = (__int128) n * (int64) nearbyint(p->plan.sensitivity[DPAGG_VARIANCE_SQUARES] * p->inv_quantum_q);
+		__int128	max_s = (__int128) n * (int64) nearbyint(p->plan.bound * p->inv_quantum_y);
+
+		if (!dpagg_numeric_int128(PG_GETARG_DATUM(1), &q, &why) ||
+			!dpagg_numeric_int128(PG_GETARG_DATUM(2), &s, &why))
+			bad_vpartial(why);
+		if (q > max_q || q < -max_q || s > max_s || s < -max_s)
+			bad_vpartial("a sum is outside what its count of clamped values allows");
+	}
+	if (st->n > PG_INT64_MAX - n)
+		bad_vpartial("the counts add up to more than a bigint holds");
+	tq = dpagg_int128_get(st->q_hi, st->q_lo) + q;	/* each within 2^120: no wrap */
+	ts = dpagg_int128_get(st->s_hi, st->s_lo) + s;
+	if (tq > DPAGG_VMERGE_LIMIT || tq < -DPAGG_VMERGE_LIMIT ||
+		ts > DPAGG_VMERGE_LIMIT || ts < -DPAGG_VMERGE_LIMIT)
+		bad_vpartial("the partial sums add up to more than 2^120 quanta");
+	/* what the release at this epsilon can represent (release.cpp): refused here, with 22023,
+	 * rather than in the final function */
+	for (i = 0; i < DPAGG_VARIANCE_PARTS; i++)
+	{
+		__int128	v = i == DPAGG_VARIANCE_SQUARES ? tq : i == DPAGG_VARIANCE_SUM ? ts
+			: (__int128) st->n + n;
+		__int128	max = dpagg_release_max_quanta(&p->rplan[i]);
+
+		if (v >= max || v <= -max)
+			bad_vpartial("the partial sums add up to more than a release at this epsilon can represent");
+	}
+	st->n += n;
+	dpagg_int128_set(tq, &st->q_hi, &st->q_lo);
+	dpagg_int128_set(ts, &st->s_hi, &st->s_lo);
+	PG_RETURN_POINTER(st);
+}
+
 /* ---- the release ----------------------------------------------------------------------------- */
 
 /*
@@ -580,3 +830,11 @@ DPAGG_V_FINAL(dpagg_unit_var_pop_report_final, DPAGG_VAR_POP, true, DP_SITE_UNIT
 DPAGG_V_FINAL(dpagg_unit_var_samp_report_final, DPAGG_VAR_SAMP, true, DP_SITE_UNIT_VARIANCE)
 DPAGG_V_FINAL(dpagg_unit_stddev_pop_report_final, DPAGG_STDDEV_POP, true, DP_SITE_UNIT_VARIANCE)
 DPAGG_V_FINAL(dpagg_unit_stddev_samp_report_final, DPAGG_STDDEV_SAMP, true, DP_SITE_UNIT_VARIANCE)
+DPAGG_V_FINAL(dpagg_merge_var_pop_final, DPAGG_VAR_POP, false, DP_SITE_MERGE_VARIANCE)
+DPAGG_V_FINAL(dpagg_merge_var_samp_final, DPAGG_VAR_SAMP, false, DP_SITE_MERGE_VARIANCE)
+DPAGG_V_FINAL(dpagg_merge_stddev_pop_final, DPAGG_STDDEV_POP, false, DP_SITE_MERGE_VARIANCE)
+DPAGG_V_FINAL(dpagg_merge_stddev_samp_final, DPAGG_STDDEV_SAMP, false, DP_SITE_MERGE_VARIANCE)
+DPAGG_V_FINAL(dpagg_merge_var_pop_report_final, DPAGG_VAR_POP, true, DP_SITE_MERGE_VARIANCE)
+DPAGG_V_FINAL(dpagg_merge_var_samp_report_final, DPAGG_VAR_SAMP, true, DP_SITE_MERGE_VARIANCE)
+DPAGG_V_FINAL(dpagg_merge_stddev_pop_report_final, DPAGG_STDDEV_POP, true, DP_SITE_MERGE_VARIANCE)
+DPAGG_V_FINAL(dpagg_merge_stddev_samp_report_final, DPAGG_STDDEV_SAMP, true, DP_SITE_MERGE_VARIANCE)

@@ -40,10 +40,16 @@
  * (the rows' clipped vectors summed exactly in quanta, with their number, as a bytea) and
  * dpagg_merge_vector on the coordinator (vector.c).
  *
+ * So are dp_var_pop, dp_var_samp, dp_stddev_pop and dp_stddev_samp with bounds (and their report
+ * forms): sum(dpagg_quanta_var_squares(v, lo, hi)), sum(dpagg_quanta_var(v, lo, hi)) and count(v)
+ * on the workers, the two integers each row adds to the variance's own state, and
+ * dpagg_merge_var_pop (or the call's form) on the coordinator (variance.c), in the safe and the
+ * direct form alike (the direct form keeps the numeric sums); never in the worker form.
+ *
  * A level grouped by the distribution column takes the direct form instead (below, DPAGG_CITUS_TAG).
  *
- * Refused (0A000) before anything runs: private relations (per-unit bounding) on Citus tables,
- * grouping sets, privacy parameters that are not constants.
+ * Refused (0A000) before anything runs: grouping sets, privacy parameters that are not constants,
+ * and the shapes of private relations below that Citus cannot run on the coordinator.
  */
 #include "citus/citus.h"
 
@@ -91,9 +97,10 @@ unsupported(const char *msg, const char *hint)
 typedef struct CitusCall
 {
 	Aggref	   *orig;
-	int			kind;			/* DP_SITE_SUM, _AVG, _COUNT */
+	int			kind;			/* DP_SITE_SUM, _AVG, _COUNT, _VECTOR, _VARIANCE */
 	int			column;			/* its partial sum's column in the inner query (0: none) */
 	int			ncolumn;		/* its count's column */
+	int			qcolumn;		/* a variance's partial sum of squares' column */
 	Expr	   *value;			/* NULL: dp_count of rows */
 	Expr	   *epsilon,
 			   *delta,
@@ -191,6 +198,50 @@ param(Aggref *a, int i, Oid type)
 
 static void precheck(CitusCall *c);
 
+/* A variance's parameter, folded to a constant (or refused, as param does); NULL refused as the
+ * variance refuses it on one node (variance.c, through dpagg_param_float8). */
+static Expr *
+variance_param(Aggref *a, int i, const char *what, const char *name)
+{
+	Const	   *k = (Const *) param(a, i, TEXTOID);	/* TEXTOID: NULL checked here */
+
+	if (k->constisnull)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s of %s must not be NULL", what, name),
+				 errhint("Pass a number.")));
+	return (Expr *) k;
+}
+
+/*
+ * dp_var_pop and its sibling forms (variance.c): the parameters checked in the order and with the
+ * errors of the release on one node (dpagg_variance_site_params), then its charge prechecked as
+ * the others' (precheck).  Its merge takes the mechanism as NULL when the call names none.
+ */
+static void
+capture_variance(CitusCall *c, Aggref *a, const DpArgLayout *lo)
+{
+	const char *name = dpagg_variance_form_name(a->aggfnoid);
+	Const	   *m = NULL;
+
+	c->epsilon = variance_param(a, lo->epsilon, "epsilon", name);
+	c->delta = variance_param(a, lo->delta, "delta", name);
+	c->lower = variance_param(a, lo->lower, "lower", name);
+	c->upper = variance_param(a, lo->upper, "upper", name);
+	if (lo->mechanism >= 0)
+	{
+		m = (Const *) param(a, lo->mechanism, TEXTOID);
+		c->mechanism = (Expr *) m;
+	}
+	else
+		c->mechanism = (Expr *) makeNullConst(TEXTOID, -1, DEFAULT_COLLATION_OID);
+	dpagg_variance_precheck(name, DatumGetFloat8(((Const *) c->epsilon)->constvalue),
+							DatumGetFloat8(((Const *) c->delta)->constvalue),
+							DatumGetFloat8(((Const *) c->lower)->constvalue),
+							DatumGetFloat8(((Const *) c->upper)->constvalue),
+							m != NULL, m == NULL || m->constisnull ? NULL : DatumGetTextPP(m->constvalue));
+}
+
 static void
 capture(LevelContext *lc, Aggref *a)
 {
@@ -222,21 +273,16 @@ capture(LevelContext *lc, Aggref *a)
 	if (kind == DP_SITE_UNIT_PERCENTILE)
 		unsupported("dp_percentile, dp_median and dp_percentiles are not available on Citus tables yet",
 					"Run it over a table that is not distributed (their state, counts in 1 024 bins per group, has no worker and coordinator steps yet).");
-	if (kind == DP_SITE_UNIT_VARIANCE)
-		unsupported("dp_var_pop, dp_var_samp, dp_stddev_pop and dp_stddev_samp are not available on Citus tables yet",
-					"Run it over a table that is not distributed (its state, a count and two exact sums per group, has no worker and coordinator steps yet).");
 	if (DPAGG_KIND_IS_UNIT(kind))
 	{
 		lc->units = lappend(lc->units, a);	/* the per-unit level of a private relation */
 		return;
 	}
-	if (kind == DP_SITE_VARIANCE)
-		unsupported("dp_var_pop, dp_var_samp, dp_stddev_pop and dp_stddev_samp are not available on Citus tables yet",
-					"Run it over a table that is not distributed (its state, a count and two exact sums per group, has no worker and coordinator steps yet).");
 	if (kind == DP_SITE_PERCENTILE)
 		unsupported("dp_percentile, dp_median and dp_percentiles are not available on Citus tables yet",
 					"Run it over a table that is not distributed (their state, counts in 1 024 bins per group, has no worker and coordinator steps yet).");
-	if (kind != DP_SITE_SUM && kind != DP_SITE_AVG && kind != DP_SITE_COUNT && kind != DP_SITE_VECTOR)
+	if (kind != DP_SITE_SUM && kind != DP_SITE_AVG && kind != DP_SITE_COUNT && kind != DP_SITE_VECTOR &&
+		kind != DP_SITE_VARIANCE)
 		unsupported("dpagg cannot split this aggregate for Citus", NULL);
 	if (a->aggorder != NIL || a->aggdistinct != NIL)
 		unsupported("ORDER BY and DISTINCT inside dpagg's aggregates are not available", NULL);
@@ -263,6 +309,12 @@ capture(LevelContext *lc, Aggref *a)
 	}
 	dpagg_arg_layout(a, kind, &lo);
 	c->value = lo.value >= 0 ? (Expr *) copyObject(list_nth_node(TargetEntry, a->args, lo.value)->expr) : NULL;
+	if (kind == DP_SITE_VARIANCE)
+	{
+		capture_variance(c, a, &lo);
+		lc->calls = lappend(lc->calls, c);
+		return;
+	}
 	c->epsilon = param(a, lo.epsilon, FLOAT8OID);
 	c->delta = param(a, lo.delta, FLOAT8OID);
 	c->mechanism = param(a, lo.mechanism, TEXTOID);
@@ -397,6 +449,22 @@ quanta_sum_aggref(CitusCall *c, const char *schema, bool direct)
 							 (Expr *) copyObject(c->orig->aggfilter), -1);
 }
 
+/* A variance's: sum(dpagg_quanta_var_squares(v, lo, hi)) or sum(dpagg_quanta_var(v, lo, hi)),
+ * built-in sums of the two integers a row adds to its state (variance.c), in both the safe and the
+ * direct form. */
+static Aggref *
+variance_sum_aggref(CitusCall *c, const char *schema, bool squares)
+{
+	Oid			types[3] = {exprType((Node *) c->value), FLOAT8OID, FLOAT8OID};
+	Oid			int8 = INT8OID;
+	Oid			fn = dpagg_function_oid(schema, squares ? "dpagg_quanta_var_squares" : "dpagg_quanta_var", 3, types);
+	Expr	   *q = (Expr *) makeFuncExpr(fn, INT8OID, list_make3(copyObject(c->value), c->lower, c->upper),
+										  InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL);
+
+	return dpagg_make_aggref(dpagg_function_oid("pg_catalog", "sum", 1, &int8), list_make1(q), false,
+							 (Expr *) copyObject(c->orig->aggfilter), -1);
+}
+
 /* dp_sum_vector's: dpagg_vquanta_sum(v, dimension, l2_bound), the partial sum with its rows. */
 static Aggref *
 vquanta_sum_aggref(CitusCall *c, const char *schema)
@@ -440,21 +508,29 @@ merge_params(CitusCall *c)
 		return list_make5(c->dimension, c->epsilon, c->delta, c->upper, c->mechanism);
 	if (c->kind == DP_SITE_COUNT)
 		return list_make3(c->epsilon, c->delta, c->mechanism);
-	if (c->kind == DP_SITE_AVG)
+	if (c->kind == DP_SITE_AVG || c->kind == DP_SITE_VARIANCE)
 		return list_make5(c->epsilon, c->delta, c->lower, c->upper, c->mechanism);
 	return lappend(list_make5(c->epsilon, c->delta, c->lower, c->upper, c->mechanism),
 				   makeBoolConst(c->integer, false));
 }
 
 static Aggref *
-merge_aggref(CitusCall *c, Var *sum, Expr *n, const char *schema)
+merge_aggref(CitusCall *c, Var *sum, Expr *n, Var *squares, const char *schema)
 {
 	/* A report form (dp_sum_report, ...) merges into the merge's report form. */
 	bool		report = dpagg_aggregate_is_report(c->orig->aggfnoid);
 	List	   *params = merge_params(c);
 	Aggref	   *a;
 
-	if (c->kind == DP_SITE_VECTOR)
+	if (c->kind == DP_SITE_VARIANCE)
+		/* dpagg_merge_var_pop(squares, sum, n, epsilon, delta, lower, upper, mechanism), or the
+		 * merge of the call's form */
+		a = dpagg_make_aggref(dpagg_function_oid(schema, psprintf("dpagg_merge_%s%s",
+																  dpagg_variance_form_name(c->orig->aggfnoid) + 3,
+																  report ? "_report" : ""), 8,
+												 (Oid[]) {NUMERICOID, NUMERICOID, INT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, TEXTOID}),
+							  list_concat(list_make3(squares, sum, n), params), false, NULL, -1);
+	else if (c->kind == DP_SITE_VECTOR)
 		a = dpagg_make_aggref(dpagg_function_oid(schema, "dpagg_merge_vector", 6,
 										(Oid[]) {BYTEAOID, INT4OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, TEXTOID}),
 							  list_concat(list_make1(sum), params), false, NULL, -1);
@@ -552,7 +628,8 @@ outer_mutator(Node *node, OuterContext *oc)
 				Expr	   *n = call->ncolumn ? (Expr *) inner_var(oc, call->ncolumn)
 					: (Expr *) makeNullConst(INT8OID, -1, InvalidOid);	/* dp_sum's: none */
 				Aggref	   *m = merge_aggref(call, call->column ? inner_var(oc, call->column) : NULL,
-											 n, oc->schema);
+											 n, call->qcolumn ? inner_var(oc, call->qcolumn) : NULL,
+											 oc->schema);
 
 				if (oc->cr != NULL)
 					tag_aggref(m, oc->cr);
@@ -1038,6 +1115,20 @@ rewrite_level(Query *q, DpCitusRewrite *cr, Oid partition_rel)
 	{
 		CitusCall  *call = (CitusCall *) lfirst(c);
 
+		if (call->kind == DP_SITE_VARIANCE)
+		{
+			/* the squares' and the values' partial sums, and their count */
+			call->qcolumn = ++resno;
+			tlist = lappend(tlist, makeTargetEntry((Expr *) variance_sum_aggref(call, schema, true), call->qcolumn,
+												   psprintf("dpagg_q%d", resno), false));
+			call->column = ++resno;
+			tlist = lappend(tlist, makeTargetEntry((Expr *) variance_sum_aggref(call, schema, false), call->column,
+												   psprintf("dpagg_s%d", resno), false));
+			call->ncolumn = ++resno;
+			tlist = lappend(tlist, makeTargetEntry((Expr *) count_aggref(call), call->ncolumn,
+												   psprintf("dpagg_n%d", resno), false));
+			continue;
+		}
 		if (call->kind == DP_SITE_VECTOR)
 		{
 			/* the partial sum carries its rows: no count beside it */

@@ -100,6 +100,7 @@ releasing_kind(int kind)
 		case DP_SITE_MERGE_AVG:
 		case DP_SITE_MERGE_COUNT:
 		case DP_SITE_MERGE_VECTOR:
+		case DP_SITE_MERGE_VARIANCE:
 		case DP_SITE_PERCENTILE:
 		case DP_SITE_VARIANCE:
 		case DP_SITE_UNIT_VARIANCE:
