@@ -485,6 +485,25 @@ c0=$(charges c)
 out=$(as_analyst c "SELECT count(*) FROM above(0)" "SELECT count(*) FROM above(0)" "SELECT count(*) FROM above(0)" "SELECT count(*) FROM above(0)" "SELECT count(*) FROM above(0)" "SELECT count(*) FROM above(0)" "SELECT count(*) FROM above(0)")
 check "PL/pgSQL with a variable, past the generic-plan switch: 7 answers, 7 charges" "7 7" \
   "$(echo "$out" | grep -c '^[0-9]$') $(( $(charges c) - c0 ))"
+# One role may hold at most dpagg.citus_grants_per_role unexpired grants, refused on the coordinator
+# before the charge: it cannot fill the workers' records of used grants and refuse everyone else's.
+q c "CREATE ROLE dora LOGIN" "GRANT SELECT ON t TO dora" "SELECT dp_set_budget('dora', 1e12, 0.5)" \
+    "CREATE ROLE eve LOGIN" "GRANT SELECT ON t TO eve" "SELECT dp_set_budget('eve', 1e12, 0.5)" \
+    "ALTER SYSTEM SET dpagg.citus_grants_per_role = 2" "SELECT pg_reload_conf()" >/dev/null 2>&1
+sleep 0.3
+as_dora() { q c "SET SESSION AUTHORIZATION dora" "$@"; }
+c0=$(charges c)
+out=$(as_dora "SELECT uid, dp_count($E, 1e-5) FROM t WHERE uid <= 3 GROUP BY uid" "SELECT uid, dp_count($E, 1e-5) FROM t WHERE uid <= 3 GROUP BY uid")
+check "dpagg.citus_grants_per_role = 2: a role's first two worker-side queries release, two charges" "6 2" \
+  "$(echo "$out" | grep -c '|1$') $(( $(charges c) - c0 ))"
+c0=$(charges c)
+out=$(as_dora "SELECT uid, dp_count($E, 1e-5) FROM t WHERE uid <= 3 GROUP BY uid")
+check "... its third, while the two grants are unexpired, is refused (53400) before anything is charged" "1 0" \
+  "$(echo "$out" | grep -c 'holds 2 unexpired Citus grants, the most dpagg.citus_grants_per_role allows') $(( $(charges c) - c0 ))"
+c0=$(charges c)
+check "... while another role still releases on the workers" "3 1" \
+  "$(q c "SET SESSION AUTHORIZATION eve" "SELECT uid, dp_count($E, 1e-5) FROM t WHERE uid <= 3 GROUP BY uid" | grep -c '|1$') $(( $(charges c) - c0 ))"
+q c "ALTER SYSTEM RESET dpagg.citus_grants_per_role" "SELECT pg_reload_conf()" >/dev/null
 q c "ALTER SYSTEM SET dpagg.citus_grant_lifetime = 10" "SELECT pg_reload_conf()" >/dev/null
 sleep 0.3
 as_analyst c "SELECT uid, dp_count($E, 1e-5) FROM t WHERE uid = 9 GROUP BY uid" >/dev/null

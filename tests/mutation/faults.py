@@ -582,6 +582,16 @@ FAULTS = [
         "killers": ["wal"],
     },
     {
+        "id": "citus-grants-per-role-unbounded",
+        "file": "src/pg/citus/citus_grant.c",
+        "find": "e = held < grants_per_role ? hash_search(issued_grants, nonce, HASH_ENTER_NULL, &found) : NULL;",
+        "replace": "e = hash_search(issued_grants, nonce, HASH_ENTER_NULL, &found);",
+        "what": "The coordinator issues Citus grants to a role without bound: one role can fill "
+                "every worker's record of used grants with cheap queries and refuse everyone "
+                "else's worker-side releases until its grants expire (a denial of service).",
+        "killers": ["citus"],
+    },
+    {
         "id": "citus-worker-release-allowed",
         "file": "src/pg/ledger/charge.c",
         "find": "\tif (dpagg_citus_worker())\n\t\tereport(ERROR,",

@@ -80,6 +80,7 @@ PG_FUNCTION_INFO_V1(dpagg_citus_grants_resume);
 static char *citus_key_file = NULL;
 static int	grant_lifetime = 300;
 static int	grant_slots = 8192;
+static int	grants_per_role = 1024;
 
 /* ---- the key ------------------------------------------------------------------------------------ */
 
@@ -163,8 +164,22 @@ typedef struct GrantShared
 	bool		after_recovery;	/* started in recovery: refuses grants until resumed */
 } GrantShared;
 
+/*
+ * One grant the coordinator issued and that has not expired: a shared hash table keyed by its
+ * nonce, of dpagg.citus_grant_slots entries, so that the coordinator can refuse, before the
+ * charge, a grant that would take a role past dpagg.citus_grants_per_role on the workers' records
+ * (every grant a role holds on a worker was issued here, to that role, within its lifetime).
+ */
+typedef struct IssuedGrant
+{
+	unsigned char nonce[DPAGG_GRANT_NONCE_LEN];
+	Oid			role;
+	int64		expires_us;
+} IssuedGrant;
+
 static GrantShared *gshared = NULL;
 static HTAB *used_grants = NULL;
+static HTAB *issued_grants = NULL;
 static shmem_request_hook_type prev_shmem_request_hook = NULL;
 static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
 
@@ -173,8 +188,9 @@ grant_shmem_request(void)
 {
 	if (prev_shmem_request_hook)
 		prev_shmem_request_hook();
-	RequestAddinShmemSpace(add_size(MAXALIGN(sizeof(GrantShared)),
-									hash_estimate_size(grant_slots, sizeof(GrantSlot))));
+	RequestAddinShmemSpace(add_size(add_size(MAXALIGN(sizeof(GrantShared)),
+											 hash_estimate_size(grant_slots, sizeof(GrantSlot))),
+									hash_estimate_size(grant_slots, sizeof(IssuedGrant))));
 	RequestNamedLWLockTranche("dpagg_citus_grants", 1);
 }
 
@@ -211,6 +227,11 @@ grant_shmem_startup(void)
 	info.entrysize = sizeof(GrantSlot);
 	used_grants = ShmemInitHash("dpagg citus used grants", grant_slots, grant_slots, &info,
 								HASH_ELEM | HASH_BLOBS | HASH_FIXED_SIZE);
+	memset(&info, 0, sizeof(info));
+	info.keysize = DPAGG_GRANT_NONCE_LEN;
+	info.entrysize = sizeof(IssuedGrant);
+	issued_grants = ShmemInitHash("dpagg citus issued grants", grant_slots, grant_slots, &info,
+								  HASH_ELEM | HASH_BLOBS | HASH_FIXED_SIZE);
 	LWLockRelease(AddinShmemInitLock);
 }
 
@@ -319,6 +340,67 @@ use_grant(const dpagg_grant *g, int index)
 		s->expires_us = g->expires_us;
 	}
 	s->used[index / 8] |= (uint8) (1 << (index % 8));
+	LWLockRelease(gshared->lock);
+}
+
+/*
+ * On the coordinator, before the charge: record a grant about to be issued to the current role,
+ * or refuse (53400, nothing charged) if the role already holds dpagg.citus_grants_per_role
+ * unexpired grants, or the record is full.  A role that filled the workers' records
+ * (dpagg.citus_grant_slots) with many cheap queries would refuse everyone's worker-side releases
+ * until its grants expired; this bounds what one role can hold (docs/citus.md §6).  An entry is
+ * dropped when its grant expires, or by forget_issued if the charge fails.
+ */
+static void
+issue_grant(const unsigned char *nonce, int64 expires_us)
+{
+	HASH_SEQ_STATUS seq;
+	IssuedGrant *e;
+	Oid			role = GetUserId();
+	int			held = 0;
+	int64		now;
+	bool		found;
+
+	if (gshared == NULL || issued_grants == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("dpagg must be loaded by shared_preload_libraries to release under a Citus grant")));
+	LWLockAcquire(gshared->lock, LW_EXCLUSIVE);
+	now = locked_now();
+	hash_seq_init(&seq, issued_grants);
+	while ((e = hash_seq_search(&seq)) != NULL)
+	{
+		if (e->expires_us <= now)
+			(void) hash_search(issued_grants, e->nonce, HASH_REMOVE, NULL);
+		else if (e->role == role)
+			held++;
+	}
+	e = held < grants_per_role ? hash_search(issued_grants, nonce, HASH_ENTER_NULL, &found) : NULL;
+	if (e == NULL)
+	{
+		LWLockRelease(gshared->lock);
+		ereport(ERROR,
+				(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+				 held >= grants_per_role
+				 ? errmsg("dpagg: role \"%s\" holds %d unexpired Citus grants, the most dpagg.citus_grants_per_role allows",
+						  GetUserNameFromId(role, false), held)
+				 : errmsg("dpagg: too many unexpired Citus grants on this coordinator (dpagg.citus_grant_slots)"),
+				 errdetail("A query released on the workers holds a place in each worker's record of used grants until its grant expires (dpagg.citus_grant_lifetime); the limit keeps one role from filling those records and refusing everyone else's. Nothing was charged."),
+				 errhint("Run it again once earlier grants have expired (at most dpagg.citus_grant_lifetime seconds), or ask the DBA to raise dpagg.citus_grants_per_role or dpagg.citus_grant_slots.")));
+	}
+	e->role = role;
+	e->expires_us = expires_us;
+	LWLockRelease(gshared->lock);
+}
+
+/* Drop a grant issue_grant recorded whose charge failed (it was never issued). */
+static void
+forget_issued(const unsigned char *nonce)
+{
+	if (gshared == NULL || issued_grants == NULL)
+		return;
+	LWLockAcquire(gshared->lock, LW_EXCLUSIVE);
+	(void) hash_search(issued_grants, nonce, HASH_REMOVE, NULL);
 	LWLockRelease(gshared->lock);
 }
 
@@ -599,22 +681,33 @@ dpagg_citus_grant_start(QueryDesc *qd, int eflags)
 		table_shards(relid, g);
 		if (db == NULL || strlen(db) >= sizeof(g->database) || strlen(role) >= sizeof(g->role))
 			elog(ERROR, "dpagg: database or role name too long for a Citus grant");
-		/* The releases of the statement are admitted together, then charged (charge.c). */
-		dpagg_charge_statement_begin();
-		PG_TRY();
-		{
-			charge_calls(g, true, NULL);
-		}
-		PG_FINALLY();
-		{
-			dpagg_charge_statement_end();
-		}
-		PG_END_TRY();
-		charge_calls(g, false, dpagg_statement_text(CurrentMemoryContext, qd->sourceText));
+		/* The grant's place in the role's share of the workers' records, before the charge. */
 		if (dpagg_secure_bytes(g->nonce, sizeof(g->nonce), &err) != DPAGG_OK)
 			dpagg_report(&err);
 		g->issued_us = unix_now_us();
 		g->expires_us = g->issued_us + (int64) grant_lifetime * USECS_PER_SEC;
+		issue_grant(g->nonce, g->expires_us);
+		/* The releases of the statement are admitted together, then charged (charge.c). */
+		PG_TRY();
+		{
+			dpagg_charge_statement_begin();
+			PG_TRY();
+			{
+				charge_calls(g, true, NULL);
+			}
+			PG_FINALLY();
+			{
+				dpagg_charge_statement_end();
+			}
+			PG_END_TRY();
+			charge_calls(g, false, dpagg_statement_text(CurrentMemoryContext, qd->sourceText));
+		}
+		PG_CATCH();
+		{
+			forget_issued(g->nonce);
+			PG_RE_THROW();
+		}
+		PG_END_TRY();
 		strlcpy(g->database, db, sizeof(g->database));
 		strlcpy(g->role, role, sizeof(g->role));
 		if (dpagg_grant_seal(key, g, buf, DPAGG_GRANT_TEXT_MAX, &err) != DPAGG_OK)
@@ -977,6 +1070,10 @@ dpagg_citus_grant_init(void)
 	DefineCustomIntVariable("dpagg.citus_grant_slots",
 							"Citus grants (one per query) a node remembers, with the shards it used them on, until they expire.",
 							NULL, &grant_slots, 8192, 64, 1000000, PGC_POSTMASTER, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("dpagg.citus_grants_per_role",
+							"Unexpired Citus grants one role may hold, checked on the coordinator before the charge.",
+							"Keeps one role from filling the workers' records of used grants (dpagg.citus_grant_slots) and refusing everyone else's worker-side releases.",
+							&grants_per_role, 1024, 1, 1000000, PGC_SIGHUP, 0, NULL, NULL, NULL);
 	if (!process_shared_preload_libraries_in_progress)
 		return;
 	prev_shmem_request_hook = shmem_request_hook;
