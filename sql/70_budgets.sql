@@ -715,6 +715,21 @@ RESET SESSION AUTHORIZATION;
 DROP TABLE pair_t;
 DROP ROLE dp_pair;
 
+-- A grouped level whose WHERE is false whatever the data forms no group and releases nothing:
+-- not charged (its plan shows it: a one-time filter false below the Agg). A level that finds no
+-- row by the data (x > 1e9), and one without GROUP BY (it releases one noisy value of the empty
+-- set), are charged; so is an empty grouping set, which makes a group of no rows.
+CREATE TABLE nogroup_t AS SELECT g % 5 AS k, g::float8 AS x FROM generate_series(1, 50) g;
+SELECT count(*) AS before FROM dp_ledger \gset
+SELECT k, dp_count(1, 1e-5) FROM nogroup_t WHERE false GROUP BY k;
+SELECT k, dp_sum(x, 1, 1e-5, 0, 10), dp_percentile(x, 0.5, 1, 0, 0, 10) FROM nogroup_t WHERE 1 = 2 AND x > 0 GROUP BY k ORDER BY k;
+SELECT count(*) - :before AS charged_for_no_group FROM dp_ledger;
+SELECT count(*) AS before FROM dp_ledger \gset
+SELECT k, dp_count(1, 1e-5) FROM nogroup_t WHERE x > 1e9 GROUP BY k;
+SELECT dp_count(1, 1e-5) IS NOT NULL AS released FROM nogroup_t WHERE false;
+SELECT count(c) AS groups FROM (SELECT k, dp_count(1, 1e-5) AS c FROM nogroup_t WHERE false GROUP BY GROUPING SETS ((k), ())) q;
+SELECT count(*) - :before AS charged_when_a_group_may_form FROM dp_ledger;
+DROP TABLE nogroup_t;
 -- A mistyped dpagg.default_mechanism in postgresql.conf (here through ALTER SYSTEM, which
 -- validates as the file is read) is accepted with a WARNING, and every release that would use it
 -- is refused with the setting named, nothing charged; a release naming its mechanism works.

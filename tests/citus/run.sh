@@ -418,6 +418,9 @@ check "... a prepared statement past the generic-plan switch: 7 x 10 groups of 1
 c0=$(charges c)
 check "... a row on one shard (WHERE uid = 7 GROUP BY uid): released on its worker, one charge" "7|1 1" \
   "$(as_analyst c "SELECT uid, dp_count($E, 1e-5) FROM t WHERE uid = 7 GROUP BY uid") $(( $(charges c) - c0 ))"
+c0=$(charges c)
+check "... a query pruned to no shard (WHERE false; uid = 7 AND uid = 8): no group, one charge each (its grant's; Citus's empty task on the coordinator forms no group and is not charged)" "0 2" \
+  "$(as_analyst c "SELECT uid, dp_count($E, 1e-5) FROM t WHERE false GROUP BY uid" "SELECT uid, dp_count($E, 1e-5) FROM t WHERE uid = 7 AND uid = 8 GROUP BY uid" | grep -c '|') $(( $(charges c) - c0 ))"
 # Replays of that last grant, taken from w1's log, sent to w1 directly.
 sleep 0.3
 G=$(grep -o "dpagg-grant-1:[0-9a-f]*:[0-9a-f]*" "$tmp/w1.log" | tail -1)

@@ -881,7 +881,7 @@ dpagg_site_charge(DpSite *site)
  * observable for free.  So each Agg node that releases runs through a wrapper that charges every
  * release of the node before the node's first step in each loop, i.e. before any input row is
  * read; the final functions find it charged.  An execution that produces no group is charged all
- * the same (the safe direction).
+ * the same (the safe direction), unless its plan shows it can form none (dpagg_agg_forms_no_group).
  */
 typedef struct AggWrap
 {
@@ -983,7 +983,8 @@ prepare_walker(PlanState *ps, void *context)
 				(void) site_prepare(as, pt, 0);
 			any = true;
 		}
-		if (any && as->ss.ps.ExecProcNodeReal != charged_exec_agg)
+		if (any && as->ss.ps.ExecProcNodeReal != charged_exec_agg &&
+			!dpagg_agg_forms_no_group((Agg *) as->ss.ps.plan))	/* base/catalog.c */
 			wrap_agg(as, ((PrepareContext *) context)->query_text);
 	}
 	return planstate_tree_walker(ps, prepare_walker, context);

@@ -117,6 +117,8 @@ extern void dpagg_walk_statement(PlannedStmt *stmt, void (*visit) (Plan *plan, v
 								 void *context);
 /* The plans below a node besides its left and right trees. */
 extern List *dpagg_plan_children(Plan *plan);
+/* An Agg that forms no group whatever the data (grouped, over a one-time filter that is false). */
+extern bool dpagg_agg_forms_no_group(Agg *agg);
 
 /*
  * The marks of nodes a rewrite made, in their `location` (no parser or stored tree produces a

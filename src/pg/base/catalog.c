@@ -1,7 +1,7 @@
 /*
  * catalog.c — small helpers every layer of the glue uses (base.h): functions by name or by OID
- * and whether the current role may execute them, Aggrefs built as the parser would, and walks
- * over a finished plan's nodes.
+ * and whether the current role may execute them, Aggrefs built as the parser would, walks over
+ * a finished plan's nodes, and whether an Agg of one can form a group at all.
  */
 #include "base/base.h"
 
@@ -150,3 +150,42 @@ dpagg_walk_statement(PlannedStmt *stmt, void (*visit) (Plan *plan, void *context
 	walk_plans(stmt->subplans, visit, context);
 }
 
+/* A one-time filter that is false whatever the data: a false constant, or an AND (explicit, or a
+ * qual list's implicit one) with such an argument. */
+static bool
+const_false(Node *n)
+{
+	ListCell   *lc;
+
+	if (n == NULL)
+		return false;
+	if (IsA(n, Const))
+		return !((Const *) n)->constisnull && !DatumGetBool(((Const *) n)->constvalue);
+	if (IsA(n, List) || (IsA(n, BoolExpr) && ((BoolExpr *) n)->boolop == AND_EXPR))
+	{
+		foreach(lc, IsA(n, List) ? (List *) n : ((BoolExpr *) n)->args)
+			if (const_false(lfirst(lc)))
+				return true;
+	}
+	return false;
+}
+
+/*
+ * An Agg that can form no group whatever the data: grouped (no grouping sets, whose empty set
+ * makes a group of no rows), over a Result whose one-time filter is false (what the planner makes
+ * of WHERE false; through sorts).  It releases nothing, so it is not charged before its first row
+ * (a Citus query pruned to no shard runs such a task beside its grant: docs/citus.md §6); should
+ * it ever finalize a group, the final function charges first, as every final does (site.c).
+ */
+bool
+dpagg_agg_forms_no_group(Agg *agg)
+{
+	Plan	   *in = outerPlan(agg);
+
+	if (agg->aggstrategy == AGG_PLAIN || agg->aggstrategy == AGG_MIXED || agg->numCols == 0 ||
+		agg->groupingSets != NIL)
+		return false;
+	while (in != NULL && (IsA(in, Sort) || IsA(in, IncrementalSort) || IsA(in, Material)))
+		in = outerPlan(in);
+	return in != NULL && IsA(in, Result) && const_false(((Result *) in)->resconstantqual);
+}
