@@ -195,6 +195,18 @@ FROM (VALUES
   ($$SELECT * FROM dp_explain('SELECT dpagg_unit_select(1, 1e-5, 1, ''auto'', ''uid'') FROM pay')$$)
 ) AS v(q);
 
+-- A mechanism written NULL is refused over a private relation as over the rows (the per-unit
+-- forms take NULL for an omitted one), before anything is charged.
+SELECT count(*) AS releases_before FROM dp_ledger \gset
+SELECT q, expect_error(q) AS error
+FROM (VALUES
+  ($$SELECT dp_sum(amount, 1, 1e-5, 0, 10, NULL) FROM pay$$),
+  ($$SELECT dp_count(1, 1e-5, NULL) FROM pay$$),
+  ($$SELECT dp_var_pop(amount, 1, 1e-5, 0, 10, NULL) FROM pay$$),
+  ($$SELECT dp_median(amount, 1, 0, 0, 10, NULL) FROM pay$$)
+) AS v(q);
+SELECT count(*) - :releases_before AS charged FROM dp_ledger;
+
 -- 7. With many groups per unit, the Gaussian over the L groups (l2 sensitivity sqrt(L) x bound at
 --    the full epsilon) beats any mechanism at epsilon / L: auto uses it, and the noise is what it
 --    says (each of 50 groups within 6 sigma).

@@ -1059,6 +1059,13 @@ bounded_call(DpCall *call, LevelContext *lc, Expr *value)
 	ListCell   *c;
 	int			n = 0;
 
+	/* The per-unit forms take a NULL mechanism for an omitted one: one written NULL is refused
+	 * here, as the call over the rows refuses it (a parameter's NULL is still the default). */
+	if (IsA(mech, Const) && ((Const *) mech)->constisnull && lo->mechanism >= 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("mechanism of %s must not be NULL", get_func_name(a->aggfnoid)),
+				 errhint("Name a mechanism listed by dp_mechanisms(), or omit the argument to use dpagg.default_mechanism.")));
 	if (call->kind == DP_SITE_VECTOR)
 	{
 		name = "dpagg_unit_vsum";
