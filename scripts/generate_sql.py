@@ -528,8 +528,36 @@ for vform, what in [("var_pop", "population variance"), ("var_samp", "sample var
                f"differentially private {what} from partial sums of quanta (dp_{vform} split for Citus)")
     MERGE_VARIANCE_KINDS.append(mvkind)
 
+# The quantiles over partial counts (src/pg/aggregates/percentile.c, for Citus: src/pg/citus/citus.c):
+# dp_percentile, dp_median and dp_percentiles whose rows are a group's values counted per bin where
+# the data is, dpagg_quantile_bin(x, lower, upper) (without bounds: dpagg_quantile_cell(x)) and
+# count(x) grouped by it; the same call sites, charges and releases as theirs.  site.c's
+# DP_SITE_MERGE_PERCENTILE; no combine: Citus cannot split them.  Positions fixed: bin, n [, p or
+# ps], epsilon, delta, lower, upper (both NULL: without bounds), mechanism (NULL: omitted).
+MQ_ARGS = EPS_DELTA + [("lower", F8), ("upper", F8)] + MECH
+MERGE_PERCENTILE = Kind("DP_SITE_MERGE_PERCENTILE",
+                        "dpagg_merge_percentile and dpagg_merge_median: dp_percentile and dp_median over partial counts of bins.",
+                        "internal", None,
+                        Function("dpagg_merge_percentile_final", [("", "internal")], F8, "VOLATILE", strict=False),
+                        sspace=128)
+MERGE_PERCENTILES = Kind("DP_SITE_MERGE_PERCENTILE",
+                         "dpagg_merge_percentiles: dp_percentiles over partial counts of bins.",
+                         "internal", None,
+                         Function("dpagg_merge_percentiles_final", [("", "internal")], f"{F8}[]", "VOLATILE",
+                                  strict=False),
+                         sspace=128)
+MERGE_PERCENTILE.add("dpagg_merge_percentile", [("bin", "integer"), ("n", "bigint"), ("p", F8)] + MQ_ARGS,
+                     "dpagg_merge_percentile_trans", "dpagg_merge_percentile_trans",
+                     "differentially private p-quantile from partial counts of bins (dp_percentile split for Citus)")
+MERGE_PERCENTILE.add("dpagg_merge_median", [("bin", "integer"), ("n", "bigint")] + MQ_ARGS,
+                     "dpagg_merge_median_trans", "dpagg_merge_percentile_trans",
+                     "differentially private median from partial counts of bins (dp_median split for Citus)")
+MERGE_PERCENTILES.add("dpagg_merge_percentiles", [("bin", "integer"), ("n", "bigint"), ("p", f"{F8}[]")] + MQ_ARGS,
+                      "dpagg_merge_percentiles_trans", "dpagg_merge_percentile_trans",
+                      "differentially private quantiles from partial counts of bins (dp_percentiles split for Citus)")
+
 KINDS = [SUM, SUM_INLINE, AVG, COUNT, VECTOR, UNIT_SUM, UNIT_AVG, UNIT_COUNT, SELECT, UNIT_VECTOR,
-         MERGE_SUM, MERGE_AVG, MERGE_COUNT, MERGE_VECTOR, PERCENTILE, PERCENTILES] + VARIANCE_KINDS + UNIT_VARIANCE_KINDS + [UNIT_PERCENTILE, UNIT_PERCENTILES, AUTO_SUM, AUTO_AVG, AUTO_PERCENTILE, AUTO_PERCENTILES] + AUTO_VARIANCE_KINDS + UNIT_AUTO_KINDS + MERGE_VARIANCE_KINDS
+         MERGE_SUM, MERGE_AVG, MERGE_COUNT, MERGE_VECTOR, PERCENTILE, PERCENTILES] + VARIANCE_KINDS + UNIT_VARIANCE_KINDS + [UNIT_PERCENTILE, UNIT_PERCENTILES, AUTO_SUM, AUTO_AVG, AUTO_PERCENTILE, AUTO_PERCENTILES] + AUTO_VARIANCE_KINDS + UNIT_AUTO_KINDS + MERGE_VARIANCE_KINDS + [MERGE_PERCENTILE, MERGE_PERCENTILES]
 
 # One row's quanta (src/pg/aggregates/partial.c): plain functions, summed with sum(bigint) on Citus workers.
 QUANTA = [(f"dpagg_quanta_{what}", sqlt, f"dpagg_quanta_{what}_{short}")
@@ -538,6 +566,14 @@ QUANTA = [(f"dpagg_quanta_{what}", sqlt, f"dpagg_quanta_{what}_{short}")
 # centred square, as dp_var_pop's state adds them.
 VQUANTA = [(f"dpagg_quanta_{what}", sqlt, f"dpagg_quanta_{what}_{short}")
            for what in ("var", "var_squares") for sqlt, short in TYPES]
+# ... and the quantiles' (src/pg/aggregates/percentile.c): a value's bin of [lower, upper], or its
+# cell of the grid of magnitudes without bounds, as dp_percentile's state counts it.
+QBINS = [(f"dpagg_quantile_bin_{short}", sqlt) for sqlt, short in TYPES]
+
+
+QBIN_COMMENT = """-- One row's bin as dp_percentile's state counts it (of [lower, upper], or without bounds its cell of
+-- the grid of magnitudes; src/pg/aggregates/percentile.c): Citus's workers group by it and count
+-- for dpagg_merge_percentile and its sibling forms."""
 
 
 def quanta_sql():
@@ -552,6 +588,13 @@ def quanta_sql():
     for name, sqlt, sym in VQUANTA:
         out.append(f"CREATE FUNCTION {name}(value {sqlt}, lower double precision, upper double precision)"
                    f" RETURNS bigint\n  AS 'MODULE_PATHNAME', '{sym}' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;")
+    out.append(QBIN_COMMENT)
+    for sym, sqlt in QBINS:
+        out.append(f"CREATE FUNCTION dpagg_quantile_bin(value {sqlt}, lower double precision, upper double precision)"
+                   f" RETURNS integer\n  AS 'MODULE_PATHNAME', '{sym}' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;")
+    for sym, sqlt in QBINS:
+        out.append(f"CREATE FUNCTION dpagg_quantile_cell(value {sqlt}) RETURNS integer\n"
+                   f"  AS 'MODULE_PATHNAME', '{sym.replace('_bin_', '_cell_')}' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;")
     out.append("""-- The same exact sum as sum(dpagg_quanta_sum(...)) (_avg), a numeric, in one call per row: what a
 -- node plans that sum as over its own tables (a Citus worker's shard query, src/pg/aggregates/partial.c).
 CREATE FUNCTION dpagg_quanta_total_final(internal) RETURNS numeric

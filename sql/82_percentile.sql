@@ -127,3 +127,42 @@ FROM dp_explain($$SELECT grp, dp_median(f8, 1.0, 1e-6, 0, 100), dp_percentiles(f
 REVOKE SELECT ON dp_test FROM q_analyst;
 SELECT dp_drop_budget('q_analyst');
 DROP ROLE q_analyst;
+-- The split for Citus (docs/quantiles.md, "On Citus"), on one node: the rows counted per bin
+-- (dpagg_quantile_bin) and merged by dpagg_merge_percentile, _median and _percentiles make the
+-- one-node state: at epsilon 1e9 the answer falls in the bin of the aggregate's over the rows (p n
+-- is never a whole number here, so that bin is the only one of score 0), over the whole table (the
+-- dense counts) and per group (a list of bins), for float8, integer and numeric values.
+SELECT f, bool_and(m IS NOT DISTINCT FROM d) AS merged_as_one_node FROM (
+  SELECT 'percentile' f, dpagg_quantile_bin((SELECT dpagg_merge_percentile(b, n, 0.377777, 1e9, 0, 0, 102.4, NULL) FROM (SELECT grp, dpagg_quantile_bin(f8, 0, 102.4) b, count(f8) n FROM dp_test GROUP BY grp, b) p), 0, 102.4)::text m,
+         dpagg_quantile_bin((SELECT dp_percentile(f8, 0.377777, 1e9, 0, 0, 102.4) FROM dp_test), 0, 102.4)::text d
+  UNION ALL
+  SELECT 'percentile per group', dpagg_quantile_bin(m, 0, 102.4)::text, dpagg_quantile_bin(d, 0, 102.4)::text
+  FROM (SELECT grp, dpagg_merge_percentile(b, n, 0.912345, 1e9, 0, 0, 102.4, 'permute_and_flip') m FROM (SELECT grp, dpagg_quantile_bin(i4, 0, 102.4) b, count(i4) n FROM dp_test GROUP BY grp, b) p GROUP BY grp) a
+  JOIN (SELECT grp, dp_percentile(i4, 0.912345, 1e9, 0, 0, 102.4, 'permute_and_flip') d FROM dp_test GROUP BY grp) b USING (grp)
+  UNION ALL
+  SELECT 'percentiles', (SELECT ARRAY[dpagg_quantile_bin(m[1], 0, 102.4), dpagg_quantile_bin(m[2], 0, 102.4)] FROM (SELECT dpagg_merge_percentiles(b, n, ARRAY[0.912345, 0.377777], 1e9, 0, 0, 102.4, NULL) m FROM (SELECT dpagg_quantile_bin(num, 0, 102.4) b, count(num) n FROM dp_test GROUP BY b) p) s)::text,
+         (SELECT ARRAY[dpagg_quantile_bin(d[1], 0, 102.4), dpagg_quantile_bin(d[2], 0, 102.4)] FROM (SELECT dp_percentiles(num, ARRAY[0.912345, 0.377777], 1e9, 0, 0, 102.4) d FROM dp_test) s)::text
+  UNION ALL
+  SELECT 'median', dpagg_quantile_bin((SELECT dpagg_merge_median(b, n, 1e9, 0, 0, 10.24, NULL) FROM (VALUES (100, 1::bigint), (200, 1), (300, 1), (NULL, 0)) p(b, n)), 0, 10.24)::text, '200') x
+GROUP BY f ORDER BY f;
+-- A merge refuses a bin outside its grid, a negative or NULL count, values counted without their
+-- bin, one bound NULL (both NULL: without bounds) and what the aggregate refuses; an empty
+-- partial (count 0) merges as no value: a uniform point of [lower, upper], as dp_median's of no row.
+SELECT expect_error($$SELECT dpagg_merge_median(1024, 1, 1, 0, 0, 102.4, NULL)$$);
+SELECT expect_error($$SELECT dpagg_merge_median(-1, 1, 1, 0, 0, 102.4, NULL)$$);
+SELECT expect_error($$SELECT dpagg_merge_median(3, -1, 1, 0, 0, 102.4, NULL)$$);
+SELECT expect_error($$SELECT dpagg_merge_median(3, NULL, 1, 0, 0, 102.4, NULL)$$);
+SELECT expect_error($$SELECT dpagg_merge_median(NULL, 2, 1, 0, 0, 102.4, NULL)$$);
+SELECT expect_error($$SELECT dpagg_merge_median(3, 1, 1, 0, 0, NULL, NULL)$$);
+SELECT expect_error($$SELECT dpagg_merge_percentile(3, 1, 1.5, 1, 0, 0, 102.4, NULL)$$);
+SELECT expect_error($$SELECT dpagg_merge_median(3, 1, 1, 0, 0, 102.4, 'laplace')$$);
+SELECT dpagg_merge_median(NULL, 0, 1e9, 0, 0, 1, NULL) BETWEEN 0 AND 1 AS empty,
+       dpagg_merge_median(5, 0, 1e9, 0, 0, 1, NULL) BETWEEN 0 AND 1 AS empty_bin;
+-- The bin of a value as the state counts it: below lower in bin 0, NaN and +Infinity in the last;
+-- no bin for bounds no quantile takes (a count made with them is refused by the merge).
+SELECT dpagg_quantile_bin(-5, 0, 1) AS below, dpagg_quantile_bin('NaN'::float8, 0, 1) AS nan,
+       dpagg_quantile_bin('Infinity'::numeric, 0, 1) AS inf, dpagg_quantile_bin(0.5::real, 0, 1) AS mid,
+       dpagg_quantile_bin(5, 1, 1) IS NULL AS bad_bounds;
+-- The merges' support functions are dpagg's alone; the bin functions are public.
+SELECT has_function_privilege('public', 'dpagg_merge_percentile_trans(internal, integer, bigint, double precision, double precision, double precision, double precision, double precision, text)', 'EXECUTE') AS public_may_run_the_merge_transition,
+       has_function_privilege('public', 'dpagg_quantile_bin(double precision, double precision, double precision)', 'EXECUTE') AS public_may_run_the_bin;

@@ -127,3 +127,25 @@ FROM dp_explain($$SELECT grp, dp_median(f8, 1.0, 0), dp_percentiles(f8, ARRAY[0.
 REVOKE SELECT ON dp_test FROM q_analyst;
 SELECT dp_drop_budget('q_analyst');
 DROP ROLE q_analyst;
+-- The split for Citus (docs/automatic_bounds.md, "On Citus"), on one node: the rows counted per
+-- cell of the grid of magnitudes (dpagg_quantile_cell) and merged with NULL bounds make the
+-- one-node state: at epsilon 1e9 the answer falls in the cell of the aggregate's over the rows,
+-- whole table and per group, float8, integer and numeric values.
+SELECT f, bool_and(m IS NOT DISTINCT FROM d) AS merged_as_one_node FROM (
+  SELECT 'percentile' f, dpagg_quantile_cell((SELECT dpagg_merge_percentile(b, n, 0.377777, 1e9, 0, NULL, NULL, NULL) FROM (SELECT grp, dpagg_quantile_cell(f8) b, count(f8) n FROM dp_test GROUP BY grp, b) p))::text m,
+         dpagg_quantile_cell((SELECT dp_percentile(f8, 0.377777, 1e9, 0) FROM dp_test))::text d
+  UNION ALL
+  SELECT 'percentile per group', dpagg_quantile_cell(m)::text, dpagg_quantile_cell(d)::text
+  FROM (SELECT grp, dpagg_merge_percentile(b, n, 0.912345, 1e9, 0, NULL, NULL, NULL) m FROM (SELECT grp, dpagg_quantile_cell(i4) b, count(i4) n FROM dp_test GROUP BY grp, b) p GROUP BY grp) a
+  JOIN (SELECT grp, dp_percentile(i4, 0.912345, 1e9, 0) d FROM dp_test GROUP BY grp) b USING (grp)
+  UNION ALL
+  SELECT 'percentiles', (SELECT ARRAY[dpagg_quantile_cell(m[1]), dpagg_quantile_cell(m[2])] FROM (SELECT dpagg_merge_percentiles(b, n, ARRAY[0.912345, 0.377777], 1e9, 0, NULL, NULL, NULL) m FROM (SELECT dpagg_quantile_cell(num) b, count(num) n FROM dp_test GROUP BY b) p) s)::text,
+         (SELECT ARRAY[dpagg_quantile_cell(d[1]), dpagg_quantile_cell(d[2])] FROM (SELECT dp_percentiles(num, ARRAY[0.912345, 0.377777], 1e9, 0) d FROM dp_test) s)::text) x
+GROUP BY f ORDER BY f;
+-- A cell outside the grid is refused; no value: NULL, as without bounds on one node.
+SELECT expect_error($$SELECT dpagg_merge_median(6081, 1, 1, 0, NULL, NULL, NULL)$$);
+SELECT expect_error($$SELECT dpagg_merge_median(-1, 1, 1, 0, NULL, NULL, NULL)$$);
+SELECT dpagg_merge_median(NULL, 0, 1e9, 0, NULL, NULL, NULL) IS NULL AS empty;
+SELECT dpagg_quantile_cell(0) = dpagg_quantile_cell(1e-300::float8) AS zero_cell,
+       dpagg_quantile_cell('NaN'::numeric) AS nan, dpagg_quantile_cell('Infinity'::float8) AS inf,
+       dpagg_quantile_cell('-Infinity'::real) AS minus_inf;

@@ -101,6 +101,33 @@ CREATE FUNCTION dpagg_quanta_var_squares(value double precision, lower double pr
   AS 'MODULE_PATHNAME', 'dpagg_quanta_var_squares_float8' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 CREATE FUNCTION dpagg_quanta_var_squares(value numeric, lower double precision, upper double precision) RETURNS bigint
   AS 'MODULE_PATHNAME', 'dpagg_quanta_var_squares_numeric' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+-- One row's bin as dp_percentile's state counts it (of [lower, upper], or without bounds its cell of
+-- the grid of magnitudes; src/pg/aggregates/percentile.c): Citus's workers group by it and count
+-- for dpagg_merge_percentile and its sibling forms.
+CREATE FUNCTION dpagg_quantile_bin(value smallint, lower double precision, upper double precision) RETURNS integer
+  AS 'MODULE_PATHNAME', 'dpagg_quantile_bin_int2' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION dpagg_quantile_bin(value integer, lower double precision, upper double precision) RETURNS integer
+  AS 'MODULE_PATHNAME', 'dpagg_quantile_bin_int4' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION dpagg_quantile_bin(value bigint, lower double precision, upper double precision) RETURNS integer
+  AS 'MODULE_PATHNAME', 'dpagg_quantile_bin_int8' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION dpagg_quantile_bin(value real, lower double precision, upper double precision) RETURNS integer
+  AS 'MODULE_PATHNAME', 'dpagg_quantile_bin_float4' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION dpagg_quantile_bin(value double precision, lower double precision, upper double precision) RETURNS integer
+  AS 'MODULE_PATHNAME', 'dpagg_quantile_bin_float8' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION dpagg_quantile_bin(value numeric, lower double precision, upper double precision) RETURNS integer
+  AS 'MODULE_PATHNAME', 'dpagg_quantile_bin_numeric' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION dpagg_quantile_cell(value smallint) RETURNS integer
+  AS 'MODULE_PATHNAME', 'dpagg_quantile_cell_int2' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION dpagg_quantile_cell(value integer) RETURNS integer
+  AS 'MODULE_PATHNAME', 'dpagg_quantile_cell_int4' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION dpagg_quantile_cell(value bigint) RETURNS integer
+  AS 'MODULE_PATHNAME', 'dpagg_quantile_cell_int8' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION dpagg_quantile_cell(value real) RETURNS integer
+  AS 'MODULE_PATHNAME', 'dpagg_quantile_cell_float4' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION dpagg_quantile_cell(value double precision) RETURNS integer
+  AS 'MODULE_PATHNAME', 'dpagg_quantile_cell_float8' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION dpagg_quantile_cell(value numeric) RETURNS integer
+  AS 'MODULE_PATHNAME', 'dpagg_quantile_cell_numeric' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 -- The same exact sum as sum(dpagg_quanta_sum(...)) (_avg), a numeric, in one call per row: what a
 -- node plans that sum as over its own tables (a Citus worker's shard query, src/pg/aggregates/partial.c).
 CREATE FUNCTION dpagg_quanta_total_final(internal) RETURNS numeric
@@ -3337,6 +3364,36 @@ CREATE AGGREGATE dpagg_merge_stddev_samp_report(squares numeric, sum numeric, n 
 );
 COMMENT ON AGGREGATE dpagg_merge_stddev_samp_report(squares numeric, sum numeric, n bigint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private sample standard deviation from partial sums of quanta (dp_stddev_samp split for Citus), with its noise interval (one release)';
 
+-- dpagg_merge_percentile and dpagg_merge_median: dp_percentile and dp_median over partial counts of bins.
+CREATE FUNCTION dpagg_merge_percentile_final(internal) RETURNS double precision
+  AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE FUNCTION dpagg_merge_percentile_trans(internal, bin integer, n bigint, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_merge_percentile_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dpagg_merge_percentile(bin integer, n bigint, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
+  SFUNC = dpagg_merge_percentile_trans, STYPE = internal, SSPACE = 128,
+  FINALFUNC = dpagg_merge_percentile_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dpagg_merge_percentile(bin integer, n bigint, p double precision, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private p-quantile from partial counts of bins (dp_percentile split for Citus)';
+
+CREATE FUNCTION dpagg_merge_median_trans(internal, bin integer, n bigint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_merge_percentile_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dpagg_merge_median(bin integer, n bigint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
+  SFUNC = dpagg_merge_median_trans, STYPE = internal, SSPACE = 128,
+  FINALFUNC = dpagg_merge_percentile_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dpagg_merge_median(bin integer, n bigint, epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private median from partial counts of bins (dp_median split for Citus)';
+
+-- dpagg_merge_percentiles: dp_percentiles over partial counts of bins.
+CREATE FUNCTION dpagg_merge_percentiles_final(internal) RETURNS double precision[]
+  AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE FUNCTION dpagg_merge_percentiles_trans(internal, bin integer, n bigint, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_merge_percentile_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dpagg_merge_percentiles(bin integer, n bigint, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) (
+  SFUNC = dpagg_merge_percentiles_trans, STYPE = internal, SSPACE = 128,
+  FINALFUNC = dpagg_merge_percentiles_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dpagg_merge_percentiles(bin integer, n bigint, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private quantiles from partial counts of bins (dp_percentiles split for Citus)';
+
 -- Calibration without release.
 CREATE FUNCTION dp_calibrate(
     mechanism text, epsilon double precision, delta double precision,
@@ -3876,5 +3933,10 @@ REVOKE ALL ON FUNCTION
   dpagg_merge_stddev_pop_final(internal),
   dpagg_merge_stddev_pop_report_final(internal),
   dpagg_merge_stddev_samp_final(internal),
-  dpagg_merge_stddev_samp_report_final(internal)
+  dpagg_merge_stddev_samp_report_final(internal),
+  dpagg_merge_percentile_final(internal),
+  dpagg_merge_percentile_trans(internal, integer, bigint, double precision, double precision, double precision, double precision, double precision, text),
+  dpagg_merge_median_trans(internal, integer, bigint, double precision, double precision, double precision, double precision, text),
+  dpagg_merge_percentiles_final(internal),
+  dpagg_merge_percentiles_trans(internal, integer, bigint, double precision[], double precision, double precision, double precision, double precision, text)
   FROM PUBLIC;

@@ -248,6 +248,80 @@ check "a variance merge refuses partial sums their count could not make, and a c
 check "... while partial sums merged by hand on one node give dp_var_pop's answer" 0 \
   "$(q c "SELECT count(*) FROM (SELECT dpagg_merge_var_pop(q, s, n, $E, 1e-5, -10, 60, NULL) a FROM (SELECT dept, sum(dpagg_quanta_var_squares(x, -10, 60)) q, sum(dpagg_quanta_var(x, -10, 60)) s, count(x) n FROM tv_local GROUP BY dept) p) a, (SELECT dp_var_pop(x, $E, 1e-5, -10, 60) b FROM tv_local) b WHERE abs(a - b) > 1e-9 * b")"
 
+# --- the quantiles, with and without bounds: the workers group each group's rows by
+# dpagg_quantile_bin(x, lower, upper) (without bounds dpagg_quantile_cell(x)) and count them,
+# dpagg_merge_percentile (_median, _percentiles) adds the counts into the quantile's state on the
+# coordinator (percentile.c) -------------------------------------------------------------------------
+# tq: 200 rows per uid over 500 uids, with NULLs, NaN and infinities among the values, and 10 uids
+# whose values are all NULL (empty groups); tq_local is its local copy.  At a huge epsilon the
+# chosen bin is the one whose ranks hold p n strictly (p = 0.377777 and 0.912345 never make p n a
+# whole number here, so that bin is unique), and the answer a uniform point of it: the bins (cells)
+# of the answers over tq and over tq_local must be the same, group by group.
+q c "CREATE TABLE tq (uid int, dept int, x float8, i int, v numeric)" "SELECT create_distributed_table('tq', 'uid')" \
+    "INSERT INTO tq SELECT g % 500, g % 7, CASE WHEN g % 97 = 0 THEN NULL WHEN g % 89 = 0 THEN 'NaN' WHEN g % 83 = 0 THEN 'Infinity' WHEN g % 79 = 0 THEN '-Infinity' ELSE ((g * 7919) % 1000) / 10.0 - 20 END, (g * 31) % 90 - 5, CASE WHEN g % 101 = 0 THEN 'NaN' WHEN g % 103 = 0 THEN NULL WHEN g % 107 = 0 THEN '-Infinity' ELSE ((g * 13) % 700) / 7.0 END FROM generate_series(1, 100000) g" \
+    "INSERT INTO tq SELECT 500 + g % 10, 3, NULL, NULL, NULL FROM generate_series(1, 50) g" \
+    "CREATE TABLE tq_local AS SELECT * FROM tq" "GRANT SELECT ON tq, tq_local TO analyst" >/dev/null
+qdiffs() {  # qdiffs KEY AGG TRANSFORM [WHERE]: the groups (by KEY, or none) where TRANSFORM (@: the answer) of AGG over tq and tq_local differ
+  local key="" by="" join="," on="" ta tb
+  [ -n "$1" ] && { key="$1 k,"; by="GROUP BY $1"; join="JOIN"; on="USING (k)"; }
+  ta=${3//@/a.a}; tb=${3//@/b.b}
+  as_analyst c "SELECT count(*) FROM (SELECT $key $2 a FROM tq WHERE uid < 500 ${4:-} $by) a $join (SELECT $key $2 b FROM tq_local WHERE uid < 500 ${4:-} $by) b $on WHERE ($ta) IS DISTINCT FROM ($tb)"
+}
+QB="dpagg_quantile_bin(@, -10, 60)"
+QBS="ARRAY[dpagg_quantile_bin((@)[1], -10, 60), dpagg_quantile_bin((@)[2], -10, 60)]"
+QC="dpagg_quantile_cell(@)"
+QCS="ARRAY[dpagg_quantile_cell((@)[1]), dpagg_quantile_cell((@)[2])]"
+c0=$(charges c)
+check "dp_percentile and dp_percentiles with bounds, whole table, GROUP BY dept (safe form) and GROUP BY uid (direct form): the same bins as on one node (float8, integer, numeric values)" "0 0 0 0 0 0 0 0" \
+  "$(qdiffs '' "dp_percentile(x, 0.377777, $E, 0, -10, 60)" "$QB") $(qdiffs dept "dp_percentile(x, 0.912345, $E, 0, -10, 60)" "$QB") $(qdiffs uid "dp_percentile(x, 0.377777, $E, 0, -10, 60)" "$QB") $(qdiffs dept "dp_percentiles(x, ARRAY[0.377777, 0.912345], $E, 0, -10, 60, 'permute_and_flip')" "$QBS") $(qdiffs uid "dp_percentiles(i, ARRAY[0.377777, 0.912345], $E, 0, -10, 60)" "$QBS") $(qdiffs dept "dp_percentile(i, 0.377777, $E, 0, -10, 60)" "$QB") $(qdiffs dept "dp_percentile(v, 0.912345, $E, 0, -10, 60)" "$QB") $(qdiffs '' "dp_percentiles(v, ARRAY[0.377777, 0.912345], $E, 0, -10, 60)" "$QBS" 'AND x > 0')"
+check "... one charge per query on the coordinator (8 over tq, 8 over tq_local), none on the workers" "16 0 0" \
+  "$(( $(charges c) - c0 )) $(charges w1) $(charges w2)"
+c0=$(charges c)
+check "... without bounds (the cells of the grid of magnitudes): the same cells as on one node" "0 0 0 0 0 0 0" \
+  "$(qdiffs '' "dp_percentile(x, 0.377777, $E, 0)" "$QC") $(qdiffs dept "dp_percentile(x, 0.912345, $E, 0)" "$QC") $(qdiffs uid "dp_percentile(x, 0.377777, $E, 0)" "$QC") $(qdiffs dept "dp_percentiles(i, ARRAY[0.377777, 0.912345], $E, 0)" "$QCS") $(qdiffs uid "dp_percentiles(i, ARRAY[0.377777, 0.912345], $E, 0)" "$QCS") $(qdiffs dept "dp_percentile(v, 0.912345, $E, 0)" "$QC") $(qdiffs '' "dp_percentiles(v, ARRAY[0.377777, 0.912345], $E, 0)" "$QCS")"
+check "... one charge per query on the coordinator (7 over tq, 7 over tq_local), none on the workers" "14 0 0" \
+  "$(( $(charges c) - c0 )) $(charges w1) $(charges w2)"
+same=0
+for m in "dp_percentile(x, 0.3, 1, 0, 0, 50)" "dp_median(i, 1, 1e-5, 0, 50, 'auto')" "dp_percentiles(v, ARRAY[0.1, 0.9], 2, 0, 0, 50)" "dp_percentile(x, 0.3, 1, 0)" "dp_median(i, 1, 0)" "dp_percentiles(x, ARRAY[0.25, 0.5, 0.75], 3, 0)"; do
+  as_analyst c "SELECT $m FROM tq" >/dev/null; a=$(lastcharge)
+  as_analyst c "SELECT $m FROM tq_local" >/dev/null; b=$(lastcharge)
+  [ "$a" == "$b" ] && [ -n "$a" ] && same=$((same + 1))
+done
+check "... with the same charge in the ledger as on one node (name as written, epsilon, delta, the parts' mechanisms), for each form with and without bounds" "6 dp_percentiles" \
+  "$same $(lastcharge | cut -d' ' -f1)"
+qempty() {  # qempty TABLE: over its empty groups, then over no row at all
+  as_analyst c "SELECT count(*) FILTER (WHERE a BETWEEN 0 AND 1) || '|' || count(*) FILTER (WHERE b IS NULL) || '|' || count(*) FILTER (WHERE c[1] BETWEEN 0 AND 1) FROM (SELECT uid, dp_median(x, $E, 0, 0, 1) a FROM $1 WHERE uid >= 500 GROUP BY uid) s1 JOIN (SELECT uid, dp_percentile(x, 0.5, $E, 0) b FROM $1 WHERE uid >= 500 GROUP BY uid) s2 USING (uid) JOIN (SELECT uid, dp_percentiles(v, ARRAY[0.5], $E, 0, 0, 1) c FROM $1 WHERE uid >= 500 GROUP BY uid) s3 USING (uid)" \
+    "SELECT (SELECT dp_median(x, $E, 0, 0, 1) BETWEEN 0 AND 1 FROM $1 WHERE uid > 1000) || '|' || (SELECT dp_median(x, $E, 0) IS NULL FROM $1 WHERE uid > 1000) || '|' || (SELECT dp_percentile(i, 0.3, $E, 0) IS NULL FROM $1 WHERE uid > 1000)" | tr '\n' ' '
+}
+check "... empty groups (every value NULL) and no row at all: with bounds a point of [lower, upper], without bounds NULL, as on one node" "10|10|10 true|true|true |10|10|10 true|true|true " \
+  "$(qempty tq)|$(qempty tq_local)"
+qsplan=$(as_analyst c "EXPLAIN (VERBOSE, COSTS OFF) SELECT dept, dp_percentile(x, 0.3, 1, 0, 0, 50) FROM tq GROUP BY dept")
+qdplan=$(as_analyst c "EXPLAIN (VERBOSE, COSTS OFF) SELECT uid, dp_percentiles(x, ARRAY[0.1, 0.9], 1, 0) FROM tq GROUP BY uid")
+check "... the plans: the workers group by the bin (the cell) and count; the safe form a subplan, the direct form its merge hashed above the Custom Scan with its parameters back" "1 1 1 1 1 0" \
+  "$(echo "$qsplan" | grep -c 'Query: .*dpagg_quantile_bin(x, .*count(x)') $(echo "$qsplan" | grep -q 'dpagg_merge_percentile(' && echo 1) $(echo "$qsplan" | grep -c 'Distributed Subplan') $(echo "$qdplan" | grep -c 'Group Key: tq.uid, dpagg_quantile_cell(tq.x)') $(echo "$qdplan" | grep -A1 '^HashAggregate' | grep -c "dpagg_merge_percentiles(remote_scan.dp_percentiles, remote_scan.dp_percentiles_1, '{0.1,0.9}'") $(echo "$qdplan" | grep -c 'Distributed Subplan')"
+check "... GROUP BY dept with dp_count beside a quantile (its counts summed per bin too), a FILTER and HAVING: as on one node" \
+  "$(as_analyst c "SELECT dept, dp_count($E, 1e-5), dpagg_quantile_bin(dp_percentile(x, 0.377777, $E, 0, -10, 60) FILTER (WHERE i > 3), -10, 60) FROM tq_local WHERE uid < 500 GROUP BY dept HAVING dp_count($E, 1e-5) > 10 ORDER BY dept" | tr '\n' ' ')" \
+  "$(as_analyst c "SELECT dept, dp_count($E, 1e-5), dpagg_quantile_bin(dp_percentile(x, 0.377777, $E, 0, -10, 60) FILTER (WHERE i > 3), -10, 60) FROM tq WHERE uid < 500 GROUP BY dept HAVING dp_count($E, 1e-5) > 10 ORDER BY dept" | tr '\n' ' ')"
+c0=$(charges c)
+qnode=$(q c "SET client_min_messages = error" "SET SESSION AUTHORIZATION analyst" "SELECT uid, dpagg_quantile_bin(dp_percentile(x, 0.377777, 1e9, 0, -10, 60), -10, 60) FROM tq WHERE uid = 5 GROUP BY uid")
+check "... rows on one shard (WHERE uid = 5): released on the coordinator, one charge" "5|$(as_analyst c "SELECT dpagg_quantile_bin(dp_percentile(x, 0.377777, 1e9, 0, -10, 60), -10, 60) FROM tq_local WHERE uid = 5") 2" \
+  "$qnode $(( $(charges c) - c0 ))"
+qerr() {  # qerr EXPR: the first error line (with its SQLSTATE) of a query over tq and over tq_local
+  for tab in tq tq_local; do
+    as_analyst c '\set VERBOSITY verbose' "SELECT dept, $1 FROM $tab GROUP BY dept" | grep -m1 '^ERROR' | sed 's/ at character [0-9]*//'
+  done | sort -u | wc -l | tr -d ' '
+}
+c0=$(charges c)
+check "bad parameters of the quantiles (p out of [0, 1], NaN, NULLs, lower > upper, infinite bounds, epsilon out of range, delta 1, a bad mechanism, a bad array of ps; without bounds too): the same error as on one node, nothing charged" "1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 0" \
+  "$(qerr "dp_percentile(x, 1.5, 1, 0, 0, 10)") $(qerr "dp_percentile(x, 'NaN', 1, 0, 0, 10)") $(qerr "dp_percentile(x, NULL, 1, 0, 0, 10)") $(qerr "dp_median(x, 1, 0, 50, 0)") $(qerr "dp_median(x, 1, 0, 0, 'Infinity')") $(qerr "dp_median(x, 1, 0, NULL, 10)") $(qerr "dp_median(x, NULL, 0, 0, 10)") $(qerr "dp_median(x, 0, 0, 0, 10)") $(qerr "dp_median(x, 1, 1, 0, 10)") $(qerr "dp_median(x, 1, 0, 0, 10, 'laplace')") $(qerr "dp_median(x, 1, 0, 0, 10, NULL)") $(qerr "dp_percentiles(x, ARRAY[]::float8[], 1, 0, 0, 10)") $(qerr "dp_percentiles(x, ARRAY[0.5, NULL], 1, 0)") $(qerr "dp_percentile(x, -0.5, 1, 0)") $(qerr "dp_median(x, 'Infinity', 0)") $(qerr "dp_percentiles(x, array_fill(0.5::float8, ARRAY[65]), 1, 0)") $(( $(charges c) - c0 ))"
+check "... and it is not an internal error (XX000)" 0 \
+  "$(as_analyst c '\set VERBOSITY verbose' "SELECT dept, dp_median(x, 1, 0, 50, 0) FROM tq GROUP BY dept" "SELECT dp_percentile(x, NULL, 1, 0) FROM tq" "SELECT dp_median(x, 1, 0, 0, 10, NULL) FROM tq" "SELECT dp_percentiles(x, NULL, 1, 0, 0, 10) FROM tq" | grep -c 'XX000')"
+c0=$(charges c)
+check "quantiles refused as dp_sum is (0A000), nothing charged: parameters that are not constants, grouping sets, another aggregate beside, a subquery in the select list, two quantiles of different values in one level" "1 1 1 1 1 0" \
+  "$(as_analyst c "SELECT dp_median(x, 1, 0, 0, dept) FROM tq GROUP BY dept" | grep -c 'must be constants') $(as_analyst c "SELECT dept, dp_percentile(x, 0.5, 1, 0) FROM tq GROUP BY ROLLUP (dept)" | grep -c 'GROUPING SETS') $(as_analyst c "SELECT dp_median(x, 1, 0, 0, 10), count(*) FROM tq" | grep -c 'cannot be mixed') $(as_analyst c "SELECT dept, dp_median(x, 1, 0), (SELECT 1) FROM tq GROUP BY dept" | grep -c 'subqueries in the select list') $(as_analyst c "SELECT dept, dp_median(x, 1, 0, 0, 10), dp_median(i, 1, 0, 0, 10) FROM tq GROUP BY dept" | grep -c 'must read the same value') $(( $(charges c) - c0 ))"
+check "a quantile merge refuses a bin outside its grid, a negative count and values counted without their bin" "1 1 1 1" \
+  "$(q c "SELECT dpagg_merge_median(1024, 1, 1, 0, 0, 50, NULL)" 2>&1 | grep -c 'outside the grid') $(q c "SELECT dpagg_merge_percentile(6081, 1, 0.5, 1, 0, NULL, NULL, NULL)" 2>&1 | grep -c 'outside the grid') $(q c "SELECT dpagg_merge_median(3, -1, 1, 0, 0, 50, NULL)" 2>&1 | grep -c 'negative count') $(q c "SELECT dpagg_merge_median(NULL, 2, 1, 0, 0, 50, NULL)" 2>&1 | grep -c 'without their bin')"
+
 # A scrollable cursor (attack review): fetching a group back and forth returns the value released
 # once, and one charge; the direct form is not used for it (its top plan could not go backwards).
 c0=$(charges c)
@@ -357,6 +431,9 @@ check "... dp_sum_vector and a report form over the private distributed table: a
 check "... the four variances (per unit: of the units' averages), whole table and GROUP BY dept with a report form: as over a local copy" \
   "$(as_analyst c "SELECT round(dp_var_pop(v, $E, 1e-5, 0, 100)::numeric, 6), round(dp_var_samp(v, $E, 1e-5, 0, 100)::numeric, 6), round(dp_stddev_pop(v, $E, 1e-5, 0, 100)::numeric, 6), round(dp_stddev_samp(v, $E, 1e-5, 0, 100)::numeric, 6) FROM pt2_local") $(as_analyst c "SELECT dept, round(dp_var_samp(v, $E, 1e-5, 0, 100)::numeric, 6), round((dp_stddev_pop_report(v, $E, 1e-5, 0, 100)).value::numeric, 6) FROM pt2_local GROUP BY dept ORDER BY dept" | tr '\n' ' ')" \
   "$(as_analyst c "SELECT round(dp_var_pop(v, $E, 1e-5, 0, 100)::numeric, 6), round(dp_var_samp(v, $E, 1e-5, 0, 100)::numeric, 6), round(dp_stddev_pop(v, $E, 1e-5, 0, 100)::numeric, 6), round(dp_stddev_samp(v, $E, 1e-5, 0, 100)::numeric, 6) FROM pt2") $(as_analyst c "SELECT dept, round(dp_var_samp(v, $E, 1e-5, 0, 100)::numeric, 6), round((dp_stddev_pop_report(v, $E, 1e-5, 0, 100)).value::numeric, 6) FROM pt2 GROUP BY dept ORDER BY dept" | tr '\n' ' ')"
+check "... the quantiles (per unit: of the units' averages), with and without bounds, whole table and GROUP BY dept: as over a local copy (the same bins)" \
+  "$(as_analyst c "SELECT dpagg_quantile_bin(dp_percentile(v, 0.377777, $E, 0, 0, 100), 0, 100), dpagg_quantile_cell(dp_percentile(v, 0.377777, $E, 0)) FROM pt2_local") $(as_analyst c "SELECT dept, dpagg_quantile_bin((dp_percentiles(v, ARRAY[0.377777], $E, 0, 0, 100))[1], 0, 100) FROM pt2_local GROUP BY dept ORDER BY dept" | tr '\n' ' ')" \
+  "$(as_analyst c "SELECT dpagg_quantile_bin(dp_percentile(v, 0.377777, $E, 0, 0, 100), 0, 100), dpagg_quantile_cell(dp_percentile(v, 0.377777, $E, 0)) FROM pt2") $(as_analyst c "SELECT dept, dpagg_quantile_bin((dp_percentiles(v, ARRAY[0.377777], $E, 0, 0, 100))[1], 0, 100) FROM pt2 GROUP BY dept ORDER BY dept" | tr '\n' ' ')"
 # (The HAVING dp_count is released and charged apart from the select list's on Citus, which gathers
 # each aggregate's arguments as columns of their own: one charge more, never less.)
 check "... the same charges on the coordinator as the local copy's, but for the repeated call in HAVING (none on the workers)" "1 0 0" \

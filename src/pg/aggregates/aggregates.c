@@ -121,6 +121,20 @@ dpagg_arg_layout(Aggref *aggref, int kind, DpArgLayout *lo)
 		if (has_mech)
 			lo->mechanism = p++;
 	}
+	else if (kind == DP_SITE_MERGE_PERCENTILE)
+	{
+		/* Fixed by scripts/generate_sql.py: bin, n [, p or ps], epsilon, delta, lower, upper,
+		 * mechanism (percentile.c; NULL bounds: without bounds) */
+		lo->value = p++;
+		p++;					/* n, the bin's count */
+		if (n == 8)
+			lo->quantile = p++;
+		lo->epsilon = p++;
+		lo->delta = p++;
+		lo->lower = p++;
+		lo->upper = p++;
+		lo->mechanism = p++;
+	}
 	else if (kind == DP_SITE_MERGE_VARIANCE)
 	{
 		/* Fixed by scripts/generate_sql.py: squares, sum, n, epsilon, delta, lower, upper,

@@ -31,7 +31,14 @@
  * (dpagg_unit_percentile, dpagg_unit_median, dpagg_unit_percentiles) over one value per unit and
  * group, the unit's average there (as dp_avg's per-unit form): the quantile is that of the units'
  * averages, and each of a unit's at most L groups releases at epsilon / L (docs/quantiles.md,
- * "Per privacy unit").  Not on Citus yet (citus/citus.c refuses it).
+ * "Per privacy unit").
+ *
+ * On Citus (citus/citus.c; docs/quantiles.md, "On Citus") the state is split by bin: the workers
+ * group each group's rows by dpagg_quantile_bin(x, lower, upper) (without bounds,
+ * dpagg_quantile_cell(x)) and count them with built-in count(), and dpagg_merge_percentile (or
+ * _median, _percentiles; kind DP_SITE_MERGE_PERCENTILE) adds those counts into this file's state
+ * on the coordinator, where its final function releases as the call itself does: the same site,
+ * charge, state and answer.
  */
 #include "aggregates/state.h"
 #include "aggregates/auto_bounds.h"
@@ -42,6 +49,7 @@
 #include "catalog/pg_aggregate.h"
 #include "catalog/pg_type.h"
 #include "lib/stringinfo.h"
+#include "optimizer/optimizer.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/syscache.h"
@@ -61,6 +69,8 @@ extern Datum dpagg_unit_percentile_final(PG_FUNCTION_ARGS);
 extern Datum dpagg_unit_percentiles_final(PG_FUNCTION_ARGS);
 extern Datum dpagg_auto_percentile_final(PG_FUNCTION_ARGS);
 extern Datum dpagg_auto_percentiles_final(PG_FUNCTION_ARGS);
+extern Datum dpagg_merge_percentile_final(PG_FUNCTION_ARGS);
+extern Datum dpagg_merge_percentiles_final(PG_FUNCTION_ARGS);
 
 typedef struct QState
 {
@@ -79,7 +89,8 @@ typedef struct QState
 typedef struct QParams
 {
 	bool		unit;			/* per unit (DP_SITE_UNIT_PERCENTILE) */
-	bool		autob;			/* without bounds (DP_SITE_AUTO_PERCENTILE) */
+	bool		autob;			/* without bounds (DP_SITE_AUTO_PERCENTILE, or NULL bounds) */
+	bool		merge;			/* over partial counts (DP_SITE_MERGE_PERCENTILE, Citus) */
 	double		epsilon_bounds; /* without bounds: the histogram's share of epsilon */
 	double		threshold;		/* ... the noisy count from which a bin counts */
 	dpagg_calibration bounds_cal;	/* ... its noise */
@@ -116,41 +127,89 @@ dpagg_percentile_form_name(Aggref *a, int kind)
 	return list_nth_oid(a->aggargtypes, lo.quantile) == FLOAT8ARRAYOID ? "dp_percentiles" : "dp_percentile";
 }
 
-/* Read and validate the parameters of a call site (site.c calls this once per query, before any
- * row is read: a refusal never depends on the data). */
-void *
-dpagg_percentile_site_params(DpSite *site)
+/*
+ * Where a call's parameters are read from: the call site's (site.c evaluates them once per query,
+ * when it starts), or, on Citus while the query is planned (citus.c), the constants of the
+ * analyst's own call; the same checks and errors either way (percentile_params).
+ */
+typedef struct QArgs
+{
+	DpSite	   *site;			/* or NULL: */
+	Aggref	   *aggref;			/* the call, its parameters constants */
+	const char *name;			/* the call's name (dpagg_percentile_form_name) */
+} QArgs;
+
+static Datum
+qparam(const QArgs *qa, int i, bool *isnull)
+{
+	Node	   *e;
+
+	if (qa->site != NULL)
+		return dpagg_site_param(qa->site, i, isnull);
+	e = eval_const_expressions(NULL, (Node *) list_nth_node(TargetEntry, qa->aggref->args, i)->expr);
+	if (!IsA(e, Const))
+		elog(ERROR, "dpagg: a quantile's parameter is not a constant");	/* citus.c checked it */
+	*isnull = ((Const *) e)->constisnull;
+	return ((Const *) e)->constvalue;
+}
+
+/* A float8 parameter, refused (22023) if NULL, as dpagg_param_float8 refuses it. */
+static double
+qparam_float8(const QArgs *qa, int i, const char *what)
+{
+	bool		isnull;
+	Datum		d;
+
+	if (qa->site != NULL)
+		return dpagg_param_float8(qa->site, i, what, DP_SITE_PERCENTILE);
+	d = qparam(qa, i, &isnull);
+	if (isnull)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s of %s must not be NULL", what, qa->name),
+				 errhint("Pass a number.")));
+	return DatumGetFloat8(d);
+}
+
+/*
+ * Read and validate a call's parameters into p, and describe its charge (parts[0..*nparts - 1],
+ * allocated in cxt).  Every refusal comes from the parameters alone, never from the data.
+ */
+static void
+percentile_params(const QArgs *qa, int kind, QParams *p, MemoryContext cxt, DpChargePart *parts,
+				  int *nparts)
 {
 	DpArgLayout lo;
-	QParams    *p = MemoryContextAllocZero(site->cxt, sizeof(QParams));
+	Aggref	   *argref = qa->site != NULL ? qa->site->argref : qa->aggref;
 	dpagg_error err;
 
-	dpagg_arg_layout(site->argref, site->kind, &lo);
-	site->name = dpagg_percentile_form_name(site->argref, site->kind);
-	p->unit = site->kind == DP_SITE_UNIT_PERCENTILE;
-	p->autob = site->kind == DP_SITE_AUTO_PERCENTILE;
-	if (p->unit)
+	dpagg_arg_layout(argref, kind, &lo);
+	p->unit = kind == DP_SITE_UNIT_PERCENTILE;
+	p->merge = kind == DP_SITE_MERGE_PERCENTILE;
+	p->autob = kind == DP_SITE_AUTO_PERCENTILE;
+	if (p->unit || p->merge)
 	{
 		bool		lower_null,
 					upper_null;
 
-		/* per unit, NULL bounds are a call without them (query/bound.c passes them so) */
-		(void) dpagg_site_param(site, lo.lower, &lower_null);
-		(void) dpagg_site_param(site, lo.upper, &upper_null);
+		/* per unit and merged, NULL bounds are a call without them (query/bound.c and
+		 * citus/citus.c pass them so) */
+		(void) qparam(qa, lo.lower, &lower_null);
+		(void) qparam(qa, lo.upper, &upper_null);
 		p->autob = lower_null && upper_null;
 	}
 	p->L = 1;
 	if (p->unit)
 	{
 		bool		isnull;
-		Datum		d = dpagg_site_param(site, lo.max_groups, &isnull);
+		Datum		d = qparam(qa, lo.max_groups, &isnull);
 
 		p->L = isnull ? 0 : DatumGetInt32(d);
 		if (p->L < 1)
 			elog(ERROR, "dpagg: a per-unit aggregate without max_groups");
 	}
-	p->epsilon = dpagg_param_float8(site, lo.epsilon, "epsilon", DP_SITE_PERCENTILE);
-	p->delta = dpagg_param_float8(site, lo.delta, "delta", DP_SITE_PERCENTILE);
+	p->epsilon = qparam_float8(qa, lo.epsilon, "epsilon");
+	p->delta = qparam_float8(qa, lo.delta, "delta");
 	if (p->autob)
 	{
 		/* the range is found at the release; the quantile checks below see a stand-in */
@@ -159,18 +218,18 @@ dpagg_percentile_site_params(DpSite *site)
 	}
 	else
 	{
-		p->lower = dpagg_param_float8(site, lo.lower, "lower", DP_SITE_PERCENTILE);
-		p->upper = dpagg_param_float8(site, lo.upper, "upper", DP_SITE_PERCENTILE);
+		p->lower = qparam_float8(qa, lo.lower, "lower");
+		p->upper = qparam_float8(qa, lo.upper, "upper");
 	}
 	if (lo.quantile < 0)
 	{
 		p->k = 1;
 		p->ps[0] = 0.5;			/* dp_median */
 	}
-	else if (list_nth_oid(site->argref->aggargtypes, lo.quantile) == FLOAT8ARRAYOID)
+	else if (list_nth_oid(argref->aggargtypes, lo.quantile) == FLOAT8ARRAYOID)
 	{
 		bool		isnull;
-		Datum		d = dpagg_site_param(site, lo.quantile, &isnull);
+		Datum		d = qparam(qa, lo.quantile, &isnull);
 		ArrayType  *arr;
 		Datum	   *elems;
 		bool	   *nulls;
@@ -199,15 +258,16 @@ dpagg_percentile_site_params(DpSite *site)
 	else
 	{
 		p->k = 1;
-		p->ps[0] = dpagg_param_float8(site, lo.quantile, "p", DP_SITE_PERCENTILE);
+		p->ps[0] = qparam_float8(qa, lo.quantile, "p");
 	}
 	{
 		/* The final function must be the one of the form the arguments are (an aggregate built
 		 * by a superuser could pair dp_percentile's transition with dp_percentiles' final): 42501
 		 * now, before the charge, not after it. */
-		PGFunction	final = dpagg_aggregate_finalfn(site->argref->aggfnoid);
+		PGFunction	final = dpagg_aggregate_finalfn(argref->aggfnoid);
 
 		if (final != (p->unit ? (p->array ? dpagg_unit_percentiles_final : dpagg_unit_percentile_final)
+					  : p->merge ? (p->array ? dpagg_merge_percentiles_final : dpagg_merge_percentile_final)
 					  : p->autob ? (p->array ? dpagg_auto_percentiles_final : dpagg_auto_percentile_final)
 					  : (p->array ? dpagg_percentiles_final : dpagg_percentile_final)))
 			ereport(ERROR,
@@ -217,11 +277,11 @@ dpagg_percentile_site_params(DpSite *site)
 	if (lo.mechanism >= 0)
 	{
 		bool		isnull;
-		Datum		d = dpagg_site_param(site, lo.mechanism, &isnull);
+		Datum		d = qparam(qa, lo.mechanism, &isnull);
 		char	   *m;
 
-		/* per unit, NULL is the analyst's omitted mechanism */
-		if (isnull && !p->unit)
+		/* per unit and merged, NULL is the analyst's omitted mechanism */
+		if (isnull && !p->unit && !p->merge)
 			bad("mechanism of dp_percentile must not be NULL",
 				"Name 'permute_and_flip' (or 'auto', the same), or omit the argument.");
 		m = isnull ? "auto" : TextDatumGetCString(d);
@@ -254,7 +314,6 @@ dpagg_percentile_site_params(DpSite *site)
 		 * Steinke 2016, Proposition 1.4), per unit L groups of (epsilon / L)^2 / 2.  Without
 		 * bounds, two parts: the histogram and the quantiles, each charged its half (the
 		 * group's shares times L, at most the call's epsilon). */
-		DpChargePart parts[2];
 		StringInfoData prefix,
 					spec;
 		int			room,
@@ -264,7 +323,7 @@ dpagg_percentile_site_params(DpSite *site)
 		 * which quantiles, or where their list would not fit, their number and range */
 		initStringInfo(&prefix);
 		if (p->unit)
-			appendStringInfo(&prefix, "per unit %.20s, L=%d: ", dpagg_site_unit(site, lo.unit), p->L);
+			appendStringInfo(&prefix, "per unit %.20s, L=%d: ", dpagg_site_unit(qa->site, lo.unit), p->L);
 		if (p->autob)
 			appendStringInfo(&prefix, "bounds %s + ", p->bounds_cal.spec);
 		room = 120 - prefix.len;
@@ -293,26 +352,59 @@ dpagg_percentile_site_params(DpSite *site)
 			 * with " + " */
 			prefix.len -= 3;
 			prefix.data[prefix.len] = '\0';
-			parts[0].spec = MemoryContextStrdup(site->cxt, prefix.data);
+			parts[0].spec = MemoryContextStrdup(cxt, prefix.data);
 			parts[0].epsilon = p->L == 1 ? p->epsilon_bounds : nextafter(p->epsilon / 2, 0);
 			parts[0].delta = 0;
 			parts[0].rho = p->L * (p->epsilon_bounds * p->epsilon_bounds / 2);
-			parts[1].spec = MemoryContextStrdup(site->cxt, spec.data);
+			parts[1].spec = MemoryContextStrdup(cxt, spec.data);
 			parts[1].epsilon = p->L == 1 ? p->group_epsilon : nextafter(p->epsilon - parts[0].epsilon, 0);
 			parts[1].delta = 0;
 			parts[1].rho = p->L * (p->group_epsilon * p->group_epsilon / 2);
-			dpagg_site_set_charge(site, p->epsilon, 0.0, parts, 2);
+			*nparts = 2;
 		}
 		else
 		{
-			parts[0].spec = MemoryContextStrdup(site->cxt, psprintf("%s%s", prefix.data, spec.data));
+			parts[0].spec = MemoryContextStrdup(cxt, psprintf("%s%s", prefix.data, spec.data));
 			parts[0].epsilon = p->epsilon;
 			parts[0].delta = 0;
 			parts[0].rho = p->L * (p->group_epsilon * p->group_epsilon / 2);
-			dpagg_site_set_charge(site, p->epsilon, 0.0, parts, 1);
+			*nparts = 1;
 		}
 	}
+}
+
+/* Read and validate the parameters of a call site (site.c calls this once per query, before any
+ * row is read: a refusal never depends on the data). */
+void *
+dpagg_percentile_site_params(DpSite *site)
+{
+	QParams    *p = MemoryContextAllocZero(site->cxt, sizeof(QParams));
+	QArgs		qa = {site, NULL, NULL};
+	DpChargePart parts[2];
+	int			nparts;
+
+	site->name = dpagg_percentile_form_name(site->argref, site->kind);
+	percentile_params(&qa, site->kind, p, site->cxt, parts, &nparts);
+	dpagg_site_set_charge(site, p->epsilon, 0.0, parts, nparts);
 	return p;
+}
+
+/*
+ * On Citus (citus.c), while the query is planned: the analyst's call (dp_percentile, dp_median or
+ * dp_percentiles, with or without bounds; its parameters constants) checked in the order and with
+ * the errors of its release on one node, and its charge prechecked with the parts its merge will
+ * charge (dpagg_charge_precheck), before any worker reads a row.
+ */
+void
+dpagg_percentile_precheck(Aggref *a, int kind)
+{
+	QParams    *p = palloc0(sizeof(QParams));
+	QArgs		qa = {NULL, a, dpagg_percentile_form_name(a, kind)};
+	DpChargePart parts[2];
+	int			nparts;
+
+	percentile_params(&qa, kind, p, CurrentMemoryContext, parts, &nparts);
+	dpagg_charge_precheck(qa.name, p->epsilon, 0.0, parts, nparts);
 }
 
 /* ---- the state ------------------------------------------------------------------------------- */
@@ -447,6 +539,126 @@ percentile_combine(FunctionCallInfo fcinfo, int kind)
 		for (i = 0; i < b->nsparse; i++)
 			add_bin(a, b->sparse[i], cxt);
 	PG_RETURN_POINTER(a);
+}
+
+/* ---- Citus: a row's bin on the workers, the bins' counts merged on the coordinator ---------- */
+
+/*
+ * dpagg_quantile_bin(value, lower, upper): the bin of [lower, upper] this file's transition puts
+ * the value in (dpagg_quantile_bin of the core, after the same conversion to a double), and
+ * dpagg_quantile_cell(value): its cell of the grid of magnitudes without bounds
+ * (dpagg_bounds_cell).  The workers group by it and count (citus.c); NULL for bounds no quantile
+ * takes (refused while the query is planned), so that a count made with them is refused by the
+ * merge.
+ */
+static pg_attribute_always_inline Datum
+quantile_bin_fn(FunctionCallInfo fcinfo, ValueType vt)
+{
+	double		lower = PG_GETARG_FLOAT8(1),
+				upper = PG_GETARG_FLOAT8(2);
+
+	if (!(isfinite(lower) && isfinite(upper) && lower < upper && isfinite(upper - lower)))
+		PG_RETURN_NULL();
+	PG_RETURN_INT32(dpagg_quantile_bin(value_as_double(fcinfo, 0, vt), lower, upper));
+}
+
+#define DPAGG_QBIN_FN(fname, vt) \
+	PG_FUNCTION_INFO_V1(fname); \
+	Datum fname(PG_FUNCTION_ARGS) { return quantile_bin_fn(fcinfo, vt); }
+
+DPAGG_QBIN_FN(dpagg_quantile_bin_int2, VT_INT2)
+DPAGG_QBIN_FN(dpagg_quantile_bin_int4, VT_INT4)
+DPAGG_QBIN_FN(dpagg_quantile_bin_int8, VT_INT8)
+DPAGG_QBIN_FN(dpagg_quantile_bin_float4, VT_FLOAT4)
+DPAGG_QBIN_FN(dpagg_quantile_bin_float8, VT_FLOAT8)
+DPAGG_QBIN_FN(dpagg_quantile_bin_numeric, VT_NUMERIC)
+
+#define DPAGG_QCELL_FN(fname, vt) \
+	PG_FUNCTION_INFO_V1(fname); \
+	Datum fname(PG_FUNCTION_ARGS) { PG_RETURN_INT32(dpagg_bounds_cell(value_as_double(fcinfo, 0, vt))); }
+
+DPAGG_QCELL_FN(dpagg_quantile_cell_int2, VT_INT2)
+DPAGG_QCELL_FN(dpagg_quantile_cell_int4, VT_INT4)
+DPAGG_QCELL_FN(dpagg_quantile_cell_int8, VT_INT8)
+DPAGG_QCELL_FN(dpagg_quantile_cell_float4, VT_FLOAT4)
+DPAGG_QCELL_FN(dpagg_quantile_cell_float8, VT_FLOAT8)
+DPAGG_QCELL_FN(dpagg_quantile_cell_numeric, VT_NUMERIC)
+
+static void
+bad_qpartial(const char *what)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("invalid partial counts for dpagg's quantile merge: %s", what),
+			 errhint("The partial counts are dpagg_quantile_bin(x, lower, upper) (or, without bounds, dpagg_quantile_cell(x)) and count(x) grouped by it, with the merge's bounds.")));
+}
+
+/*
+ * dpagg_merge_percentile(bin, n, p, epsilon, delta, lower, upper, mechanism), dpagg_merge_median
+ * and dpagg_merge_percentiles (NULL bounds: without bounds, the bins being cells of the grid of
+ * magnitudes): one row of a group's partial counts, n values in one bin, added into the state
+ * this file's transition makes.  While the group's values fit the list (QSPARSE_MAX) the bin goes
+ * in n times, past it the counts are dense: the state is the one a single node would have made for
+ * the same values (the same form, hence the same release), and as compact.  Refused (22023): a
+ * bin outside the grid, a negative or NULL count, values counted without their bin, counts past
+ * a bigint.  A row with a count of 0 is a group's values that were all NULL (or filtered out):
+ * the group exists, as on one node.
+ */
+PG_FUNCTION_INFO_V1(dpagg_merge_percentile_trans);
+Datum
+dpagg_merge_percentile_trans(PG_FUNCTION_ARGS)
+{
+	MemoryContext cxt = dpagg_aggregate_context(fcinfo, QNAME);
+	DpSite	   *site = dpagg_site_of_trans(fcinfo, DP_SITE_MERGE_PERCENTILE);
+	const QParams *p = (const QParams *) site->params;
+	QState	   *st = PG_ARGISNULL(0) ? NULL : (QState *) PG_GETARG_POINTER(0);
+	int			nbins = p->autob ? DPAGG_BOUNDS_CELLS : DPAGG_QUANTILE_BINS;
+	int32		bin;
+	int64		n;
+
+	if (st == NULL)
+		st = qstate_new(cxt, nbins);
+	check_qstate(st);
+	if (st->nbins != nbins)
+		elog(ERROR, "dp_percentile: state of the wrong grid");
+	if (st->released)
+		elog(ERROR, "dp_percentile: a merged state was released already");
+	if (PG_ARGISNULL(2))
+		bad_qpartial("a NULL count");
+	n = PG_GETARG_INT64(2);
+	if (n < 0)
+		bad_qpartial("a negative count");
+	if (PG_ARGISNULL(1))
+	{
+		if (n > 0)
+			bad_qpartial("values counted without their bin");
+		PG_RETURN_POINTER(st);
+	}
+	bin = PG_GETARG_INT32(1);
+	if (bin < 0 || bin >= nbins)
+		bad_qpartial(psprintf("bin %d is outside the grid of %d bins", bin, nbins));
+	if (n == 0)
+		PG_RETURN_POINTER(st);
+	if (st->n > PG_INT64_MAX - n)
+		bad_qpartial("the counts add up to more than a bigint holds");
+	if (st->nsparse >= 0 && st->nsparse + n <= QSPARSE_MAX(nbins))
+	{
+		int64		i;
+
+		while (st->nsparse + n > st->cap)
+			st->cap *= 2;
+		st->sparse = repalloc(st->sparse, sizeof(uint16) * st->cap);
+		for (i = 0; i < n; i++)
+			st->sparse[st->nsparse++] = (uint16) bin;
+	}
+	else
+	{
+		if (st->nsparse >= 0)
+			densify(st, cxt);
+		st->dense[bin] += (uint64) n;
+	}
+	st->n += n;
+	PG_RETURN_POINTER(st);
 }
 
 PG_FUNCTION_INFO_V1(dpagg_percentile_combine);
@@ -767,4 +979,19 @@ Datum
 dpagg_auto_percentiles_final(PG_FUNCTION_ARGS)
 {
 	return percentile_final(fcinfo, true, DP_SITE_AUTO_PERCENTILE);
+}
+
+/* The merges' (Citus: citus.c): the release above, of the merged state, with or without bounds. */
+PG_FUNCTION_INFO_V1(dpagg_merge_percentile_final);
+Datum
+dpagg_merge_percentile_final(PG_FUNCTION_ARGS)
+{
+	return percentile_final(fcinfo, false, DP_SITE_MERGE_PERCENTILE);
+}
+
+PG_FUNCTION_INFO_V1(dpagg_merge_percentiles_final);
+Datum
+dpagg_merge_percentiles_final(PG_FUNCTION_ARGS)
+{
+	return percentile_final(fcinfo, true, DP_SITE_MERGE_PERCENTILE);
 }

@@ -431,6 +431,7 @@ dpagg_kind_name(int kind)
 		case DP_SITE_PERCENTILE:
 		case DP_SITE_UNIT_PERCENTILE:
 		case DP_SITE_AUTO_PERCENTILE:
+		case DP_SITE_MERGE_PERCENTILE:
 			return "dp_percentile";
 		case DP_SITE_VARIANCE:
 		case DP_SITE_UNIT_VARIANCE:
@@ -446,10 +447,10 @@ dpagg_kind_name(int kind)
 bool
 dpagg_data_argument(Aggref *aggref, int kind, int i)
 {
-	/* the value, and a merge's count beside its partial sum (partial.c); a variance's merge
-	 * takes its partial sum of squares, partial sum and count (variance.c) */
+	/* the value (a quantile's merge: the bin), and a merge's count beside it (partial.c,
+	 * percentile.c); a variance's merge takes its partial sums of squares and values and count */
 	return i == dpagg_value_position(aggref, kind) ||
-		(i == 1 && (kind == DP_SITE_MERGE_SUM || kind == DP_SITE_MERGE_AVG)) ||
+		(i == 1 && (kind == DP_SITE_MERGE_SUM || kind == DP_SITE_MERGE_AVG || kind == DP_SITE_MERGE_PERCENTILE)) ||
 		((i == 1 || i == 2) && kind == DP_SITE_MERGE_VARIANCE);
 }
 

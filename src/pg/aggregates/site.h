@@ -63,7 +63,11 @@ typedef enum DpSiteKind
 	DP_SITE_UNIT_AUTO_VARIANCE = 22,
 	/* dp_var_pop and its sibling forms over partial sums made where the rows are (on Citus
 	 * workers: citus.c), merged and released here (variance.c) */
-	DP_SITE_MERGE_VARIANCE = 23
+	DP_SITE_MERGE_VARIANCE = 23,
+	/* dp_percentile, dp_median and dp_percentiles (with or without bounds) over partial counts of
+	 * bins made where the rows are (on Citus workers: citus.c), merged and released here
+	 * (percentile.c) */
+	DP_SITE_MERGE_PERCENTILE = 24
 } DpSiteKind;
 
 #define DPAGG_KIND_IS_UNIT(k) (((k) >= DP_SITE_UNIT_SUM && (k) <= DP_SITE_UNIT_VECTOR) || \
@@ -74,11 +78,11 @@ typedef enum DpSiteKind
 #define DPAGG_KIND_IS_AUTO_VARIANCE(k) ((k) == DP_SITE_AUTO_VARIANCE || (k) == DP_SITE_UNIT_AUTO_VARIANCE)
 /* dp_percentile and its forms: with bounds, per unit, without bounds (percentile.c) */
 #define DPAGG_KIND_IS_PERCENTILE(k) ((k) == DP_SITE_PERCENTILE || (k) == DP_SITE_UNIT_PERCENTILE || \
-									 (k) == DP_SITE_AUTO_PERCENTILE)
+									 (k) == DP_SITE_AUTO_PERCENTILE || (k) == DP_SITE_MERGE_PERCENTILE)
 #define DPAGG_KIND_IS_MERGE(k) ((k) >= DP_SITE_MERGE_SUM && (k) <= DP_SITE_MERGE_COUNT)
-/* the scalar merges above, the vector one or the variances' */
+/* the scalar merges above, the vector one, the variances' or the quantiles' */
 #define DPAGG_KIND_IS_ANY_MERGE(k) (DPAGG_KIND_IS_MERGE(k) || (k) == DP_SITE_MERGE_VECTOR || \
-									(k) == DP_SITE_MERGE_VARIANCE)
+									(k) == DP_SITE_MERGE_VARIANCE || (k) == DP_SITE_MERGE_PERCENTILE)
 
 typedef struct DpSite
 {
@@ -249,6 +253,9 @@ extern void dpagg_variance_calibrations(double epsilon, double delta, double low
 extern const char *dpagg_variance_form_name(Oid aggfnoid);
 /* dp_percentile, dp_median or dp_percentiles, from a quantile call's arguments (percentile.c). */
 extern const char *dpagg_percentile_form_name(Aggref *a, int kind);
+/* On Citus, while planning: a quantile call's parameters (constants, NULL allowed) checked as its
+ * release on one node checks them, with the same errors, and its charge prechecked (percentile.c). */
+extern void dpagg_percentile_precheck(Aggref *a, int kind);
 /* On Citus, while planning: a variance's parameters checked as its release checks them, and its
  * charge prechecked (variance.c). */
 extern void dpagg_variance_precheck(const char *name, double epsilon, double delta, double lower,

@@ -46,6 +46,14 @@
  * dpagg_merge_var_pop (or the call's form) on the coordinator (variance.c), in the safe and the
  * direct form alike (the direct form keeps the numeric sums); never in the worker form.
  *
+ * So are dp_percentile, dp_median and dp_percentiles, with or without bounds, whose state is the
+ * count of a group's values per bin: the inner query groups by the level's keys and the bin,
+ * dpagg_quantile_bin(v, lo, hi) (without bounds dpagg_quantile_cell(v)), and counts, count(v);
+ * dpagg_merge_percentile (_median, _percentiles) adds each group's rows of (bin, count) into the
+ * quantile's own state on the coordinator (percentile.c).  The quantiles of one level share the
+ * bin (one value, bounds and FILTER); the level's other calls are summed per bin too, which their
+ * merges add up.  In the direct form a group is a row per bin, so its merge stays hashed.
+ *
  * A level grouped by the distribution column takes the direct form instead (below, DPAGG_CITUS_TAG).
  *
  * Refused (0A000) before anything runs: grouping sets, privacy parameters that are not constants,
@@ -72,6 +80,7 @@
 #include "optimizer/optimizer.h"
 #include "parser/analyze.h"
 #include "parser/parse_func.h"
+#include "parser/parse_oper.h"
 #include "parser/parser.h"
 #include "parser/parsetree.h"
 #include "rewrite/rewriteManip.h"
@@ -97,11 +106,14 @@ unsupported(const char *msg, const char *hint)
 typedef struct CitusCall
 {
 	Aggref	   *orig;
-	int			kind;			/* DP_SITE_SUM, _AVG, _COUNT, _VECTOR, _VARIANCE */
-	int			column;			/* its partial sum's column in the inner query (0: none) */
+	int			kind;			/* DP_SITE_SUM, _AVG, _COUNT, _VECTOR, _VARIANCE, _PERCENTILE,
+								 * _AUTO_PERCENTILE */
+	int			column;			/* its partial sum's column in the inner query (0: none); a
+								 * quantile's bin */
 	int			ncolumn;		/* its count's column */
 	int			qcolumn;		/* a variance's partial sum of squares' column */
 	Expr	   *value;			/* NULL: dp_count of rows */
+	Expr	   *quantile;		/* a quantile's p (dp_percentiles: its ps); NULL for dp_median */
 	Expr	   *epsilon,
 			   *delta,
 			   *lower,
@@ -242,6 +254,25 @@ capture_variance(CitusCall *c, Aggref *a, const DpArgLayout *lo)
 							m != NULL, m == NULL || m->constisnull ? NULL : DatumGetTextPP(m->constvalue));
 }
 
+/*
+ * dp_percentile, dp_median and dp_percentiles, with or without bounds (percentile.c): the
+ * parameters as constants (NULL kept, and refused below as on one node), checked in the order and
+ * with the errors of the release on one node, and the charge prechecked
+ * (dpagg_percentile_precheck).  Without bounds the merge takes NULL bounds.
+ */
+static void
+capture_percentile(CitusCall *c, Aggref *a, const DpArgLayout *lo)
+{
+	c->quantile = lo->quantile >= 0 ? param(a, lo->quantile, TEXTOID) : NULL;	/* TEXTOID: NULL kept */
+	c->epsilon = param(a, lo->epsilon, TEXTOID);
+	c->delta = param(a, lo->delta, TEXTOID);
+	c->lower = lo->lower >= 0 ? param(a, lo->lower, TEXTOID) : (Expr *) makeNullConst(FLOAT8OID, -1, InvalidOid);
+	c->upper = lo->upper >= 0 ? param(a, lo->upper, TEXTOID) : (Expr *) makeNullConst(FLOAT8OID, -1, InvalidOid);
+	c->mechanism = lo->mechanism >= 0 ? param(a, lo->mechanism, TEXTOID)
+		: (Expr *) makeNullConst(TEXTOID, -1, DEFAULT_COLLATION_OID);
+	dpagg_percentile_precheck(a, c->kind);
+}
+
 static void
 capture(LevelContext *lc, Aggref *a)
 {
@@ -261,28 +292,19 @@ capture(LevelContext *lc, Aggref *a)
 	if (kind == DP_SITE_AUTO_SUM)
 		unsupported("dp_sum and dp_avg without bounds are not available on Citus tables yet",
 					"Pass bounds: dp_sum(value, epsilon, delta, lower, upper) or dp_avg(...) with them (the histogram of magnitudes has no worker and coordinator steps yet).");
-	if (kind == DP_SITE_AUTO_PERCENTILE)
-		unsupported("dp_percentile, dp_median and dp_percentiles without bounds are not available on Citus tables yet",
-					"Run it over a table that is not distributed (its state, counts in a grid of magnitudes per group, has no worker and coordinator steps yet).");
 	if (kind == DP_SITE_UNIT_AUTO_SUM || kind == DP_SITE_UNIT_AUTO_VARIANCE)
 		unsupported("dp_sum, dp_avg and the variances without bounds are not available on Citus tables yet",
 					"Pass bounds (the histogram of magnitudes has no worker and coordinator steps yet).");
 	if (kind == DP_SITE_AUTO_VARIANCE)
 		unsupported("dp_var_pop, dp_var_samp, dp_stddev_pop and dp_stddev_samp without bounds are not available on Citus tables yet",
 					"Pass bounds: dp_var_pop(value, epsilon, delta, lower, upper) and likewise the other forms (the histogram of magnitudes has no worker and coordinator steps yet).");
-	if (kind == DP_SITE_UNIT_PERCENTILE)
-		unsupported("dp_percentile, dp_median and dp_percentiles are not available on Citus tables yet",
-					"Run it over a table that is not distributed (their state, counts in 1 024 bins per group, has no worker and coordinator steps yet).");
 	if (DPAGG_KIND_IS_UNIT(kind))
 	{
 		lc->units = lappend(lc->units, a);	/* the per-unit level of a private relation */
 		return;
 	}
-	if (kind == DP_SITE_PERCENTILE)
-		unsupported("dp_percentile, dp_median and dp_percentiles are not available on Citus tables yet",
-					"Run it over a table that is not distributed (their state, counts in 1 024 bins per group, has no worker and coordinator steps yet).");
 	if (kind != DP_SITE_SUM && kind != DP_SITE_AVG && kind != DP_SITE_COUNT && kind != DP_SITE_VECTOR &&
-		kind != DP_SITE_VARIANCE)
+		kind != DP_SITE_VARIANCE && kind != DP_SITE_PERCENTILE && kind != DP_SITE_AUTO_PERCENTILE)
 		unsupported("dpagg cannot split this aggregate for Citus", NULL);
 	if (a->aggorder != NIL || a->aggdistinct != NIL)
 		unsupported("ORDER BY and DISTINCT inside dpagg's aggregates are not available", NULL);
@@ -312,6 +334,12 @@ capture(LevelContext *lc, Aggref *a)
 	if (kind == DP_SITE_VARIANCE)
 	{
 		capture_variance(c, a, &lo);
+		lc->calls = lappend(lc->calls, c);
+		return;
+	}
+	if (kind == DP_SITE_PERCENTILE || kind == DP_SITE_AUTO_PERCENTILE)
+	{
+		capture_percentile(c, a, &lo);
 		lc->calls = lappend(lc->calls, c);
 		return;
 	}
@@ -493,6 +521,67 @@ count_aggref(CitusCall *c)
 							 (Expr *) copyObject(c->orig->aggfilter), -1);
 }
 
+/*
+ * A quantile's bin, the inner query's extra grouping column: dpagg_quantile_bin(v, lo, hi), or
+ * without bounds dpagg_quantile_cell(v) (percentile.c), the bin its state would count the row in;
+ * under the call's FILTER only where the filter holds (elsewhere NULL, counted 0), so that the value
+ * is evaluated for the rows the call reads and no other.
+ */
+static Expr *
+quantile_bin_expr(CitusCall *c, const char *schema)
+{
+	Oid			types[3] = {exprType((Node *) c->value), FLOAT8OID, FLOAT8OID};
+	Expr	   *b;
+
+	if (c->kind == DP_SITE_AUTO_PERCENTILE)
+		b = (Expr *) makeFuncExpr(dpagg_function_oid(schema, "dpagg_quantile_cell", 1, types), INT4OID,
+								  list_make1(copyObject(c->value)), InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL);
+	else
+		b = (Expr *) makeFuncExpr(dpagg_function_oid(schema, "dpagg_quantile_bin", 3, types), INT4OID,
+								  list_make3(copyObject(c->value), c->lower, c->upper),
+								  InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL);
+	if (c->orig->aggfilter != NULL)
+	{
+		CaseExpr   *ce = makeNode(CaseExpr);
+		CaseWhen   *w = makeNode(CaseWhen);
+
+		w->expr = (Expr *) copyObject(c->orig->aggfilter);
+		w->result = b;
+		w->location = -1;
+		ce->casetype = INT4OID;
+		ce->casecollid = InvalidOid;
+		ce->args = list_make1(w);
+		ce->defresult = (Expr *) makeNullConst(INT4OID, -1, InvalidOid);
+		ce->location = -1;
+		b = (Expr *) ce;
+	}
+	return b;
+}
+
+/* The level's one bin expression (NULL if it has no quantile): the quantiles of a level must
+ * share it, since the inner query groups by one bin per row. */
+static Expr *
+level_bin(LevelContext *lc, const char *schema)
+{
+	ListCell   *l;
+	Expr	   *bin = NULL;
+
+	foreach(l, lc->calls)
+	{
+		CitusCall  *c = (CitusCall *) lfirst(l);
+		Expr	   *b;
+
+		if (c->kind != DP_SITE_PERCENTILE && c->kind != DP_SITE_AUTO_PERCENTILE)
+			continue;
+		b = quantile_bin_expr(c, schema);
+		if (bin != NULL && !equal(bin, b))
+			unsupported("dp_percentile, dp_median and dp_percentiles in one query level over Citus tables must read the same value, with the same bounds (or none) and FILTER",
+						"Compute the other quantiles in a separate query.");
+		bin = b;
+	}
+	return bin;
+}
+
 /* OFFSET 0: Citus plans a (sub)query with an OFFSET as a subplan of its own. */
 static Node *
 offset_zero(void)
@@ -508,6 +597,12 @@ merge_params(CitusCall *c)
 		return list_make5(c->dimension, c->epsilon, c->delta, c->upper, c->mechanism);
 	if (c->kind == DP_SITE_COUNT)
 		return list_make3(c->epsilon, c->delta, c->mechanism);
+	if (c->kind == DP_SITE_PERCENTILE || c->kind == DP_SITE_AUTO_PERCENTILE)
+	{
+		List	   *l = list_make5(c->epsilon, c->delta, c->lower, c->upper, c->mechanism);
+
+		return c->quantile != NULL ? lcons(c->quantile, l) : l;
+	}
 	if (c->kind == DP_SITE_AVG || c->kind == DP_SITE_VARIANCE)
 		return list_make5(c->epsilon, c->delta, c->lower, c->upper, c->mechanism);
 	return lappend(list_make5(c->epsilon, c->delta, c->lower, c->upper, c->mechanism),
@@ -530,6 +625,24 @@ merge_aggref(CitusCall *c, Var *sum, Expr *n, Var *squares, const char *schema)
 																  report ? "_report" : ""), 8,
 												 (Oid[]) {NUMERICOID, NUMERICOID, INT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, TEXTOID}),
 							  list_concat(list_make3(squares, sum, n), params), false, NULL, -1);
+	else if (c->kind == DP_SITE_PERCENTILE || c->kind == DP_SITE_AUTO_PERCENTILE)
+	{
+		/* dpagg_merge_percentile(bin, n, p, epsilon, delta, lower, upper, mechanism), _median
+		 * (no p) or _percentiles (ps), as the analyst called it (percentile.c) */
+		Oid			types[8] = {INT4OID, INT8OID};
+		int			nargs = 2;
+
+		if (c->quantile != NULL)
+			types[nargs++] = exprType((Node *) c->quantile);
+		types[nargs++] = FLOAT8OID;
+		types[nargs++] = FLOAT8OID;
+		types[nargs++] = FLOAT8OID;
+		types[nargs++] = FLOAT8OID;
+		types[nargs++] = TEXTOID;
+		a = dpagg_make_aggref(dpagg_function_oid(schema, psprintf("dpagg_merge_%s", dpagg_percentile_form_name(c->orig, c->kind) + 3),
+												 nargs, types),
+							  list_concat(list_make2(sum, n), params), false, NULL, -1);
+	}
 	else if (c->kind == DP_SITE_VECTOR)
 		a = dpagg_make_aggref(dpagg_function_oid(schema, "dpagg_merge_vector", 6,
 										(Oid[]) {BYTEAOID, INT4OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, TEXTOID}),
@@ -1065,6 +1178,8 @@ rewrite_level(Query *q, DpCitusRewrite *cr, Oid partition_rel)
 	RangeTblEntry *rte;
 	RangeTblRef *ref;
 	const char *schema;
+	Expr	   *bin;
+	int			bcolumn = 0;
 
 	if (q->groupingSets != NIL)
 		unsupported("GROUPING SETS, ROLLUP and CUBE are not available with dpagg on Citus tables",
@@ -1111,9 +1226,36 @@ rewrite_level(Query *q, DpCitusRewrite *cr, Oid partition_rel)
 
 	inner = dpagg_grouped_inner(q, &lc.gexprs, &tlist, &inner_group);
 	resno = ngroup = list_length(tlist);
+	bin = level_bin(&lc, schema);
+	if (bin != NULL)
+	{
+		/* The quantiles' counts per group and bin: the bin is one more grouping column (after
+		 * the level's keys, which the direct form wraps), so each group comes as a row per
+		 * occupied bin (docs/quantiles.md, "On Citus"). */
+		SortGroupClause *sgc = makeNode(SortGroupClause);
+		TargetEntry *btle;
+
+		bcolumn = ++resno;
+		btle = makeTargetEntry(bin, bcolumn, "dpagg_b", false);
+		get_sort_group_operators(INT4OID, true, true, false, &sgc->sortop, &sgc->eqop, NULL,
+								 &sgc->hashable);
+		btle->ressortgroupref = sgc->tleSortGroupRef = bcolumn;
+		tlist = lappend(tlist, btle);
+		inner_group = lappend(inner_group, sgc);
+	}
 	foreach(c, lc.calls)
 	{
 		CitusCall  *call = (CitusCall *) lfirst(c);
+
+		if (call->kind == DP_SITE_PERCENTILE || call->kind == DP_SITE_AUTO_PERCENTILE)
+		{
+			/* the bin (shared) and the values counted in it */
+			call->column = bcolumn;
+			call->ncolumn = ++resno;
+			tlist = lappend(tlist, makeTargetEntry((Expr *) count_aggref(call), call->ncolumn,
+												   psprintf("dpagg_n%d", resno), false));
+			continue;
+		}
 
 		if (call->kind == DP_SITE_VARIANCE)
 		{
@@ -1359,6 +1501,7 @@ typedef struct FinishContext
 	DpCitusRewrite *cr;
 	int		   *found;			/* per tag: its Aggrefs seen in the coordinator's Agg nodes */
 	bool		merge_agg;		/* the Agg being visited holds a tagged merge */
+	bool		bin_rows;		/* ... a quantile's, whose groups come as a row per bin */
 } FinishContext;
 
 /* A tagged aggregate gets its parameters back from its copy, and its location: bound.c's mark
@@ -1413,6 +1556,8 @@ finish_aggref_walker(Node *node, FinishContext *fc)
 		{
 			a->location = -1;
 			fc->merge_agg = true;
+			if (kind == DP_SITE_MERGE_PERCENTILE)
+				fc->bin_rows = true;
 		}
 		return false;
 	}
@@ -1429,6 +1574,7 @@ finish_visit(Plan *plan, void *context)
 		return;
 	agg = (Agg *) plan;
 	fc->merge_agg = false;
+	fc->bin_rows = false;
 	(void) finish_aggref_walker((Node *) plan->targetlist, fc);
 	(void) finish_aggref_walker((Node *) plan->qual, fc);
 	/*
@@ -1437,9 +1583,10 @@ finish_visit(Plan *plan, void *context)
 	 * merge takes the rows as they come, a group at each change of key, instead of hashing a
 	 * million keys.  Were a key ever given twice, its two releases would be of disjoint sets of
 	 * rows, each calibrated for one row's change, and charged as one release per group as every
-	 * GROUP BY is: parallel composition, so no more is learnt than charged.
+	 * GROUP BY is: parallel composition, so no more is learnt than charged.  Not for a
+	 * quantile's merge: its group comes as a row per bin, in no order, so it stays hashed.
 	 */
-	if (fc->merge_agg && agg->aggstrategy == AGG_HASHED && agg->groupingSets == NIL &&
+	if (fc->merge_agg && !fc->bin_rows && agg->aggstrategy == AGG_HASHED && agg->groupingSets == NIL &&
 		agg->numCols > 0 && plan->lefttree != NULL && IsA(plan->lefttree, CustomScan))
 		agg->aggstrategy = AGG_SORTED;
 }
