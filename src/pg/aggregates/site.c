@@ -873,16 +873,15 @@ dpagg_site_charge(DpSite *site)
 }
 
 /* ------------------------------------------------------------------------------------------
- * Charging before the first row.
- *
- * An Agg node reads its whole input (or a group's) before its final functions run.  Were the
- * release charged only there, anything that stops the query in between — a refusal at the charge
- * (the budget ran out since the query started), statement_timeout, a cancel, a cursor never
- * fetched to the end — would leave the scan's side effects (pg_stat counters, timing, buffers)
- * observable for free.  So each Agg node that releases runs through a wrapper that charges every
- * release of the node before the node's first step in each loop, i.e. before any input row is
- * read; the final functions find it charged.  An execution that produces no group is charged all
- * the same (the safe direction), unless its plan shows it can form none (dpagg_agg_forms_no_group).
+ * Charging before the first row.  An Agg node reads its whole input (or a group's) before its
+ * final functions run.  Were the release charged only there, anything that stops the query in
+ * between — a refusal at the charge (the budget ran out since the query started),
+ * statement_timeout, a cancel, a cursor never fetched to the end — would leave the scan's side
+ * effects (pg_stat counters, timing, buffers) observable for free.  So each Agg node that releases
+ * runs through a wrapper that charges every release of the node before the node's first step in
+ * each loop, i.e. before any input row is read; the final functions find it charged.  An execution
+ * that produces no group is charged all the same (the safe direction), unless its plan shows it
+ * can form none (dpagg_agg_forms_no_group).
  */
 typedef struct AggWrap
 {
