@@ -583,6 +583,21 @@ check "... its third, while the two grants are unexpired, is refused (53400) bef
 c0=$(charges c)
 check "... while another role still releases on the workers" "3 1" \
   "$(q c "SET SESSION AUTHORIZATION eve" "SELECT uid, dp_count($E, 1e-5) FROM t WHERE uid <= 3 GROUP BY uid" | grep -c '|1$') $(( $(charges c) - c0 ))"
+# (attack review) the share is the login role's, which the ledger charges: SET ROLE and SECURITY
+# DEFINER functions neither give one login more nor spend another role's share
+q c "CREATE ROLE grp LOGIN" "GRANT grp TO dora" "GRANT SELECT ON t TO grp" "CREATE ROLE nologin_grp NOLOGIN" "GRANT nologin_grp TO eve" "GRANT SELECT ON t TO nologin_grp" \
+    "CREATE FUNCTION sd_q() RETURNS TABLE (u int, n float8) LANGUAGE sql SECURITY DEFINER AS \$f\$ SELECT uid, dp_count($E, 1e-5) FROM t WHERE uid <= 3 GROUP BY uid \$f\$" \
+    "GRANT EXECUTE ON FUNCTION sd_q() TO dora, eve" >/dev/null 2>&1
+c0=$(charges c)
+check "... SET ROLE to another role the login belongs to: still the login's share (refused, nothing charged)" "1 0" \
+  "$(as_dora "SET ROLE grp" "SELECT uid, dp_count($E, 1e-5) FROM t WHERE uid <= 3 GROUP BY uid" | grep -c 'role "dora" holds 2 unexpired') $(( $(charges c) - c0 ))"
+c0=$(charges c)
+out=$(q c "SET SESSION AUTHORIZATION eve" "SELECT count(*) FROM sd_q()" "SELECT count(*) FROM sd_q()")
+check "... a SECURITY DEFINER function (owned by a superuser) counts against the caller's share, not its owner's: eve's second grant, then refused naming eve" "1 1 1" \
+  "$(echo "$out" | grep -c '^3$') $(( $(charges c) - c0 )) $(echo "$out" | grep -c 'role "eve" holds 2 unexpired')"
+c0=$(charges c)
+check "... SET ROLE to a role that cannot log in (Citus would connect to the workers as it): refused before the charge" "1 0" \
+  "$(q c "SET SESSION AUTHORIZATION eve" "SET ROLE nologin_grp" "SELECT uid, dp_count($E, 1e-5) FROM t WHERE uid <= 3 GROUP BY uid" | grep -c 'cannot log in, and Citus would connect') $(( $(charges c) - c0 ))"
 q c "ALTER SYSTEM RESET dpagg.citus_grants_per_role" "SELECT pg_reload_conf()" >/dev/null
 q c "ALTER SYSTEM SET dpagg.citus_grant_lifetime = 10" "SELECT pg_reload_conf()" >/dev/null
 sleep 0.3

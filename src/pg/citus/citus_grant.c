@@ -46,6 +46,7 @@
 #include "access/table.h"
 #include "access/xlog.h"
 #include "catalog/pg_am.h"
+#include "catalog/pg_authid.h"
 #include "catalog/pg_namespace.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_class.h"
@@ -287,6 +288,19 @@ dpagg_is_citus_release_function(Oid fn)
 	return which_function(fn) == DPAGG_FN_RELEASE;
 }
 
+static bool
+role_can_login(Oid role)
+{
+	HeapTuple	tup = SearchSysCache1(AUTHOID, ObjectIdGetDatum(role));
+	bool		can;
+
+	if (!HeapTupleIsValid(tup))
+		return false;
+	can = ((Form_pg_authid) GETSTRUCT(tup))->rolcanlogin;
+	ReleaseSysCache(tup);
+	return can;
+}
+
 /* ---- the coordinator: charge, seal, hand the grant to the executor ------------------------------ */
 
 /* The marker above a plan released on the workers (citus.c), or NULL. */
@@ -376,6 +390,14 @@ dpagg_citus_grant_start(QueryDesc *qd, int eflags)
 		/* Everything that could refuse is done before anything is charged: the permissions
 		 * (standard_ExecutorStart checks them only after this), the key, the shards. */
 		(void) ExecCheckRTPerms(qd->plannedstmt->rtable, true);
+		/* Citus connects to the workers as the current role: one that cannot log in (SET ROLE to
+		 * a group role) would be refused there, after the charge */
+		if (!role_can_login(GetUserId()))
+			ereport(ERROR,
+					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+					 errmsg("role \"%s\" cannot log in, and Citus would connect to the workers as it", role),
+					 errdetail("This query would release on the Citus workers, which Citus reaches as the current role. Nothing was charged."),
+					 errhint("RESET ROLE (or SET ROLE to a role that can log in) and run it again.")));
 		read_key(key);
 		relid = RangeVarGetRelid(makeRangeVarFromNameList(stringToQualifiedNameList(g->table)),
 								 AccessShareLock, false);

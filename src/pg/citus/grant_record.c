@@ -237,9 +237,11 @@ dpagg_grant_record_use(const dpagg_grant *g, int index)
 }
 
 /*
- * On the coordinator, before the charge: record a grant about to be issued to the current role,
- * or refuse (53400, nothing charged) if the role already holds dpagg.citus_grants_per_role
- * unexpired grants, or the record is full.  A role that filled the workers' records
+ * On the coordinator, before the charge: record a grant about to be issued, against the role its
+ * charge goes to (the login role, as the ledger charges: not the current role, which SET ROLE or a
+ * SECURITY DEFINER function changes, so that neither lets one login hold more than its share nor
+ * spends another's), or refuse (53400, nothing charged) if that role already holds
+ * dpagg.citus_grants_per_role unexpired grants, or the record is full.  A role that filled the workers' records
  * (dpagg.citus_grant_slots) with many cheap queries would refuse everyone's worker-side releases
  * until its grants expired; this bounds what one role can hold (docs/citus.md §6).  An entry is
  * dropped when its grant expires, or by dpagg_grant_record_forget_issued if the charge fails.
@@ -249,7 +251,7 @@ dpagg_grant_record_issue(const unsigned char *nonce, int64 expires_us)
 {
 	HASH_SEQ_STATUS seq;
 	IssuedGrant *e;
-	Oid			role = GetUserId();
+	Oid			role = GetSessionUserId();
 	int			held = 0;
 	int64		now;
 	bool		found;
