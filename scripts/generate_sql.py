@@ -556,8 +556,38 @@ MERGE_PERCENTILES.add("dpagg_merge_percentiles", [("bin", "integer"), ("n", "big
                       "dpagg_merge_percentiles_trans", "dpagg_merge_percentile_trans",
                       "differentially private quantiles from partial counts of bins (dp_percentiles split for Citus)")
 
+# dp_sum, dp_avg and the variances without bounds over partial sums per bin (src/pg/aggregates/
+# auto_bounds.c, auto_variance.c; for Citus: src/pg/citus/citus.c): the rows are a group's values
+# counted and summed per bin of magnitude where the data is, dpagg_auto_bin(x), count(x),
+# sum(dpagg_auto_quanta(x)) (and sum(dpagg_auto_square_quanta(x))) grouped by the bin; the same
+# state, call sites, charges and releases as theirs.  site.c's DP_SITE_MERGE_AUTO_SUM and
+# DP_SITE_MERGE_AUTO_VARIANCE; no combine: Citus cannot split them.  Positions fixed: bin, n, s
+# [, squares], epsilon, delta.
+MA_ARGS = [("bin", "integer"), ("n", "bigint"), ("s", "numeric")]
+MERGE_AUTO_KINDS = []
+for mname, what in [("sum", "sum"), ("avg", "average")]:
+    mk = Kind("DP_SITE_MERGE_AUTO_SUM", f"dpagg_merge_auto_{mname}: dp_{mname} without bounds over partial sums per bin.",
+              "internal", None,
+              Function(f"dpagg_merge_auto_{mname}_final", [("", "internal")], F8, "VOLATILE", strict=False),
+              sspace=128)
+    mk.add(f"dpagg_merge_auto_{mname}", MA_ARGS + EPS_DELTA, "dpagg_merge_auto_sum_trans",
+           "dpagg_merge_auto_sum_trans",
+           f"differentially private {what} without bounds from partial sums per bin (dp_{mname} split for Citus)")
+    MERGE_AUTO_KINDS.append(mk)
+for vform, what in [("var_pop", "population variance"), ("var_samp", "sample variance"),
+                    ("stddev_pop", "population standard deviation"),
+                    ("stddev_samp", "sample standard deviation")]:
+    mk = Kind("DP_SITE_MERGE_AUTO_VARIANCE",
+              f"dpagg_merge_auto_{vform}: dp_{vform} without bounds over partial sums per bin.", "internal", None,
+              Function(f"dpagg_merge_auto_{vform}_final", [("", "internal")], F8, "VOLATILE", strict=False),
+              sspace=368)
+    mk.add(f"dpagg_merge_auto_{vform}", MA_ARGS + [("squares", "numeric")] + EPS_DELTA,
+           "dpagg_merge_auto_var_trans", "dpagg_merge_auto_var_trans",
+           f"differentially private {what} without bounds from partial sums per bin (dp_{vform} split for Citus)")
+    MERGE_AUTO_KINDS.append(mk)
+
 KINDS = [SUM, SUM_INLINE, AVG, COUNT, VECTOR, UNIT_SUM, UNIT_AVG, UNIT_COUNT, SELECT, UNIT_VECTOR,
-         MERGE_SUM, MERGE_AVG, MERGE_COUNT, MERGE_VECTOR, PERCENTILE, PERCENTILES] + VARIANCE_KINDS + UNIT_VARIANCE_KINDS + [UNIT_PERCENTILE, UNIT_PERCENTILES, AUTO_SUM, AUTO_AVG, AUTO_PERCENTILE, AUTO_PERCENTILES] + AUTO_VARIANCE_KINDS + UNIT_AUTO_KINDS + MERGE_VARIANCE_KINDS + [MERGE_PERCENTILE, MERGE_PERCENTILES]
+         MERGE_SUM, MERGE_AVG, MERGE_COUNT, MERGE_VECTOR, PERCENTILE, PERCENTILES] + VARIANCE_KINDS + UNIT_VARIANCE_KINDS + [UNIT_PERCENTILE, UNIT_PERCENTILES, AUTO_SUM, AUTO_AVG, AUTO_PERCENTILE, AUTO_PERCENTILES] + AUTO_VARIANCE_KINDS + UNIT_AUTO_KINDS + MERGE_VARIANCE_KINDS + [MERGE_PERCENTILE, MERGE_PERCENTILES] + MERGE_AUTO_KINDS
 
 # One row's quanta (src/pg/aggregates/partial.c): plain functions, summed with sum(bigint) on Citus workers.
 QUANTA = [(f"dpagg_quanta_{what}", sqlt, f"dpagg_quanta_{what}_{short}")
@@ -574,6 +604,10 @@ QBINS = [(f"dpagg_quantile_bin_{short}", sqlt) for sqlt, short in TYPES]
 QBIN_COMMENT = """-- One row's bin as dp_percentile's state counts it (of [lower, upper], or without bounds its cell of
 -- the grid of magnitudes; src/pg/aggregates/percentile.c): Citus's workers group by it and count
 -- for dpagg_merge_percentile and its sibling forms."""
+
+AROW_COMMENT = """-- One row as dp_sum's state without bounds adds it (src/pg/aggregates/auto_bounds.c): its bin of
+-- magnitude, its value in the bin's quanta and its square in the bin's square quanta.  Citus's
+-- workers group by the bin, count and sum them for dpagg_merge_auto_sum and its sibling forms."""
 
 
 def quanta_sql():
@@ -595,6 +629,11 @@ def quanta_sql():
     for sym, sqlt in QBINS:
         out.append(f"CREATE FUNCTION dpagg_quantile_cell(value {sqlt}) RETURNS integer\n"
                    f"  AS 'MODULE_PATHNAME', '{sym.replace('_bin_', '_cell_')}' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;")
+    out.append(AROW_COMMENT)
+    for sqlt, short in TYPES:
+        for fn, rt in (("bin", "integer"), ("quanta", "bigint"), ("square_quanta", "bigint")):
+            out.append(f"CREATE FUNCTION dpagg_auto_{fn}(value {sqlt}) RETURNS {rt}\n"
+                       f"  AS 'MODULE_PATHNAME', 'dpagg_auto_{fn}_{short}' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;")
     out.append("""-- The same exact sum as sum(dpagg_quanta_sum(...)) (_avg), a numeric, in one call per row: what a
 -- node plans that sum as over its own tables (a Citus worker's shard query, src/pg/aggregates/partial.c).
 CREATE FUNCTION dpagg_quanta_total_final(internal) RETURNS numeric

@@ -108,3 +108,60 @@ FROM dp_explain($$SELECT grp, dp_sum(f8, 1.0, 1e-6), dp_avg(f8, 2.0, 1e-6) FROM 
 REVOKE SELECT ON dp_test FROM a_analyst;
 SELECT dp_drop_budget('a_analyst');
 DROP ROLE a_analyst;
+-- The split for Citus (docs/automatic_bounds.md, "On Citus"), on one node: the rows counted and
+-- summed per bin of magnitude (dpagg_auto_bin, dpagg_auto_quanta) and merged make the one-node
+-- state, a list of bins and past 8 of them dense: at epsilon 1e9 the answers agree to 1e-9, whole
+-- table and per group, float8, integer and numeric values, NULL, NaN and infinities.
+CREATE TABLE a_split AS SELECT g % 3 AS grp, CASE WHEN g % 50 = 0 THEN NULL WHEN g % 41 = 0 THEN 'NaN'
+  WHEN g % 97 = 0 THEN 'Infinity' ELSE (CASE WHEN g % 2 = 0 THEN 1 ELSE -1 END) * 2 ^ (g % 37 - 12) END::float8 AS f8
+  FROM generate_series(1, 3000) g;
+SELECT f, bool_and(abs(m - d) <= 1e-9 * abs(d)) AS merged_as_one_node FROM (
+  SELECT 'sum float8' f, (SELECT dpagg_merge_auto_sum(b, n, s, 1e9, 1e-5) FROM (SELECT grp, dpagg_auto_bin(f8) b, count(f8) n, sum(dpagg_auto_quanta(f8)) s FROM dp_test GROUP BY grp, b) p) m,
+         (SELECT dp_sum(f8, 1e9, 1e-5) FROM dp_test) d
+  UNION ALL
+  SELECT 'avg integer per group', m, d
+  FROM (SELECT grp, dpagg_merge_auto_avg(b, n, s, 1e9, 1e-5) m FROM (SELECT grp, dpagg_auto_bin(i4) b, count(i4) n, sum(dpagg_auto_quanta(i4)) s FROM dp_test GROUP BY grp, b) p GROUP BY grp) a
+  JOIN (SELECT grp, dp_avg(i4, 1e9, 1e-5) d FROM dp_test GROUP BY grp) b USING (grp)
+  UNION ALL
+  SELECT 'sum numeric', (SELECT dpagg_merge_auto_sum(b, n, s, 1e9, 0) FROM (SELECT dpagg_auto_bin(num) b, count(num) n, sum(dpagg_auto_quanta(num)) s FROM dp_test GROUP BY b) p),
+         (SELECT dp_sum(num, 1e9, 0) FROM dp_test)
+  UNION ALL
+  SELECT 'sum and avg dense, per group', m, d
+  FROM (SELECT grp, dpagg_merge_auto_sum(b, n, s, 1e9, 1e-5) + dpagg_merge_auto_avg(b, n, s, 1e9, 1e-5) m FROM (SELECT grp, dpagg_auto_bin(f8) b, count(f8) n, sum(dpagg_auto_quanta(f8)) s FROM a_split GROUP BY grp, b) p GROUP BY grp) a
+  JOIN (SELECT grp, dp_sum(f8, 1e9, 1e-5) + dp_avg(f8, 1e9, 1e-5) d FROM a_split GROUP BY grp) b USING (grp)) x
+GROUP BY f ORDER BY f;
+-- No value (a group's rows all NULL: a row of count 0): as over the rows on one node.
+SELECT round(dpagg_merge_auto_sum(NULL, 0, NULL, 1e9, 0)::numeric, 3) AS merged,
+       round((SELECT dp_sum(f8, 1e9, 0) FROM a_split WHERE f8 IS NULL)::numeric, 3) AS one_node;
+-- Malformed partials are refused (22023): a bin outside the 191, a negative or NULL count, values
+-- without their bin or their sum, sums a count of values of their bin cannot make (beyond 2^52
+-- quanta each, below 2^51 each outside the zero bin, or on the other side of 0), a sum without
+-- values.
+SELECT expect_error($$SELECT dpagg_merge_auto_sum(191, 1, 0, 1, 0)$$);
+SELECT expect_error($$SELECT dpagg_merge_auto_sum(-1, 1, 0, 1, 0)$$);
+SELECT expect_error($$SELECT dpagg_merge_auto_avg(100, -1, 0, 1, 0)$$);
+SELECT expect_error($$SELECT dpagg_merge_auto_avg(100, NULL, 0, 1, 0)$$);
+SELECT expect_error($$SELECT dpagg_merge_auto_sum(NULL, 2, 5, 1, 0)$$);
+SELECT expect_error($$SELECT dpagg_merge_auto_sum(120, 2, NULL, 1, 0)$$);
+SELECT expect_error($$SELECT dpagg_merge_auto_sum(120, 2, 2 * 2::numeric ^ 52 + 1, 1, 0)$$);
+SELECT expect_error($$SELECT dpagg_merge_auto_sum(20, 2, -2 * 2::numeric ^ 52 - 1, 1, 0)$$);
+SELECT expect_error($$SELECT dpagg_merge_auto_sum(120, 1, -5, 1, 0)$$);
+SELECT expect_error($$SELECT dpagg_merge_auto_sum(120, 2, 2::numeric ^ 52 - 1, 1, 0)$$);
+SELECT expect_error($$SELECT dpagg_merge_auto_sum(95, 2, 2 * 2::numeric ^ 52 + 1, 1, 0)$$);
+SELECT expect_error($$SELECT dpagg_merge_auto_sum(20, 1, 5, 1, 0)$$);
+SELECT expect_error($$SELECT dpagg_merge_auto_sum(120, 0, 5, 1, 0)$$);
+SELECT expect_error($$SELECT dpagg_merge_auto_sum(120, 1, 0.5, 1, 0)$$);
+-- ... while the largest sums a count can make are taken.
+SELECT dpagg_merge_auto_sum(b, 2, 2 * 2::numeric ^ 52, 1e9, 0) > 0 AS top_taken,
+       dpagg_merge_auto_sum(b, 2, 2::numeric ^ 52, 1e9, 0) > 0 AS bottom_taken,
+       dpagg_merge_auto_sum(95, 2, -2 * 2::numeric ^ 52, 1e9, 0) IS NOT NULL AS zero_bin_taken FROM (VALUES (190)) v(b);
+-- The row functions are public (a value's bin and quanta are no more than the value); the
+-- merges' support functions are not.
+SELECT dpagg_auto_bin(0) AS zero_bin, dpagg_auto_bin('NaN'::numeric) AS nan_bin, dpagg_auto_bin('Infinity'::float8) AS inf_bin,
+       dpagg_auto_bin('-Infinity'::real) AS minus_inf_bin, dpagg_auto_quanta(3::smallint) AS three, dpagg_auto_quanta(-1e300::float8) AS minus_top;
+CREATE ROLE a_split_role LOGIN;
+SELECT has_function_privilege('a_split_role', 'dpagg_merge_auto_sum_trans(internal, integer, bigint, numeric, double precision, double precision)', 'EXECUTE') AS trans_callable,
+       has_function_privilege('a_split_role', 'dpagg_merge_auto_avg_final(internal)', 'EXECUTE') AS final_callable,
+       has_function_privilege('a_split_role', 'dpagg_auto_quanta(double precision)', 'EXECUTE') AS quanta_callable;
+DROP ROLE a_split_role;
+DROP TABLE a_split;

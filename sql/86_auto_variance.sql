@@ -112,3 +112,48 @@ FROM dp_explain($$SELECT grp, dp_var_pop(f8, 1.0, 1e-6), dp_stddev_samp(i4, 2.0,
 REVOKE SELECT ON dp_test FROM av_analyst;
 SELECT dp_drop_budget('av_analyst');
 DROP ROLE av_analyst;
+-- The split for Citus (docs/automatic_bounds.md, "On Citus"), on one node: the rows counted and
+-- summed per bin of magnitude, with their squares' quanta (dpagg_auto_square_quanta), and merged
+-- make the one-node state: at epsilon 1e9 the four forms agree to 1e-9, whole table and per
+-- group, float8, integer and numeric values, NULL, NaN and infinities, listed and dense states.
+CREATE TABLE av_split AS SELECT g % 3 AS grp, CASE WHEN g % 50 = 0 THEN NULL WHEN g % 41 = 0 THEN 'NaN'
+  WHEN g % 97 = 0 THEN '-Infinity' ELSE (CASE WHEN g % 2 = 0 THEN 1 ELSE -1 END) * 2 ^ (g % 37 - 12) END::float8 AS f8
+  FROM generate_series(1, 3000) g;
+SELECT f, bool_and((m IS NULL) = (d IS NULL) AND coalesce(abs(m - d) <= 1e-9 * abs(d), true)) AS merged_as_one_node FROM (
+  SELECT 'var_pop float8' f, (SELECT dpagg_merge_auto_var_pop(b, n, s, q, 1e9, 1e-5) FROM (SELECT grp, dpagg_auto_bin(f8) b, count(f8) n, sum(dpagg_auto_quanta(f8)) s, sum(dpagg_auto_square_quanta(f8)) q FROM dp_test GROUP BY grp, b) p) m,
+         (SELECT dp_var_pop(f8, 1e9, 1e-5) FROM dp_test) d
+  UNION ALL
+  SELECT 'stddev_samp integer per group', m, d
+  FROM (SELECT grp, dpagg_merge_auto_stddev_samp(b, n, s, q, 1e9, 1e-5) m FROM (SELECT grp, dpagg_auto_bin(i4) b, count(i4) n, sum(dpagg_auto_quanta(i4)) s, sum(dpagg_auto_square_quanta(i4)) q FROM dp_test GROUP BY grp, b) p GROUP BY grp) a
+  JOIN (SELECT grp, dp_stddev_samp(i4, 1e9, 1e-5) d FROM dp_test GROUP BY grp) b USING (grp)
+  UNION ALL
+  SELECT 'var_samp numeric', (SELECT dpagg_merge_auto_var_samp(b, n, s, q, 1e9, 0) FROM (SELECT dpagg_auto_bin(num) b, count(num) n, sum(dpagg_auto_quanta(num)) s, sum(dpagg_auto_square_quanta(num)) q FROM dp_test GROUP BY b) p),
+         (SELECT dp_var_samp(num, 1e9, 0) FROM dp_test)
+  UNION ALL
+  SELECT 'stddev_pop dense, per group', m, d
+  FROM (SELECT grp, dpagg_merge_auto_stddev_pop(b, n, s, q, 1e9, 1e-5) m FROM (SELECT grp, dpagg_auto_bin(f8) b, count(f8) n, sum(dpagg_auto_quanta(f8)) s, sum(dpagg_auto_square_quanta(f8)) q FROM av_split GROUP BY grp, b) p GROUP BY grp) a
+  JOIN (SELECT grp, dp_stddev_pop(f8, 1e9, 1e-5) d FROM av_split GROUP BY grp) b USING (grp)) x
+GROUP BY f ORDER BY f;
+-- No value: NULL, as over the rows on one node.
+SELECT dpagg_merge_auto_var_pop(NULL, 0, NULL, NULL, 1e9, 0) IS NULL AS merged_null,
+       (SELECT dp_var_pop(f8, 1e9, 0) FROM av_split WHERE f8 IS NULL) IS NULL AS one_node_null;
+-- Malformed partials are refused (22023): squares below 0 or beyond 2^52 quanta a value (outside
+-- the zero bin, below 2^50 a value), a count without its squares, squares without values; the
+-- sums' checks are dp_sum's.
+SELECT expect_error($$SELECT dpagg_merge_auto_var_pop(120, 2, 3 * 2::numeric ^ 51, -1, 1, 0)$$);
+SELECT expect_error($$SELECT dpagg_merge_auto_var_samp(120, 2, 3 * 2::numeric ^ 51, 2 * 2::numeric ^ 52 + 1, 1, 0)$$);
+SELECT expect_error($$SELECT dpagg_merge_auto_stddev_pop(120, 2, 3 * 2::numeric ^ 51, NULL, 1, 0)$$);
+SELECT expect_error($$SELECT dpagg_merge_auto_stddev_samp(120, 0, NULL, 3, 1, 0)$$);
+SELECT expect_error($$SELECT dpagg_merge_auto_var_pop(191, 1, 0, 0, 1, 0)$$);
+SELECT expect_error($$SELECT dpagg_merge_auto_var_pop(120, 1, 2::numeric ^ 52 + 1, 2::numeric ^ 51, 1, 0)$$);
+SELECT expect_error($$SELECT dpagg_merge_auto_var_pop(120, 2, 3 * 2::numeric ^ 51, 2::numeric ^ 51 - 1, 1, 0)$$);
+-- ... while the extreme values of the bin make are taken.
+SELECT dpagg_merge_auto_var_pop(b, 2, 2::numeric ^ 52, 2::numeric ^ 51, 1e9, 0) IS NOT NULL AS low_taken,
+       dpagg_merge_auto_var_pop(b, 2, 2::numeric ^ 53, 2::numeric ^ 53, 1e9, 0) IS NOT NULL AS high_taken FROM (VALUES (120)) v(b);
+SELECT dpagg_auto_square_quanta(3::smallint) AS nine_in_quanta, dpagg_auto_square_quanta('NaN'::float8) AS nan;
+CREATE ROLE av_split_role LOGIN;
+SELECT has_function_privilege('av_split_role', 'dpagg_merge_auto_var_trans(internal, integer, bigint, numeric, numeric, double precision, double precision)', 'EXECUTE') AS trans_callable,
+       has_function_privilege('av_split_role', 'dpagg_merge_auto_var_pop_final(internal)', 'EXECUTE') AS final_callable,
+       has_function_privilege('av_split_role', 'dpagg_auto_square_quanta(numeric)', 'EXECUTE') AS squares_callable;
+DROP ROLE av_split_role;
+DROP TABLE av_split;

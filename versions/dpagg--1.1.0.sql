@@ -128,6 +128,45 @@ CREATE FUNCTION dpagg_quantile_cell(value double precision) RETURNS integer
   AS 'MODULE_PATHNAME', 'dpagg_quantile_cell_float8' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 CREATE FUNCTION dpagg_quantile_cell(value numeric) RETURNS integer
   AS 'MODULE_PATHNAME', 'dpagg_quantile_cell_numeric' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+-- One row as dp_sum's state without bounds adds it (src/pg/aggregates/auto_bounds.c): its bin of
+-- magnitude, its value in the bin's quanta and its square in the bin's square quanta.  Citus's
+-- workers group by the bin, count and sum them for dpagg_merge_auto_sum and its sibling forms.
+CREATE FUNCTION dpagg_auto_bin(value smallint) RETURNS integer
+  AS 'MODULE_PATHNAME', 'dpagg_auto_bin_int2' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION dpagg_auto_quanta(value smallint) RETURNS bigint
+  AS 'MODULE_PATHNAME', 'dpagg_auto_quanta_int2' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION dpagg_auto_square_quanta(value smallint) RETURNS bigint
+  AS 'MODULE_PATHNAME', 'dpagg_auto_square_quanta_int2' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION dpagg_auto_bin(value integer) RETURNS integer
+  AS 'MODULE_PATHNAME', 'dpagg_auto_bin_int4' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION dpagg_auto_quanta(value integer) RETURNS bigint
+  AS 'MODULE_PATHNAME', 'dpagg_auto_quanta_int4' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION dpagg_auto_square_quanta(value integer) RETURNS bigint
+  AS 'MODULE_PATHNAME', 'dpagg_auto_square_quanta_int4' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION dpagg_auto_bin(value bigint) RETURNS integer
+  AS 'MODULE_PATHNAME', 'dpagg_auto_bin_int8' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION dpagg_auto_quanta(value bigint) RETURNS bigint
+  AS 'MODULE_PATHNAME', 'dpagg_auto_quanta_int8' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION dpagg_auto_square_quanta(value bigint) RETURNS bigint
+  AS 'MODULE_PATHNAME', 'dpagg_auto_square_quanta_int8' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION dpagg_auto_bin(value real) RETURNS integer
+  AS 'MODULE_PATHNAME', 'dpagg_auto_bin_float4' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION dpagg_auto_quanta(value real) RETURNS bigint
+  AS 'MODULE_PATHNAME', 'dpagg_auto_quanta_float4' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION dpagg_auto_square_quanta(value real) RETURNS bigint
+  AS 'MODULE_PATHNAME', 'dpagg_auto_square_quanta_float4' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION dpagg_auto_bin(value double precision) RETURNS integer
+  AS 'MODULE_PATHNAME', 'dpagg_auto_bin_float8' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION dpagg_auto_quanta(value double precision) RETURNS bigint
+  AS 'MODULE_PATHNAME', 'dpagg_auto_quanta_float8' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION dpagg_auto_square_quanta(value double precision) RETURNS bigint
+  AS 'MODULE_PATHNAME', 'dpagg_auto_square_quanta_float8' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION dpagg_auto_bin(value numeric) RETURNS integer
+  AS 'MODULE_PATHNAME', 'dpagg_auto_bin_numeric' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION dpagg_auto_quanta(value numeric) RETURNS bigint
+  AS 'MODULE_PATHNAME', 'dpagg_auto_quanta_numeric' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION dpagg_auto_square_quanta(value numeric) RETURNS bigint
+  AS 'MODULE_PATHNAME', 'dpagg_auto_square_quanta_numeric' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 -- The same exact sum as sum(dpagg_quanta_sum(...)) (_avg), a numeric, in one call per row: what a
 -- node plans that sum as over its own tables (a Citus worker's shard query, src/pg/aggregates/partial.c).
 CREATE FUNCTION dpagg_quanta_total_final(internal) RETURNS numeric
@@ -3394,6 +3433,64 @@ CREATE AGGREGATE dpagg_merge_percentiles(bin integer, n bigint, p double precisi
 );
 COMMENT ON AGGREGATE dpagg_merge_percentiles(bin integer, n bigint, p double precision[], epsilon double precision, delta double precision, lower double precision, upper double precision, mechanism text) IS 'differentially private quantiles from partial counts of bins (dp_percentiles split for Citus)';
 
+-- dpagg_merge_auto_sum: dp_sum without bounds over partial sums per bin.
+CREATE FUNCTION dpagg_merge_auto_sum_final(internal) RETURNS double precision
+  AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE FUNCTION dpagg_merge_auto_sum_trans(internal, bin integer, n bigint, s numeric, epsilon double precision, delta double precision) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_merge_auto_sum_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dpagg_merge_auto_sum(bin integer, n bigint, s numeric, epsilon double precision, delta double precision) (
+  SFUNC = dpagg_merge_auto_sum_trans, STYPE = internal, SSPACE = 128,
+  FINALFUNC = dpagg_merge_auto_sum_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dpagg_merge_auto_sum(bin integer, n bigint, s numeric, epsilon double precision, delta double precision) IS 'differentially private sum without bounds from partial sums per bin (dp_sum split for Citus)';
+
+-- dpagg_merge_auto_avg: dp_avg without bounds over partial sums per bin.
+CREATE FUNCTION dpagg_merge_auto_avg_final(internal) RETURNS double precision
+  AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE AGGREGATE dpagg_merge_auto_avg(bin integer, n bigint, s numeric, epsilon double precision, delta double precision) (
+  SFUNC = dpagg_merge_auto_sum_trans, STYPE = internal, SSPACE = 128,
+  FINALFUNC = dpagg_merge_auto_avg_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dpagg_merge_auto_avg(bin integer, n bigint, s numeric, epsilon double precision, delta double precision) IS 'differentially private average without bounds from partial sums per bin (dp_avg split for Citus)';
+
+-- dpagg_merge_auto_var_pop: dp_var_pop without bounds over partial sums per bin.
+CREATE FUNCTION dpagg_merge_auto_var_pop_final(internal) RETURNS double precision
+  AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE FUNCTION dpagg_merge_auto_var_trans(internal, bin integer, n bigint, s numeric, squares numeric, epsilon double precision, delta double precision) RETURNS internal
+  AS 'MODULE_PATHNAME', 'dpagg_merge_auto_var_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dpagg_merge_auto_var_pop(bin integer, n bigint, s numeric, squares numeric, epsilon double precision, delta double precision) (
+  SFUNC = dpagg_merge_auto_var_trans, STYPE = internal, SSPACE = 368,
+  FINALFUNC = dpagg_merge_auto_var_pop_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dpagg_merge_auto_var_pop(bin integer, n bigint, s numeric, squares numeric, epsilon double precision, delta double precision) IS 'differentially private population variance without bounds from partial sums per bin (dp_var_pop split for Citus)';
+
+-- dpagg_merge_auto_var_samp: dp_var_samp without bounds over partial sums per bin.
+CREATE FUNCTION dpagg_merge_auto_var_samp_final(internal) RETURNS double precision
+  AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE AGGREGATE dpagg_merge_auto_var_samp(bin integer, n bigint, s numeric, squares numeric, epsilon double precision, delta double precision) (
+  SFUNC = dpagg_merge_auto_var_trans, STYPE = internal, SSPACE = 368,
+  FINALFUNC = dpagg_merge_auto_var_samp_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dpagg_merge_auto_var_samp(bin integer, n bigint, s numeric, squares numeric, epsilon double precision, delta double precision) IS 'differentially private sample variance without bounds from partial sums per bin (dp_var_samp split for Citus)';
+
+-- dpagg_merge_auto_stddev_pop: dp_stddev_pop without bounds over partial sums per bin.
+CREATE FUNCTION dpagg_merge_auto_stddev_pop_final(internal) RETURNS double precision
+  AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE AGGREGATE dpagg_merge_auto_stddev_pop(bin integer, n bigint, s numeric, squares numeric, epsilon double precision, delta double precision) (
+  SFUNC = dpagg_merge_auto_var_trans, STYPE = internal, SSPACE = 368,
+  FINALFUNC = dpagg_merge_auto_stddev_pop_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dpagg_merge_auto_stddev_pop(bin integer, n bigint, s numeric, squares numeric, epsilon double precision, delta double precision) IS 'differentially private population standard deviation without bounds from partial sums per bin (dp_stddev_pop split for Citus)';
+
+-- dpagg_merge_auto_stddev_samp: dp_stddev_samp without bounds over partial sums per bin.
+CREATE FUNCTION dpagg_merge_auto_stddev_samp_final(internal) RETURNS double precision
+  AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE AGGREGATE dpagg_merge_auto_stddev_samp(bin integer, n bigint, s numeric, squares numeric, epsilon double precision, delta double precision) (
+  SFUNC = dpagg_merge_auto_var_trans, STYPE = internal, SSPACE = 368,
+  FINALFUNC = dpagg_merge_auto_stddev_samp_final, FINALFUNC_MODIFY = READ_WRITE, PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dpagg_merge_auto_stddev_samp(bin integer, n bigint, s numeric, squares numeric, epsilon double precision, delta double precision) IS 'differentially private sample standard deviation without bounds from partial sums per bin (dp_stddev_samp split for Citus)';
+
 -- Calibration without release.
 CREATE FUNCTION dp_calibrate(
     mechanism text, epsilon double precision, delta double precision,
@@ -3938,5 +4035,13 @@ REVOKE ALL ON FUNCTION
   dpagg_merge_percentile_trans(internal, integer, bigint, double precision, double precision, double precision, double precision, double precision, text),
   dpagg_merge_median_trans(internal, integer, bigint, double precision, double precision, double precision, double precision, text),
   dpagg_merge_percentiles_final(internal),
-  dpagg_merge_percentiles_trans(internal, integer, bigint, double precision[], double precision, double precision, double precision, double precision, text)
+  dpagg_merge_percentiles_trans(internal, integer, bigint, double precision[], double precision, double precision, double precision, double precision, text),
+  dpagg_merge_auto_sum_final(internal),
+  dpagg_merge_auto_sum_trans(internal, integer, bigint, numeric, double precision, double precision),
+  dpagg_merge_auto_avg_final(internal),
+  dpagg_merge_auto_var_pop_final(internal),
+  dpagg_merge_auto_var_trans(internal, integer, bigint, numeric, numeric, double precision, double precision),
+  dpagg_merge_auto_var_samp_final(internal),
+  dpagg_merge_auto_stddev_pop_final(internal),
+  dpagg_merge_auto_stddev_samp_final(internal)
   FROM PUBLIC;

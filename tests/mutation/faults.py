@@ -663,6 +663,38 @@ FAULTS = [
         "killers": ["regress:" + _LATE + ",82_percentile", "citus"],
     },
     {
+        "id": "citus-auto-merge-sums-check-dropped",
+        "file": "src/pg/aggregates/auto_bounds.c",
+        "find": "if ((why = bin_sums_invalid(PG_GETARG_INT32(1), n, s, q, squares)) != NULL)",
+        "replace": "if (false && (why = bin_sums_invalid(PG_GETARG_INT32(1), n, s, q, squares)) != NULL)",
+        "what": "The merge without bounds (Citus) adds partial sums that no count of values of "
+                "their bin could make, or bins outside the 191 (a partial made otherwise, or "
+                "forged), and releases them with noise calibrated for the bounds the histogram "
+                "chose: each row can move the release by more than its sensitivity.",
+        "killers": ["regress:" + _LATE + ",84_auto_bounds", "citus"],
+    },
+    {
+        "id": "citus-auto-worker-quanta-off",
+        "file": "src/pg/aggregates/auto_bounds.c",
+        "find": "PG_RETURN_INT64(llrint(ldexp(x, -dpagg_bounds_quantum_exp(j))));",
+        "replace": "PG_RETURN_INT64(llrint(ldexp(x, -dpagg_bounds_quantum_exp(j))) / 2);",
+        "what": "The workers' quanta of a value are not the ones dp_sum's state without bounds "
+                "adds for it, so dp_sum, dp_avg and the variances without bounds on Citus "
+                "release another statistic than on one node with the same charge.",
+        "killers": ["regress:" + _LATE + ",84_auto_bounds", "citus"],
+    },
+    {
+        "id": "citus-auto-worker-squares-off",
+        "file": "src/pg/aggregates/auto_bounds.c",
+        "find": "PG_RETURN_INT64(dpagg_bounds_square_quanta(x, j));",
+        "replace": "PG_RETURN_INT64(dpagg_bounds_square_quanta(x, j) / 2);",
+        "what": "The workers' square quanta of a value are not the ones the variance's state "
+                "without bounds adds, so a variance without bounds on Citus releases another "
+                "statistic than on one node with the same charge (and halved squares understate "
+                "each row's contribution).",
+        "killers": ["regress:" + _LATE + ",86_auto_variance", "citus"],
+    },
+    {
         "id": "parameters-not-frozen",
         "file": "src/pg/aggregates/site.c",
         "find": "if (!fc.found && !fc.trim)",

@@ -135,6 +135,14 @@ dpagg_arg_layout(Aggref *aggref, int kind, DpArgLayout *lo)
 		lo->upper = p++;
 		lo->mechanism = p++;
 	}
+	else if (kind == DP_SITE_MERGE_AUTO_SUM || kind == DP_SITE_MERGE_AUTO_VARIANCE)
+	{
+		/* Fixed by scripts/generate_sql.py: bin, n, s [, squares], epsilon, delta (auto_bounds.c) */
+		lo->value = p++;
+		p += kind == DP_SITE_MERGE_AUTO_VARIANCE ? 3 : 2;
+		lo->epsilon = p++;
+		lo->delta = p++;
+	}
 	else if (kind == DP_SITE_MERGE_VARIANCE)
 	{
 		/* Fixed by scripts/generate_sql.py: squares, sum, n, epsilon, delta, lower, upper,

@@ -29,8 +29,9 @@
  * the charge names the request, takes the whole delta and, under zCDP, epsilon^2 / 2 for each
  * part (conservative).  Over a private relation the per-unit rewrite (query/bound.c) calls the
  * per-unit forms (dpagg_unit_auto_sum, dpagg_unit_auto_avg) over one value per unit and group,
- * each group at (epsilon / L, delta / L) (dpagg_auto_site_plan).  Not on Citus (citus/citus.c
- * refuses it) yet.
+ * each group at (epsilon / L, delta / L) (dpagg_auto_site_plan).  On Citus (citus/citus.c) the
+ * workers count and sum each group's values per bin and dpagg_merge_auto_sum (_avg, and the
+ * variances' merges) adds them into the same state on the coordinator (below).
  */
 #include "aggregates/state.h"
 
@@ -67,6 +68,7 @@ typedef struct AParams
 
 extern Datum dpagg_auto_avg_final(PG_FUNCTION_ARGS);
 extern Datum dpagg_unit_auto_avg_final(PG_FUNCTION_ARGS);
+extern Datum dpagg_merge_auto_avg_final(PG_FUNCTION_ARGS);
 
 /*
  * The part of a plan that chooses the bounds, shared by the calls without bounds (dp_sum, dp_avg,
@@ -194,13 +196,13 @@ dpagg_auto_plan(double epsilon, double delta, bool avg, DpAutoPlan *p)
  * its delta, and both parts are charged epsilon^2 / 2 under zCDP (rho NaN: conservative).
  */
 void
-dpagg_auto_charge_parts(DpSite *site, const DpAutoPlan *pl, const char *what, DpChargePart *parts)
+dpagg_auto_charge_parts(MemoryContext cxt, const DpAutoPlan *pl, const char *what, DpChargePart *parts)
 {
-	parts[0].spec = MemoryContextStrdup(site->cxt, psprintf("bounds %s", pl->bounds_cal.spec));
+	parts[0].spec = MemoryContextStrdup(cxt, psprintf("bounds %s", pl->bounds_cal.spec));
 	parts[0].epsilon = pl->epsilon_bounds;
 	parts[0].delta = 0;
 	parts[0].rho = NAN;
-	parts[1].spec = MemoryContextStrdup(site->cxt, psprintf("%s %s", what, pl->mechanism));
+	parts[1].spec = MemoryContextStrdup(cxt, psprintf("%s %s", what, pl->mechanism));
 	parts[1].epsilon = pl->part_epsilon;
 	parts[1].delta = pl->part_delta;
 	parts[1].rho = NAN;
@@ -287,7 +289,8 @@ dpagg_auto_is_avg(Oid aggfnoid)
 {
 	PGFunction	final = dpagg_aggregate_finalfn(aggfnoid);
 
-	return final == dpagg_auto_avg_final || final == dpagg_unit_auto_avg_final;
+	return final == dpagg_auto_avg_final || final == dpagg_unit_auto_avg_final ||
+		final == dpagg_merge_auto_avg_final;
 }
 
 static void
@@ -296,33 +299,78 @@ sum_planner(double epsilon, double delta, const void *avg, DpAutoPlan *plan)
 	dpagg_auto_plan(epsilon, delta, *(const bool *) avg, plan);
 }
 
+/*
+ * The charge parts of dp_sum's or dp_avg's plan (the histogram's, the sum's and dp_avg's count's:
+ * returns how many), the count's release plan made (refused here, before any row, if it cannot
+ * be).
+ */
+static int
+auto_sum_parts(const DpAutoPlan *pl, bool avg, MemoryContext cxt, dpagg_release_plan *count_plan,
+			   DpChargePart *parts)
+{
+	dpagg_error err;
+
+	if (avg && dpagg_release_plan_init(&pl->count_cal, 1.0, count_plan, &err) != DPAGG_OK)
+		dpagg_report(&err);
+	dpagg_auto_charge_parts(cxt, pl, "sum", parts);
+	if (!avg)
+		return 2;
+	parts[2].spec = MemoryContextStrdup(cxt, psprintf("count %s", pl->count_cal.spec));
+	parts[2].epsilon = pl->part_epsilon;
+	parts[2].delta = dpagg_charged_delta(&pl->count_cal, pl->part_delta);
+	parts[2].rho = dpagg_zcdp_rho(&pl->count_cal);
+	return 3;
+}
+
 void *
 dpagg_auto_sum_site_params(DpSite *site)
 {
 	AParams    *p = MemoryContextAllocZero(site->cxt, sizeof(AParams));
 	DpAutoPlan *pl = &p->plan;
-	dpagg_error err;
 	DpChargePart parts[3];
-	int			L;
+	int			L,
+				n;
 
 	/* the form, from the aggregate's final function */
 	p->avg = dpagg_auto_is_avg(site->argref->aggfnoid);
 	site->name = p->avg ? "dp_avg" : "dp_sum";
 	L = dpagg_auto_site_plan(site, DP_SITE_AUTO_SUM, &p->epsilon, &p->delta, sum_planner, &p->avg,
 							 pl);
-	if (p->avg && dpagg_release_plan_init(&pl->count_cal, 1.0, &p->count_plan, &err) != DPAGG_OK)
-		dpagg_report(&err);
-	dpagg_auto_charge_parts(site, pl, "sum", parts);
-	if (p->avg)
-	{
-		parts[2].spec = MemoryContextStrdup(site->cxt, psprintf("count %s", pl->count_cal.spec));
-		parts[2].epsilon = pl->part_epsilon;
-		parts[2].delta = dpagg_charged_delta(&pl->count_cal, pl->part_delta);
-		parts[2].rho = dpagg_zcdp_rho(&pl->count_cal);
-	}
-	dpagg_auto_unit_parts(site, L, parts, p->avg ? 3 : 2);
-	dpagg_site_set_charge(site, p->epsilon, p->delta, parts, p->avg ? 3 : 2);
+	n = auto_sum_parts(pl, p->avg, site->cxt, &p->count_plan, parts);
+	dpagg_auto_unit_parts(site, L, parts, n);
+	dpagg_site_set_charge(site, p->epsilon, p->delta, parts, n);
 	return p;
+}
+
+/*
+ * On Citus, while planning (citus.c): the call's (epsilon, delta), constants, checked as its site
+ * on one node checks them (dpagg_auto_plan, dpagg_auto_variance_plan: the same errors) and its
+ * charge prechecked with the parts its merge will charge, before any worker reads a row.
+ */
+void
+dpagg_auto_precheck(Oid aggfnoid, int kind, double epsilon, double delta)
+{
+	DpAutoPlan	pl;
+	DpChargePart parts[3];
+	dpagg_release_plan count_plan;
+	const char *name;
+	int			n = 2;
+
+	if (kind == DP_SITE_AUTO_SUM)
+	{
+		bool		avg = dpagg_auto_is_avg(aggfnoid);
+
+		name = avg ? "dp_avg" : "dp_sum";
+		dpagg_auto_plan(epsilon, delta, avg, &pl);
+		n = auto_sum_parts(&pl, avg, CurrentMemoryContext, &count_plan, parts);
+	}
+	else
+	{
+		name = dpagg_auto_variance_form_name(aggfnoid);
+		dpagg_auto_variance_plan(epsilon, delta, name, &pl);
+		dpagg_auto_charge_parts(CurrentMemoryContext, &pl, "variance", parts);
+	}
+	dpagg_charge_precheck(name, epsilon, delta, parts, n);
 }
 
 /* ---- the state ------------------------------------------------------------------------------- */
@@ -547,6 +595,31 @@ auto_combine(FunctionCallInfo fcinfo, int kind)
 DPAGG_A_ENTRY(dpagg_auto_sum_combine, auto_combine, DP_SITE_AUTO_SUM)
 DPAGG_A_ENTRY(dpagg_auto_var_combine, auto_combine, DP_SITE_AUTO_VARIANCE)
 
+/*
+ * Why a bin's count, sum and sum of squares (0 for a sum's state) are not what values of the bin
+ * make, or NULL: each value of bin j is at most 2^52 of the bin's quanta in size, and outside the
+ * zero bin at least 2^51 (half the bin's upper edge) on the bin's side of 0; its square within
+ * [0, 2^52] square quanta, outside the zero bin at least 2^50 (dpagg_bounds.h).  So the sensitivity
+ * holds for states made elsewhere too (serialised, or merged from Citus's workers).
+ */
+static const char *
+bin_sums_invalid(int j, int64 count, __int128 sum, __int128 squares, bool squares_kept)
+{
+	__int128	lim = (__int128) count * ((__int128) 1 << 52),
+				low = j != DPAGG_BOUNDS_ZERO ? lim / 2 : 0;
+
+	if (j < 0 || j >= DPAGG_BOUNDS_BINS)
+		return "a bin outside the 191 bins of magnitude";
+	if (count <= 0)
+		return "a bin without values";
+	if ((j >= DPAGG_BOUNDS_ZERO && (sum > lim || sum < (j > DPAGG_BOUNDS_ZERO ? low : -lim))) ||
+		(j < DPAGG_BOUNDS_ZERO && (sum < -lim || sum > -low)))
+		return "a sum that no count of values of its bin makes";
+	if (squares_kept && (squares > lim || squares < low / 2))
+		return "a sum of squares that no count of values of its bin makes";
+	return NULL;
+}
+
 /* Serialised: version, then for each occupied bin (in order) its index (int32), count and sum,
  * and for a variance's state its sum of squares (AWireSquares after each AWire). */
 typedef struct AWire
@@ -639,8 +712,7 @@ auto_deserialize(FunctionCallInfo fcinfo, bool squares)
 	{
 		AWire		w;
 		AWireSquares ws = {0, 0};
-		__int128	s,
-					lim;
+		__int128	s;
 		ASquares   *sq = NULL;
 
 		memcpy(&w, VARDATA_ANY(in) + sizeof(int32) + i * entry, sizeof(AWire));
@@ -649,11 +721,7 @@ auto_deserialize(FunctionCallInfo fcinfo, bool squares)
 		if (w.bin <= last || w.bin >= DPAGG_BOUNDS_BINS || w.count <= 0)
 			goto malformed;
 		s = dpagg_int128_get(w.sum_hi, w.sum_lo);
-		lim = (__int128) w.count << 52;
-		if (s > lim || s < -lim || (w.bin > DPAGG_BOUNDS_ZERO && s < 0) ||
-			(w.bin < DPAGG_BOUNDS_ZERO && s > 0))
-			goto malformed;
-		if (squares && (dpagg_int128_get(ws.hi, ws.lo) < 0 || dpagg_int128_get(ws.hi, ws.lo) > lim))
+		if (bin_sums_invalid(w.bin, w.count, s, dpagg_int128_get(ws.hi, ws.lo), squares) != NULL)
 			goto malformed;
 		bin_add(bin_of(st, w.bin, CurrentMemoryContext, &sq), w.count, s);
 		if (sq)
@@ -671,6 +739,113 @@ malformed:
 
 DPAGG_A_ENTRY(dpagg_auto_sum_deserialize, auto_deserialize, false)
 DPAGG_A_ENTRY(dpagg_auto_var_deserialize, auto_deserialize, true)
+
+/* ---- Citus: a row's bin and quanta on the workers, the bins merged on the coordinator -------- */
+
+/*
+ * A row as this file's transition adds it: its bin (dpagg_auto_bin), its value in the bin's
+ * quanta (dpagg_auto_quanta) and its square in the bin's square quanta (dpagg_auto_square_quanta),
+ * after the same conversion to a double.  The workers group by the bin and sum the quanta with
+ * built-in sum(bigint), exact (citus.c).
+ */
+static pg_attribute_always_inline Datum
+auto_row_fn(FunctionCallInfo fcinfo, ValueType vt, int what)
+{
+	double		x = dpagg_bounds_value(value_as_double(fcinfo, 0, vt));
+	int			j = dpagg_bounds_bin(x);
+
+	if (what == 0)
+		PG_RETURN_INT32(j);
+	if (what == 1)
+		PG_RETURN_INT64(llrint(ldexp(x, -dpagg_bounds_quantum_exp(j))));
+	PG_RETURN_INT64(dpagg_bounds_square_quanta(x, j));
+}
+
+#define DPAGG_AROW_FNS(short, vt) \
+	PG_FUNCTION_INFO_V1(dpagg_auto_bin_##short); \
+	Datum dpagg_auto_bin_##short(PG_FUNCTION_ARGS) { return auto_row_fn(fcinfo, vt, 0); } \
+	PG_FUNCTION_INFO_V1(dpagg_auto_quanta_##short); \
+	Datum dpagg_auto_quanta_##short(PG_FUNCTION_ARGS) { return auto_row_fn(fcinfo, vt, 1); } \
+	PG_FUNCTION_INFO_V1(dpagg_auto_square_quanta_##short); \
+	Datum dpagg_auto_square_quanta_##short(PG_FUNCTION_ARGS) { return auto_row_fn(fcinfo, vt, 2); }
+
+DPAGG_AROW_FNS(int2, VT_INT2)
+DPAGG_AROW_FNS(int4, VT_INT4)
+DPAGG_AROW_FNS(int8, VT_INT8)
+DPAGG_AROW_FNS(float4, VT_FLOAT4)
+DPAGG_AROW_FNS(float8, VT_FLOAT8)
+DPAGG_AROW_FNS(numeric, VT_NUMERIC)
+
+static void
+bad_apartial(const char *what)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("invalid partial sums for dpagg's merge without bounds: %s", what),
+			 errhint("The partial sums are dpagg_auto_bin(x), count(x), sum(dpagg_auto_quanta(x)) (and for a variance sum(dpagg_auto_square_quanta(x))) grouped by the bin.")));
+}
+
+/*
+ * dpagg_merge_auto_sum(bin, n, s, epsilon, delta), _auto_avg, and dpagg_merge_auto_var_pop(bin,
+ * n, s, squares, epsilon, delta) and its sibling forms: one row of a group's partial sums, n
+ * values of one bin whose quanta add up to s (and whose squares' to squares), added exactly into
+ * the state this file's transition makes (a list of bins, then dense): the same state as one
+ * node's for the same values, hence the same release.  Refused (22023): a bin outside the 191, a
+ * negative or NULL count, values without their bin, sums no count of values of the bin makes
+ * (bin_sums_invalid), counts past a bigint.  A row with a count of 0 is a group's values that
+ * were all NULL (or filtered out): the group exists, as on one node.
+ */
+static Datum
+merge_auto_trans(FunctionCallInfo fcinfo, int kind)
+{
+	MemoryContext cxt = dpagg_aggregate_context(fcinfo, ANAME);
+	AState	   *st = PG_ARGISNULL(0) ? NULL : (AState *) PG_GETARG_POINTER(0);
+	bool		squares = kind == DP_SITE_MERGE_AUTO_VARIANCE;
+	__int128	s = 0,
+				q = 0;
+	const char *why;
+	ASquares   *sq = NULL;
+	ABin	   *b;
+	int64		n;
+
+	(void) dpagg_site_of_trans(fcinfo, kind);
+	if (st == NULL)
+		st = astate_new(cxt, squares);
+	check_astate(st, squares);
+	if (st->released)
+		elog(ERROR, "dp_sum: a merged state was released already");
+	if (PG_ARGISNULL(2))
+		bad_apartial("a NULL count");
+	n = PG_GETARG_INT64(2);
+	if (n < 0)
+		bad_apartial("a negative count");
+	if (n == 0)
+	{
+		if (!PG_ARGISNULL(3) || (squares && !PG_ARGISNULL(4)))
+			bad_apartial("partial sums without values");
+		PG_RETURN_POINTER(st);
+	}
+	if (PG_ARGISNULL(1))
+		bad_apartial("values counted without their bin");
+	if (PG_ARGISNULL(3) || (squares && PG_ARGISNULL(4)))
+		bad_apartial("a count without its partial sums");
+	if (!dpagg_numeric_int128(PG_GETARG_DATUM(3), &s, &why) ||
+		(squares && !dpagg_numeric_int128(PG_GETARG_DATUM(4), &q, &why)))
+		bad_apartial(why);
+	if ((why = bin_sums_invalid(PG_GETARG_INT32(1), n, s, q, squares)) != NULL)
+		bad_apartial(why);
+	b = bin_of(st, PG_GETARG_INT32(1), cxt, &sq);
+	if (b->count > PG_INT64_MAX - n)
+		bad_apartial("the counts add up to more than a bigint holds");
+	/* each bin's sums stay within its count times 2^52 quanta (below 2^115): no wrap */
+	bin_add(b, n, s);
+	if (sq)
+		squares_add(sq, q);
+	PG_RETURN_POINTER(st);
+}
+
+DPAGG_A_ENTRY(dpagg_merge_auto_sum_trans, merge_auto_trans, DP_SITE_MERGE_AUTO_SUM)
+DPAGG_A_ENTRY(dpagg_merge_auto_var_trans, merge_auto_trans, DP_SITE_MERGE_AUTO_VARIANCE)
 
 /* ---- the release ----------------------------------------------------------------------------- */
 
@@ -806,4 +981,18 @@ Datum
 dpagg_unit_auto_avg_final(PG_FUNCTION_ARGS)
 {
 	return auto_final(fcinfo, true, DP_SITE_UNIT_AUTO_SUM);
+}
+
+PG_FUNCTION_INFO_V1(dpagg_merge_auto_sum_final);
+Datum
+dpagg_merge_auto_sum_final(PG_FUNCTION_ARGS)
+{
+	return auto_final(fcinfo, false, DP_SITE_MERGE_AUTO_SUM);
+}
+
+PG_FUNCTION_INFO_V1(dpagg_merge_auto_avg_final);
+Datum
+dpagg_merge_auto_avg_final(PG_FUNCTION_ARGS)
+{
+	return auto_final(fcinfo, true, DP_SITE_MERGE_AUTO_SUM);
 }

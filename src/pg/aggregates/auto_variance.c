@@ -19,7 +19,9 @@
  * (its mechanism is chosen at the release: all of delta, rho NaN).  Every range the release could
  * need is calibrated when the query starts.  Over a private relation the per-unit forms
  * (dpagg_unit_auto_var_pop, ...) take one value per unit and group, its average there
- * (query/bound.c), each group at (epsilon / L, delta / L).  Not on Citus (citus/citus.c) yet.
+ * (query/bound.c), each group at (epsilon / L, delta / L).  On Citus the workers count and sum
+ * each group's values per bin and dpagg_merge_auto_var_pop (or the call's form) adds them into
+ * the same state on the coordinator (auto_bounds.c, citus/citus.c).
  */
 #include "aggregates/state.h"
 
@@ -38,18 +40,27 @@ extern Datum dpagg_unit_auto_var_pop_final(PG_FUNCTION_ARGS);
 extern Datum dpagg_unit_auto_var_samp_final(PG_FUNCTION_ARGS);
 extern Datum dpagg_unit_auto_stddev_pop_final(PG_FUNCTION_ARGS);
 extern Datum dpagg_unit_auto_stddev_samp_final(PG_FUNCTION_ARGS);
+extern Datum dpagg_merge_auto_var_pop_final(PG_FUNCTION_ARGS);
+extern Datum dpagg_merge_auto_var_samp_final(PG_FUNCTION_ARGS);
+extern Datum dpagg_merge_auto_stddev_pop_final(PG_FUNCTION_ARGS);
+extern Datum dpagg_merge_auto_stddev_samp_final(PG_FUNCTION_ARGS);
 
-/* The four forms: their names and final functions, over the rows and per unit. */
+/* The four forms: their names and final functions, over the rows, per unit and merged (Citus). */
 static const struct
 {
 	const char *name;
 	PGFunction	final;
 	PGFunction	unit_final;
+	PGFunction	merge_final;
 }			forms[] = {
-	[DPAGG_VAR_POP] = {"dp_var_pop", dpagg_auto_var_pop_final, dpagg_unit_auto_var_pop_final},
-	[DPAGG_VAR_SAMP] = {"dp_var_samp", dpagg_auto_var_samp_final, dpagg_unit_auto_var_samp_final},
-	[DPAGG_STDDEV_POP] = {"dp_stddev_pop", dpagg_auto_stddev_pop_final, dpagg_unit_auto_stddev_pop_final},
-	[DPAGG_STDDEV_SAMP] = {"dp_stddev_samp", dpagg_auto_stddev_samp_final, dpagg_unit_auto_stddev_samp_final},
+	[DPAGG_VAR_POP] = {"dp_var_pop", dpagg_auto_var_pop_final, dpagg_unit_auto_var_pop_final,
+	dpagg_merge_auto_var_pop_final},
+	[DPAGG_VAR_SAMP] = {"dp_var_samp", dpagg_auto_var_samp_final, dpagg_unit_auto_var_samp_final,
+	dpagg_merge_auto_var_samp_final},
+	[DPAGG_STDDEV_POP] = {"dp_stddev_pop", dpagg_auto_stddev_pop_final, dpagg_unit_auto_stddev_pop_final,
+	dpagg_merge_auto_stddev_pop_final},
+	[DPAGG_STDDEV_SAMP] = {"dp_stddev_samp", dpagg_auto_stddev_samp_final, dpagg_unit_auto_stddev_samp_final,
+	dpagg_merge_auto_stddev_samp_final},
 };
 
 typedef struct VAParams
@@ -67,7 +78,8 @@ form_of(Oid aggfnoid)
 	int			i;
 
 	for (i = 0; i < (int) lengthof(forms); i++)
-		if (final != NULL && (final == forms[i].final || final == forms[i].unit_final))
+		if (final != NULL && (final == forms[i].final || final == forms[i].unit_final ||
+							  final == forms[i].merge_final))
 			return i;
 	return -1;
 }
@@ -163,7 +175,7 @@ dpagg_auto_variance_site_params(DpSite *site)
 	site->name = forms[p->form].name;
 	L = dpagg_auto_site_plan(site, DP_SITE_AUTO_VARIANCE, &p->epsilon, &p->delta, variance_planner,
 							 site->name, pl);
-	dpagg_auto_charge_parts(site, pl, "variance", parts);
+	dpagg_auto_charge_parts(site->cxt, pl, "variance", parts);
 	dpagg_auto_unit_parts(site, L, parts, 2);
 	dpagg_site_set_charge(site, p->epsilon, p->delta, parts, 2);
 	return p;
@@ -261,3 +273,7 @@ DPAGG_AV_FINAL(dpagg_unit_auto_var_pop_final, DPAGG_VAR_POP, DP_SITE_UNIT_AUTO_V
 DPAGG_AV_FINAL(dpagg_unit_auto_var_samp_final, DPAGG_VAR_SAMP, DP_SITE_UNIT_AUTO_VARIANCE)
 DPAGG_AV_FINAL(dpagg_unit_auto_stddev_pop_final, DPAGG_STDDEV_POP, DP_SITE_UNIT_AUTO_VARIANCE)
 DPAGG_AV_FINAL(dpagg_unit_auto_stddev_samp_final, DPAGG_STDDEV_SAMP, DP_SITE_UNIT_AUTO_VARIANCE)
+DPAGG_AV_FINAL(dpagg_merge_auto_var_pop_final, DPAGG_VAR_POP, DP_SITE_MERGE_AUTO_VARIANCE)
+DPAGG_AV_FINAL(dpagg_merge_auto_var_samp_final, DPAGG_VAR_SAMP, DP_SITE_MERGE_AUTO_VARIANCE)
+DPAGG_AV_FINAL(dpagg_merge_auto_stddev_pop_final, DPAGG_STDDEV_POP, DP_SITE_MERGE_AUTO_VARIANCE)
+DPAGG_AV_FINAL(dpagg_merge_auto_stddev_samp_final, DPAGG_STDDEV_SAMP, DP_SITE_MERGE_AUTO_VARIANCE)

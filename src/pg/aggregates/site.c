@@ -408,8 +408,7 @@ dpagg_site_param(DpSite *site, int i, bool *isnull)
 const char *
 dpagg_kind_name(int kind)
 {
-	/* The per-unit kinds are what the analyst wrote, bounded per unit (bound.c); the merge kinds
-	 * what the analyst wrote, split for Citus (citus.c). */
+	/* The per-unit kinds: the analyst's call bounded per unit (bound.c); merges: split (citus.c) */
 	switch (kind)
 	{
 		case DP_SITE_SUM:
@@ -417,6 +416,7 @@ dpagg_kind_name(int kind)
 		case DP_SITE_MERGE_SUM:
 		case DP_SITE_AUTO_SUM:
 		case DP_SITE_UNIT_AUTO_SUM:
+		case DP_SITE_MERGE_AUTO_SUM:
 			return "dp_sum";
 		case DP_SITE_COUNT:
 		case DP_SITE_UNIT_COUNT:
@@ -438,6 +438,7 @@ dpagg_kind_name(int kind)
 		case DP_SITE_AUTO_VARIANCE:
 		case DP_SITE_UNIT_AUTO_VARIANCE:
 		case DP_SITE_MERGE_VARIANCE:
+		case DP_SITE_MERGE_AUTO_VARIANCE:
 			return "dp_var_pop";	/* or one of its sibling forms: DpSite.name says which */
 		default:
 			return "dp_sum_vector";
@@ -447,11 +448,10 @@ dpagg_kind_name(int kind)
 bool
 dpagg_data_argument(Aggref *aggref, int kind, int i)
 {
-	/* the value (a quantile's merge: the bin), and a merge's count beside it (partial.c,
-	 * percentile.c); a variance's merge takes its partial sums of squares and values and count */
+	/* the value (a bin's merge: the bin) and a merge's partial count and sums (generate_sql.py) */
 	return i == dpagg_value_position(aggref, kind) ||
 		(i == 1 && (kind == DP_SITE_MERGE_SUM || kind == DP_SITE_MERGE_AVG || kind == DP_SITE_MERGE_PERCENTILE)) ||
-		((i == 1 || i == 2) && kind == DP_SITE_MERGE_VARIANCE);
+		((i == 1 || i == 2 || (i == 3 && kind == DP_SITE_MERGE_AUTO_VARIANCE)) && (kind == DP_SITE_MERGE_VARIANCE || kind == DP_SITE_MERGE_AUTO_SUM || kind == DP_SITE_MERGE_AUTO_VARIANCE));
 }
 
 int

@@ -67,22 +67,30 @@ typedef enum DpSiteKind
 	/* dp_percentile, dp_median and dp_percentiles (with or without bounds) over partial counts of
 	 * bins made where the rows are (on Citus workers: citus.c), merged and released here
 	 * (percentile.c) */
-	DP_SITE_MERGE_PERCENTILE = 24
+	DP_SITE_MERGE_PERCENTILE = 24,
+	/* dp_sum and dp_avg, the variances without bounds, over partial counts and exact sums per bin
+	 * of magnitude made where the rows are (on Citus workers: citus.c), merged into the same state
+	 * and released here (auto_bounds.c, auto_variance.c) */
+	DP_SITE_MERGE_AUTO_SUM = 25,
+	DP_SITE_MERGE_AUTO_VARIANCE = 26
 } DpSiteKind;
 
 #define DPAGG_KIND_IS_UNIT(k) (((k) >= DP_SITE_UNIT_SUM && (k) <= DP_SITE_UNIT_VECTOR) || \
 							   (k) == DP_SITE_UNIT_VARIANCE || (k) == DP_SITE_UNIT_PERCENTILE || \
 							   (k) == DP_SITE_UNIT_AUTO_SUM || (k) == DP_SITE_UNIT_AUTO_VARIANCE)
-/* dp_sum and dp_avg, the variances without bounds: over the rows, or per unit */
-#define DPAGG_KIND_IS_AUTO_SUM(k) ((k) == DP_SITE_AUTO_SUM || (k) == DP_SITE_UNIT_AUTO_SUM)
-#define DPAGG_KIND_IS_AUTO_VARIANCE(k) ((k) == DP_SITE_AUTO_VARIANCE || (k) == DP_SITE_UNIT_AUTO_VARIANCE)
+/* dp_sum and dp_avg, the variances without bounds: over the rows, per unit, or merged (Citus) */
+#define DPAGG_KIND_IS_AUTO_SUM(k) ((k) == DP_SITE_AUTO_SUM || (k) == DP_SITE_UNIT_AUTO_SUM || \
+								   (k) == DP_SITE_MERGE_AUTO_SUM)
+#define DPAGG_KIND_IS_AUTO_VARIANCE(k) ((k) == DP_SITE_AUTO_VARIANCE || (k) == DP_SITE_UNIT_AUTO_VARIANCE || \
+										(k) == DP_SITE_MERGE_AUTO_VARIANCE)
 /* dp_percentile and its forms: with bounds, per unit, without bounds (percentile.c) */
 #define DPAGG_KIND_IS_PERCENTILE(k) ((k) == DP_SITE_PERCENTILE || (k) == DP_SITE_UNIT_PERCENTILE || \
 									 (k) == DP_SITE_AUTO_PERCENTILE || (k) == DP_SITE_MERGE_PERCENTILE)
 #define DPAGG_KIND_IS_MERGE(k) ((k) >= DP_SITE_MERGE_SUM && (k) <= DP_SITE_MERGE_COUNT)
-/* the scalar merges above, the vector one, the variances' or the quantiles' */
+/* the scalar merges above, the vector one, the variances', the quantiles' or those without bounds */
 #define DPAGG_KIND_IS_ANY_MERGE(k) (DPAGG_KIND_IS_MERGE(k) || (k) == DP_SITE_MERGE_VECTOR || \
-									(k) == DP_SITE_MERGE_VARIANCE || (k) == DP_SITE_MERGE_PERCENTILE)
+									(k) == DP_SITE_MERGE_VARIANCE || (k) == DP_SITE_MERGE_PERCENTILE || \
+									(k) == DP_SITE_MERGE_AUTO_SUM || (k) == DP_SITE_MERGE_AUTO_VARIANCE)
 
 typedef struct DpSite
 {
@@ -217,8 +225,12 @@ extern void dpagg_auto_plan(double epsilon, double delta, bool avg, DpAutoPlan *
  * split of epsilon (epsilon_bounds, epsilon_sum: the rest), bounds_cal and threshold. */
 extern void dpagg_auto_plan_bounds(double epsilon, DpAutoPlan *plan);
 /* The histogram's part and the release's ("<what> <mechanism>") of such a call's charge. */
-extern void dpagg_auto_charge_parts(DpSite *site, const DpAutoPlan *plan, const char *what,
+extern void dpagg_auto_charge_parts(MemoryContext cxt, const DpAutoPlan *plan, const char *what,
 									DpChargePart *parts);
+/* On Citus, while planning: a call without bounds' (epsilon, delta) checked as its site on one
+ * node checks them, with the same errors, and its charge prechecked (auto_bounds.c); kind
+ * DP_SITE_AUTO_SUM or DP_SITE_AUTO_VARIANCE. */
+extern void dpagg_auto_precheck(Oid aggfnoid, int kind, double epsilon, double delta);
 /* The variances without bounds (auto_variance.c): a call's plan (part_epsilon and part_delta are
  * the variance's release, all of the rest), checked at both extreme ranges; the form's name. */
 extern void *dpagg_auto_variance_site_params(DpSite *site);
