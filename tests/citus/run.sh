@@ -322,6 +322,77 @@ check "quantiles refused as dp_sum is (0A000), nothing charged: parameters that 
 check "a quantile merge refuses a bin outside its grid, a negative count and values counted without their bin" "1 1 1 1" \
   "$(q c "SELECT dpagg_merge_median(1024, 1, 1, 0, 0, 50, NULL)" 2>&1 | grep -c 'outside the grid') $(q c "SELECT dpagg_merge_percentile(6081, 1, 0.5, 1, 0, NULL, NULL, NULL)" 2>&1 | grep -c 'outside the grid') $(q c "SELECT dpagg_merge_median(3, -1, 1, 0, 0, 50, NULL)" 2>&1 | grep -c 'negative count') $(q c "SELECT dpagg_merge_median(NULL, 2, 1, 0, 0, 50, NULL)" 2>&1 | grep -c 'without their bin')"
 
+# --- dp_sum, dp_avg and the variances without bounds: the workers group each group's rows by
+# dpagg_auto_bin(x), their bin of magnitude, and count them and sum their quanta (and squares'
+# quanta), dpagg_merge_auto_sum (_avg, _var_pop, ...) adds them into the state one node makes on
+# the coordinator (auto_bounds.c) ---------------------------------------------------------------
+# ta: 200 rows per uid over 500 uids with NULLs, NaN and infinities (x: +Infinity only, v:
+# -Infinity only, so that a group's answer is dominated by them rather than cancelled to noise at
+# the top bin's scale), 10 uids whose values are all NULL; ta_local its local copy.  At epsilon
+# 1e9 the noise is far below 1e-9 of each answer: the answers over ta and ta_local must agree to
+# 1e-9, group by group.  GROUP BY uid (groups of 200) leaves the infinities out: a few of them
+# would put the noise of the top bin's scale (2^63 / 5e8) above 1e-9 of the answer.
+q c "CREATE TABLE ta (uid int, dept int, x float8, i int, v numeric)" "SELECT create_distributed_table('ta', 'uid')" \
+    "INSERT INTO ta SELECT g % 500, g % 7, CASE WHEN g % 97 = 0 THEN NULL WHEN g % 89 = 0 THEN 'NaN' WHEN g % 83 = 0 THEN 'Infinity' ELSE ((g * 7919) % 1000) / 10.0 - 20 END, CASE WHEN g % 101 = 0 THEN NULL ELSE (g * 31) % 90 - 5 END, CASE WHEN g % 101 = 0 THEN 'NaN' WHEN g % 103 = 0 THEN NULL WHEN g % 107 = 0 THEN '-Infinity' ELSE ((g * 13) % 700) / 7.0 END FROM generate_series(1, 100000) g" \
+    "INSERT INTO ta SELECT 500 + g % 10, 3, NULL, NULL, NULL FROM generate_series(1, 50) g" \
+    "CREATE TABLE ta_local AS SELECT * FROM ta" "GRANT SELECT ON ta, ta_local TO analyst" >/dev/null
+adiffs() {  # adiffs KEY AGG [WHERE]: the groups (by KEY, or none) where AGG over ta and ta_local differ by more than 1e-9 of it (or in being NULL)
+  local key="" by="" join="," on=""
+  [ -n "$1" ] && { key="$1 k,"; by="GROUP BY $1"; join="JOIN"; on="USING (k)"; }
+  as_analyst c "SELECT count(*) FROM (SELECT $key $2 a FROM ta WHERE uid < 500 ${3:-} $by) a $join (SELECT $key $2 b FROM ta_local WHERE uid < 500 ${3:-} $by) b $on WHERE (a IS NULL) <> (b IS NULL) OR abs(a - b) > 1e-9 * abs(b)"
+}
+FIN="AND x IS DISTINCT FROM 'Infinity' AND v IS DISTINCT FROM '-Infinity'"
+c0=$(charges c)
+check "dp_sum and dp_avg without bounds, whole table, GROUP BY dept (safe form) and GROUP BY uid (direct form), float8, integer and numeric values with NULL, NaN and infinities: as on one node to 1e-9" "0 0 0 0 0 0 0 0 0 0 0 0" \
+  "$(adiffs '' "dp_sum(x, $E, 1e-5)") $(adiffs '' "dp_avg(v, $E, 1e-5)") $(adiffs '' "dp_sum(i, $E, 0)") $(adiffs dept "dp_sum(x, $E, 1e-5)") $(adiffs dept "dp_avg(x, $E, 1e-5)") $(adiffs dept "dp_sum(v, $E, 1e-5)") $(adiffs dept "dp_avg(i, $E, 1e-5)") $(adiffs uid "dp_sum(x, $E, 1e-5)" "$FIN") $(adiffs uid "dp_avg(x, $E, 1e-5)" "$FIN") $(adiffs uid "dp_sum(v, $E, 1e-5)" "$FIN") $(adiffs uid "dp_avg(i, $E, 1e-5)") $(adiffs uid "dp_sum(i, $E, 1e-5)")"
+check "... one charge per query on the coordinator (12 over ta, 12 over ta_local), none on the workers" "24 0 0" \
+  "$(( $(charges c) - c0 )) $(charges w1) $(charges w2)"
+c0=$(charges c)
+check "dp_var_pop, dp_var_samp, dp_stddev_pop and dp_stddev_samp without bounds, the same shapes and values: as on one node to 1e-9" "0 0 0 0 0 0 0 0 0 0 0" \
+  "$(adiffs '' "dp_var_pop(x, $E, 1e-5)") $(adiffs '' "dp_stddev_samp(v, $E, 1e-5)") $(adiffs '' "dp_var_samp(i, $E, 0)") $(adiffs dept "dp_var_pop(x, $E, 1e-5)") $(adiffs dept "dp_stddev_pop(v, $E, 1e-5)") $(adiffs dept "dp_var_samp(i, $E, 1e-5)") $(adiffs dept "dp_stddev_samp(x, $E, 1e-5)") $(adiffs uid "dp_var_pop(x, $E, 1e-5)" "$FIN") $(adiffs uid "dp_stddev_samp(v, $E, 1e-5)" "$FIN") $(adiffs uid "dp_var_samp(i, $E, 1e-5)") $(adiffs uid "dp_stddev_pop(i, $E, 1e-5)")"
+check "... one charge per query on the coordinator (11 over ta, 11 over ta_local), none on the workers" "22 0 0" \
+  "$(( $(charges c) - c0 )) $(charges w1) $(charges w2)"
+lastrow() { q c "SELECT aggregate || ' ' || mechanism || ' ' || epsilon || ' ' || delta || ' ' || coalesce(rho::text, '-') || ' ' || limited FROM dp_ledger ORDER BY seq DESC LIMIT 1"; }
+same=0
+for m in "dp_sum(x, 1, 1e-5)" "dp_avg(i, 2, 0)" "dp_var_pop(v, 1, 1e-5)" "dp_var_samp(x, 3, 1e-6)" "dp_stddev_pop(i, 1, 0)" "dp_stddev_samp(v, 2, 1e-5)"; do
+  as_analyst c "SELECT dept, $m FROM ta GROUP BY dept" >/dev/null; a=$(lastrow)
+  as_analyst c "SELECT dept, $m FROM ta_local GROUP BY dept" >/dev/null; b=$(lastrow)
+  [ "$a" == "$b" ] && [ -n "$a" ] && same=$((same + 1))
+done
+check "... with the same ledger row as on one node (name, mechanisms of the parts, epsilon, delta, rho), for each form" "6 dp_stddev_samp" \
+  "$same $(lastcharge | cut -d' ' -f1)"
+aempty() {  # aempty TABLE: over its empty groups (10), then over no row at all
+  as_analyst c "SELECT count(*) FILTER (WHERE a IS NOT NULL) || '|' || count(*) FILTER (WHERE b IS NULL) FROM (SELECT uid, dp_sum(x, $E, 1e-5) a FROM $1 WHERE uid >= 500 GROUP BY uid) s1 JOIN (SELECT uid, dp_var_samp(v, $E, 1e-5) b FROM $1 WHERE uid >= 500 GROUP BY uid) s2 USING (uid)" \
+    "SELECT (SELECT round(dp_sum(x, $E, 1e-5)::numeric, 3) FROM $1 WHERE uid > 1000) || '|' || (SELECT round(dp_avg(i, $E, 1e-5)::numeric, 3) FROM $1 WHERE uid > 1000) || '|' || (SELECT dp_stddev_pop(v, $E, 1e-5) IS NULL FROM $1 WHERE uid > 1000)" | tr '\n' ' '
+}
+check "... empty groups (every value NULL) and no row at all: as on one node" "$(aempty ta_local)" "$(aempty ta)"
+asplan=$(as_analyst c "EXPLAIN (VERBOSE, COSTS OFF) SELECT dept, dp_avg(x, 1, 1e-5) FROM ta GROUP BY dept")
+adplan=$(as_analyst c "EXPLAIN (VERBOSE, COSTS OFF) SELECT uid, dp_var_pop(x, 1, 1e-5) FROM ta GROUP BY uid")
+check "... the plans: the workers group by the bin, count and sum the quanta; the safe form a subplan, the direct form its merge hashed above the Custom Scan with its parameters back" "1 1 1 1 1 0" \
+  "$(echo "$asplan" | grep -c 'Query: .*dpagg_auto_bin(x).*count(x).*sum(.*dpagg_auto_quanta(x)') $(echo "$asplan" | grep -q 'dpagg_merge_auto_avg(' && echo 1) $(echo "$asplan" | grep -c 'Distributed Subplan') $(echo "$adplan" | grep -c 'Group Key: ta.uid, dpagg_auto_bin(ta.x)') $(echo "$adplan" | grep -A1 '^HashAggregate' | grep -c "dpagg_merge_auto_var_pop(.*'1'::double precision, '1e-05'::double precision)") $(echo "$adplan" | grep -c 'Distributed Subplan')"
+check "... GROUP BY dept: dp_sum and dp_avg of one value beside dp_count (its counts summed per bin too), FILTER and HAVING: as on one node" \
+  "$(as_analyst c "SELECT dept, dp_count($E, 1e-5), round(dp_sum(x, $E, 1e-5) FILTER (WHERE i > 3)), round(dp_avg(x, $E, 1e-5) FILTER (WHERE i > 3)::numeric, 4) FROM ta_local WHERE uid < 500 GROUP BY dept HAVING dp_count($E, 1e-5) > 10 ORDER BY dept" | tr '\n' ' ')" \
+  "$(as_analyst c "SELECT dept, dp_count($E, 1e-5), round(dp_sum(x, $E, 1e-5) FILTER (WHERE i > 3)), round(dp_avg(x, $E, 1e-5) FILTER (WHERE i > 3)::numeric, 4) FROM ta WHERE uid < 500 GROUP BY dept HAVING dp_count($E, 1e-5) > 10 ORDER BY dept" | tr '\n' ' ')"
+c0=$(charges c)
+anode=$(q c "SET client_min_messages = error" "SET SESSION AUTHORIZATION analyst" "SELECT uid, round(dp_sum(i, 1e9, 1e-5)) FROM ta WHERE uid = 5 GROUP BY uid")
+check "... rows on one shard (WHERE uid = 5): released on the coordinator, one charge" "5|$(as_analyst c "SELECT round(dp_sum(i, 1e9, 1e-5)) FROM ta_local WHERE uid = 5") 2" \
+  "$anode $(( $(charges c) - c0 ))"
+aerr() {  # aerr EXPR: the first error line (with its SQLSTATE) of a query over ta and over ta_local
+  for tab in ta ta_local; do
+    as_analyst c '\set VERBOSITY verbose' "SELECT dept, $1 FROM $tab GROUP BY dept" | grep -m1 '^ERROR' | sed 's/ at character [0-9]*//'
+  done | sort -u | wc -l | tr -d ' '
+}
+c0=$(charges c)
+check "bad parameters without bounds (epsilon 0, NaN, infinite, too small, too large, NULL; delta 1, -1, NaN, NULL): the same error as on one node, nothing charged" "1 1 1 1 1 1 1 1 1 1 1 1 1 0" \
+  "$(aerr "dp_sum(x, 0, 1e-5)") $(aerr "dp_avg(x, 'NaN', 1e-5)") $(aerr "dp_sum(x, 'Infinity', 1e-5)") $(aerr "dp_avg(x, 3e-10, 1e-5)") $(aerr "dp_var_pop(x, 5e-10, 1e-5)") $(aerr "dp_stddev_samp(x, 3e9, 1e-5)") $(aerr "dp_sum(x, NULL, 1e-5)") $(aerr "dp_var_samp(x, 1, 1)") $(aerr "dp_avg(x, 1, -1)") $(aerr "dp_stddev_pop(x, 1, 'NaN')") $(aerr "dp_sum(x, 1, NULL)") $(aerr "dp_var_pop(x, NULL, 0)") $(aerr "dp_sum(i, 1e-300, 0)") $(( $(charges c) - c0 ))"
+check "... and it is not an internal error (XX000)" 0 \
+  "$(as_analyst c '\set VERBOSITY verbose' "SELECT dept, dp_sum(x, 0, 1e-5) FROM ta GROUP BY dept" "SELECT dp_var_pop(x, NULL, 0) FROM ta" "SELECT dp_avg(x, 1, 1) FROM ta" "SELECT uid, dp_stddev_samp(x, 1, NULL) FROM ta GROUP BY uid" | grep -c 'XX000')"
+c0=$(charges c)
+check "without bounds refused as dp_sum is (0A000), nothing charged: parameters that are not constants, grouping sets, another aggregate beside, two values in one level, beside a quantile without bounds" "1 1 1 1 1 0" \
+  "$(as_analyst c "SELECT dp_sum(x, 1, dept) FROM ta GROUP BY dept" | grep -c 'must be constants') $(as_analyst c "SELECT dept, dp_avg(x, 1, 0) FROM ta GROUP BY ROLLUP (dept)" | grep -c 'GROUPING SETS') $(as_analyst c "SELECT dp_var_pop(x, 1, 0), count(*) FROM ta" | grep -c 'cannot be mixed') $(as_analyst c "SELECT dept, dp_sum(x, 1, 0), dp_sum(i, 1, 0) FROM ta GROUP BY dept" | grep -c 'must read the same value') $(as_analyst c "SELECT dept, dp_sum(x, 1, 0), dp_median(x, 1, 0) FROM ta GROUP BY dept" | grep -c 'must read the same value') $(( $(charges c) - c0 ))"
+check "a merge without bounds refuses a bin outside the 191, a negative count, values without their bin, a sum no count of its bin makes, squares likewise (22023)" "1 1 1 1 1 1" \
+  "$(q c "SELECT dpagg_merge_auto_sum(191, 1, 0, 1, 0)" 2>&1 | grep -c 'outside the 191') $(q c "SELECT dpagg_merge_auto_avg(100, -1, 0, 1, 0)" 2>&1 | grep -c 'negative count') $(q c "SELECT dpagg_merge_auto_sum(NULL, 2, 0, 1, 0)" 2>&1 | grep -c 'without their bin') $(q c "SELECT dpagg_merge_auto_sum(120, 1, 2::numeric ^ 53, 1, 0)" 2>&1 | grep -c 'no count of values') $(q c "SELECT dpagg_merge_auto_sum(120, 1, 5, 1, 0)" 2>&1 | grep -c 'no count of values') $(q c "SELECT dpagg_merge_auto_var_pop(120, 2, 3 * 2::numeric ^ 51, 2::numeric ^ 53 + 1, 1, 0)" 2>&1 | grep -c 'sum of squares')"
+
 # A scrollable cursor (attack review): fetching a group back and forth returns the value released
 # once, and one charge; the direct form is not used for it (its top plan could not go backwards).
 c0=$(charges c)
@@ -434,6 +505,9 @@ check "... the four variances (per unit: of the units' averages), whole table an
 check "... the quantiles (per unit: of the units' averages), with and without bounds, whole table and GROUP BY dept: as over a local copy (the same bins)" \
   "$(as_analyst c "SELECT dpagg_quantile_bin(dp_percentile(v, 0.377777, $E, 0, 0, 100), 0, 100), dpagg_quantile_cell(dp_percentile(v, 0.377777, $E, 0)) FROM pt2_local") $(as_analyst c "SELECT dept, dpagg_quantile_bin((dp_percentiles(v, ARRAY[0.377777], $E, 0, 0, 100))[1], 0, 100) FROM pt2_local GROUP BY dept ORDER BY dept" | tr '\n' ' ')" \
   "$(as_analyst c "SELECT dpagg_quantile_bin(dp_percentile(v, 0.377777, $E, 0, 0, 100), 0, 100), dpagg_quantile_cell(dp_percentile(v, 0.377777, $E, 0)) FROM pt2") $(as_analyst c "SELECT dept, dpagg_quantile_bin((dp_percentiles(v, ARRAY[0.377777], $E, 0, 0, 100))[1], 0, 100) FROM pt2 GROUP BY dept ORDER BY dept" | tr '\n' ' ')"
+check "... dp_sum, dp_avg and the variances without bounds (per unit: of the units' totals, averages), whole table and GROUP BY dept: as over a local copy" \
+  "$(as_analyst c "SELECT round(dp_sum(v, $E, 1e-5)::numeric, 3), round(dp_avg(v, $E, 1e-5)::numeric, 3), round(dp_var_pop(v, $E, 1e-5)::numeric, 3), round(dp_stddev_samp(v, $E, 1e-5)::numeric, 3) FROM pt2_local") $(as_analyst c "SELECT dept, round(dp_avg(v, $E, 1e-5)::numeric, 3), round(dp_var_samp(v, $E, 1e-5)::numeric, 3) FROM pt2_local GROUP BY dept ORDER BY dept" | tr '\n' ' ')" \
+  "$(as_analyst c "SELECT round(dp_sum(v, $E, 1e-5)::numeric, 3), round(dp_avg(v, $E, 1e-5)::numeric, 3), round(dp_var_pop(v, $E, 1e-5)::numeric, 3), round(dp_stddev_samp(v, $E, 1e-5)::numeric, 3) FROM pt2") $(as_analyst c "SELECT dept, round(dp_avg(v, $E, 1e-5)::numeric, 3), round(dp_var_samp(v, $E, 1e-5)::numeric, 3) FROM pt2 GROUP BY dept ORDER BY dept" | tr '\n' ' ')"
 # (The HAVING dp_count is released and charged apart from the select list's on Citus, which gathers
 # each aggregate's arguments as columns of their own: one charge more, never less.)
 check "... the same charges on the coordinator as the local copy's, but for the repeated call in HAVING (none on the workers)" "1 0 0" \

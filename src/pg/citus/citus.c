@@ -54,6 +54,13 @@
  * bin (one value, bounds and FILTER); the level's other calls are summed per bin too, which their
  * merges add up.  In the direct form a group is a row per bin, so its merge stays hashed.
  *
+ * So are dp_sum, dp_avg and the variances without bounds, whose state is, per bin of magnitude,
+ * the count and the exact sums of the values' quanta (and squares' quanta): the inner query groups
+ * by the keys and dpagg_auto_bin(v) and computes count(v), sum(dpagg_auto_quanta(v)) and
+ * sum(dpagg_auto_square_quanta(v)); dpagg_merge_auto_sum (_auto_avg, _auto_var_pop, ...) adds
+ * them into the one-node state on the coordinator (auto_bounds.c; docs/automatic_bounds.md
+ * section 7).  They share the level's bin with each other, not with a quantile's cells.
+ *
  * A level grouped by the distribution column takes the direct form instead (below, DPAGG_CITUS_TAG).
  *
  * Refused (0A000) before anything runs: grouping sets, privacy parameters that are not constants,
@@ -103,6 +110,11 @@ unsupported(const char *msg, const char *hint)
 
 /* ---- the rewrite of one level ------------------------------------------------------------------ */
 
+/* The calls without bounds that are split per bin of magnitude (auto_bounds.c), and those whose
+ * inner query groups by a bin: the quantiles' and theirs. */
+#define IS_AUTO(k) ((k) == DP_SITE_AUTO_SUM || (k) == DP_SITE_AUTO_VARIANCE)
+#define IS_BINNED(k) ((k) == DP_SITE_PERCENTILE || (k) == DP_SITE_AUTO_PERCENTILE || IS_AUTO(k))
+
 typedef struct CitusCall
 {
 	Aggref	   *orig;
@@ -112,7 +124,9 @@ typedef struct CitusCall
 								 * quantile's bin */
 	int			ncolumn;		/* its count's column */
 	int			qcolumn;		/* a variance's partial sum of squares' column */
+	int			acolumn;		/* without bounds (IS_AUTO): the bin's partial sum's column */
 	Expr	   *value;			/* NULL: dp_count of rows */
+	Var		   *bin;			/* without bounds (IS_AUTO): the bin's column, in the outer query */
 	Expr	   *quantile;		/* a quantile's p (dp_percentiles: its ps); NULL for dp_median */
 	Expr	   *epsilon,
 			   *delta,
@@ -273,6 +287,23 @@ capture_percentile(CitusCall *c, Aggref *a, const DpArgLayout *lo)
 	dpagg_percentile_precheck(a, c->kind);
 }
 
+/*
+ * dp_sum, dp_avg and the variances without bounds (auto_bounds.c, auto_variance.c): epsilon and
+ * delta as constants, NULL refused as on one node, then checked in the order and with the errors
+ * of their site on one node and the charge prechecked (dpagg_auto_precheck).
+ */
+static void
+capture_auto(CitusCall *c, Aggref *a, const DpArgLayout *lo)
+{
+	const char *name = c->kind == DP_SITE_AUTO_VARIANCE ? dpagg_auto_variance_form_name(a->aggfnoid)
+		: dpagg_auto_is_avg(a->aggfnoid) ? "dp_avg" : "dp_sum";
+
+	c->epsilon = variance_param(a, lo->epsilon, "epsilon", name);
+	c->delta = variance_param(a, lo->delta, "delta", name);
+	dpagg_auto_precheck(a->aggfnoid, c->kind, DatumGetFloat8(((Const *) c->epsilon)->constvalue),
+						DatumGetFloat8(((Const *) c->delta)->constvalue));
+}
+
 static void
 capture(LevelContext *lc, Aggref *a)
 {
@@ -289,22 +320,13 @@ capture(LevelContext *lc, Aggref *a)
 		lc->merges = true;		/* already split: its partial states are its input */
 		return;
 	}
-	if (kind == DP_SITE_AUTO_SUM)
-		unsupported("dp_sum and dp_avg without bounds are not available on Citus tables yet",
-					"Pass bounds: dp_sum(value, epsilon, delta, lower, upper) or dp_avg(...) with them (the histogram of magnitudes has no worker and coordinator steps yet).");
-	if (kind == DP_SITE_UNIT_AUTO_SUM || kind == DP_SITE_UNIT_AUTO_VARIANCE)
-		unsupported("dp_sum, dp_avg and the variances without bounds are not available on Citus tables yet",
-					"Pass bounds (the histogram of magnitudes has no worker and coordinator steps yet).");
-	if (kind == DP_SITE_AUTO_VARIANCE)
-		unsupported("dp_var_pop, dp_var_samp, dp_stddev_pop and dp_stddev_samp without bounds are not available on Citus tables yet",
-					"Pass bounds: dp_var_pop(value, epsilon, delta, lower, upper) and likewise the other forms (the histogram of magnitudes has no worker and coordinator steps yet).");
 	if (DPAGG_KIND_IS_UNIT(kind))
 	{
 		lc->units = lappend(lc->units, a);	/* the per-unit level of a private relation */
 		return;
 	}
 	if (kind != DP_SITE_SUM && kind != DP_SITE_AVG && kind != DP_SITE_COUNT && kind != DP_SITE_VECTOR &&
-		kind != DP_SITE_VARIANCE && kind != DP_SITE_PERCENTILE && kind != DP_SITE_AUTO_PERCENTILE)
+		kind != DP_SITE_VARIANCE && !IS_BINNED(kind))
 		unsupported("dpagg cannot split this aggregate for Citus", NULL);
 	if (a->aggorder != NIL || a->aggdistinct != NIL)
 		unsupported("ORDER BY and DISTINCT inside dpagg's aggregates are not available", NULL);
@@ -340,6 +362,12 @@ capture(LevelContext *lc, Aggref *a)
 	if (kind == DP_SITE_PERCENTILE || kind == DP_SITE_AUTO_PERCENTILE)
 	{
 		capture_percentile(c, a, &lo);
+		lc->calls = lappend(lc->calls, c);
+		return;
+	}
+	if (IS_AUTO(kind))
+	{
+		capture_auto(c, a, &lo);
 		lc->calls = lappend(lc->calls, c);
 		return;
 	}
@@ -493,6 +521,21 @@ variance_sum_aggref(CitusCall *c, const char *schema, bool squares)
 							 (Expr *) copyObject(c->orig->aggfilter), -1);
 }
 
+/* Without bounds: sum(dpagg_auto_quanta(v)) or sum(dpagg_auto_square_quanta(v)), grouped by the
+ * bin, built-in sums of the integers a row adds to its bin in the state (auto_bounds.c). */
+static Aggref *
+auto_sum_aggref(CitusCall *c, const char *schema, bool squares)
+{
+	Oid			type = exprType((Node *) c->value);
+	Oid			int8 = INT8OID;
+	Oid			fn = dpagg_function_oid(schema, squares ? "dpagg_auto_square_quanta" : "dpagg_auto_quanta", 1, &type);
+	Expr	   *q = (Expr *) makeFuncExpr(fn, INT8OID, list_make1(copyObject(c->value)),
+										  InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL);
+
+	return dpagg_make_aggref(dpagg_function_oid("pg_catalog", "sum", 1, &int8), list_make1(q), false,
+							 (Expr *) copyObject(c->orig->aggfilter), -1);
+}
+
 /* dp_sum_vector's: dpagg_vquanta_sum(v, dimension, l2_bound), the partial sum with its rows. */
 static Aggref *
 vquanta_sum_aggref(CitusCall *c, const char *schema)
@@ -533,8 +576,9 @@ quantile_bin_expr(CitusCall *c, const char *schema)
 	Oid			types[3] = {exprType((Node *) c->value), FLOAT8OID, FLOAT8OID};
 	Expr	   *b;
 
-	if (c->kind == DP_SITE_AUTO_PERCENTILE)
-		b = (Expr *) makeFuncExpr(dpagg_function_oid(schema, "dpagg_quantile_cell", 1, types), INT4OID,
+	if (c->kind == DP_SITE_AUTO_PERCENTILE || IS_AUTO(c->kind))
+		b = (Expr *) makeFuncExpr(dpagg_function_oid(schema, IS_AUTO(c->kind) ? "dpagg_auto_bin" : "dpagg_quantile_cell",
+													 1, types), INT4OID,
 								  list_make1(copyObject(c->value)), InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL);
 	else
 		b = (Expr *) makeFuncExpr(dpagg_function_oid(schema, "dpagg_quantile_bin", 3, types), INT4OID,
@@ -571,12 +615,12 @@ level_bin(LevelContext *lc, const char *schema)
 		CitusCall  *c = (CitusCall *) lfirst(l);
 		Expr	   *b;
 
-		if (c->kind != DP_SITE_PERCENTILE && c->kind != DP_SITE_AUTO_PERCENTILE)
+		if (!IS_BINNED(c->kind))
 			continue;
 		b = quantile_bin_expr(c, schema);
 		if (bin != NULL && !equal(bin, b))
-			unsupported("dp_percentile, dp_median and dp_percentiles in one query level over Citus tables must read the same value, with the same bounds (or none) and FILTER",
-						"Compute the other quantiles in a separate query.");
+			unsupported("dp_percentile, dp_median, dp_percentiles and the aggregates without bounds in one query level over Citus tables must read the same value, with the same bounds (or none) and FILTER",
+						"Compute the others in a separate query (the quantiles and dp_sum, dp_avg and the variances without bounds count in different bins).");
 		bin = b;
 	}
 	return bin;
@@ -597,6 +641,8 @@ merge_params(CitusCall *c)
 		return list_make5(c->dimension, c->epsilon, c->delta, c->upper, c->mechanism);
 	if (c->kind == DP_SITE_COUNT)
 		return list_make3(c->epsilon, c->delta, c->mechanism);
+	if (IS_AUTO(c->kind))
+		return list_make2(c->epsilon, c->delta);
 	if (c->kind == DP_SITE_PERCENTILE || c->kind == DP_SITE_AUTO_PERCENTILE)
 	{
 		List	   *l = list_make5(c->epsilon, c->delta, c->lower, c->upper, c->mechanism);
@@ -617,7 +663,23 @@ merge_aggref(CitusCall *c, Var *sum, Expr *n, Var *squares, const char *schema)
 	List	   *params = merge_params(c);
 	Aggref	   *a;
 
-	if (c->kind == DP_SITE_VARIANCE)
+	if (IS_AUTO(c->kind))
+	{
+		/* dpagg_merge_auto_sum(bin, n, s, epsilon, delta) (_avg), dpagg_merge_auto_var_pop(bin,
+		 * n, s, squares, epsilon, delta) or the call's form, as the analyst called it */
+		bool		var = c->kind == DP_SITE_AUTO_VARIANCE;
+		const char *form = var ? dpagg_auto_variance_form_name(c->orig->aggfnoid)
+			: dpagg_auto_is_avg(c->orig->aggfnoid) ? "dp_avg" : "dp_sum";
+		List	   *data = list_make3(c->bin, n, sum);
+
+		if (var)
+			data = lappend(data, squares);
+		a = dpagg_make_aggref(dpagg_function_oid(schema, psprintf("dpagg_merge_auto_%s", form + 3), var ? 6 : 5,
+												 var ? (Oid[]) {INT4OID, INT8OID, NUMERICOID, NUMERICOID, FLOAT8OID, FLOAT8OID}
+												 : (Oid[]) {INT4OID, INT8OID, NUMERICOID, FLOAT8OID, FLOAT8OID}),
+							  list_concat(data, params), false, NULL, -1);
+	}
+	else if (c->kind == DP_SITE_VARIANCE)
 		/* dpagg_merge_var_pop(squares, sum, n, epsilon, delta, lower, upper, mechanism), or the
 		 * merge of the call's form */
 		a = dpagg_make_aggref(dpagg_function_oid(schema, psprintf("dpagg_merge_%s%s",
@@ -740,7 +802,11 @@ outer_mutator(Node *node, OuterContext *oc)
 			{
 				Expr	   *n = call->ncolumn ? (Expr *) inner_var(oc, call->ncolumn)
 					: (Expr *) makeNullConst(INT8OID, -1, InvalidOid);	/* dp_sum's: none */
-				Aggref	   *m = merge_aggref(call, call->column ? inner_var(oc, call->column) : NULL,
+				Aggref	   *m;
+
+				if (IS_AUTO(call->kind))
+					call->bin = inner_var(oc, call->column);	/* its sum is acolumn's */
+				m = merge_aggref(call, call->column ? inner_var(oc, IS_AUTO(call->kind) ? call->acolumn : call->column) : NULL,
 											 n, call->qcolumn ? inner_var(oc, call->qcolumn) : NULL,
 											 oc->schema);
 
@@ -1247,13 +1313,26 @@ rewrite_level(Query *q, DpCitusRewrite *cr, Oid partition_rel)
 	{
 		CitusCall  *call = (CitusCall *) lfirst(c);
 
-		if (call->kind == DP_SITE_PERCENTILE || call->kind == DP_SITE_AUTO_PERCENTILE)
+		if (IS_BINNED(call->kind))
 		{
-			/* the bin (shared) and the values counted in it */
+			/* the bin (shared) and the values counted in it; without bounds their quanta's sum
+			 * and a variance's squares' too (auto_bounds.c) */
 			call->column = bcolumn;
 			call->ncolumn = ++resno;
 			tlist = lappend(tlist, makeTargetEntry((Expr *) count_aggref(call), call->ncolumn,
 												   psprintf("dpagg_n%d", resno), false));
+			if (IS_AUTO(call->kind))
+			{
+				call->acolumn = ++resno;
+				tlist = lappend(tlist, makeTargetEntry((Expr *) auto_sum_aggref(call, schema, false), call->acolumn,
+													   psprintf("dpagg_s%d", resno), false));
+			}
+			if (call->kind == DP_SITE_AUTO_VARIANCE)
+			{
+				call->qcolumn = ++resno;
+				tlist = lappend(tlist, makeTargetEntry((Expr *) auto_sum_aggref(call, schema, true), call->qcolumn,
+													   psprintf("dpagg_q%d", resno), false));
+			}
 			continue;
 		}
 
@@ -1556,7 +1635,7 @@ finish_aggref_walker(Node *node, FinishContext *fc)
 		{
 			a->location = -1;
 			fc->merge_agg = true;
-			if (kind == DP_SITE_MERGE_PERCENTILE)
+			if (kind == DP_SITE_MERGE_PERCENTILE || kind == DP_SITE_MERGE_AUTO_SUM || kind == DP_SITE_MERGE_AUTO_VARIANCE)
 				fc->bin_rows = true;
 		}
 		return false;
