@@ -164,4 +164,8 @@ SELECT has_function_privilege('a_split_role', 'dpagg_merge_auto_sum_trans(intern
        has_function_privilege('a_split_role', 'dpagg_merge_auto_avg_final(internal)', 'EXECUTE') AS final_callable,
        has_function_privilege('a_split_role', 'dpagg_auto_quanta(double precision)', 'EXECUTE') AS quanta_callable;
 DROP ROLE a_split_role;
-DROP TABLE a_split;
+-- The merges cannot read a private relation's rows (their partials would not be per unit).
+CREATE TABLE a_split_private AS SELECT g AS uid, g::float8 AS f8 FROM generate_series(1, 10) g;
+SELECT dp_protect('a_split_private', 'uid');
+SELECT expect_error($$SELECT dpagg_merge_auto_avg(dpagg_auto_bin(f8), 1, dpagg_auto_quanta(f8), 1, 0) FROM a_split_private$$) AS merge_on_private_rows;
+DROP TABLE a_split, a_split_private;

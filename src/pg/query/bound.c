@@ -866,7 +866,7 @@ collect_walker(Node *node, LevelContext *lc)
 						"Only dpagg's aggregates are bounded per privacy unit.",
 						"Compute the other aggregates in a separate query.");
 		if (DPAGG_KIND_IS_ANY_MERGE(kind))
-			unsupported("dpagg's merges (dpagg_merge_sum, _avg, _count, _vector, the variances' and the quantiles') cannot read private relations",
+			unsupported("dpagg's merges (dpagg_merge_sum, _avg, _count, _vector, the variances', the quantiles' and those without bounds) cannot read private relations",
 						"They release partial sums as given, not bounded per privacy unit.",
 						"Use dp_sum, dp_avg and dp_count over the private relation.");
 		if (a->aggorder != NIL || a->aggdistinct != NIL)
