@@ -151,6 +151,8 @@ SELECT expect_error($$SELECT dpagg_merge_auto_sum(95, 2, 2 * 2::numeric ^ 52 + 1
 SELECT expect_error($$SELECT dpagg_merge_auto_sum(20, 1, 5, 1, 0)$$);
 SELECT expect_error($$SELECT dpagg_merge_auto_sum(120, 0, 5, 1, 0)$$);
 SELECT expect_error($$SELECT dpagg_merge_auto_sum(120, 1, 0.5, 1, 0)$$);
+-- ... and counts that each fit a bigint but together do not (no rows can make them).
+SELECT expect_error($$SELECT dpagg_merge_auto_sum(b, 4611686018427387904, 2::numeric ^ 113, 1, 0) FROM (VALUES (120), (121)) v(b)$$);
 -- ... while the largest sums a count can make are taken.
 SELECT dpagg_merge_auto_sum(b, 2, 2 * 2::numeric ^ 52, 1e9, 0) > 0 AS top_taken,
        dpagg_merge_auto_sum(b, 2, 2::numeric ^ 52, 1e9, 0) > 0 AS bottom_taken,

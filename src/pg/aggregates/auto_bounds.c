@@ -4,25 +4,22 @@
  * (src/core/bounds/dpagg_bounds.h; the argument is docs/automatic_bounds.md).
  *
  * The state of a group counts its values in the 191 bins of magnitudes and keeps each bin's exact
- * sum, in the quanta of the bin's upper edge (so a value is rounded once, and the sums do not
- * depend on the order of the rows).  The final function charges (normally already done, before
- * the first row), then:
- *   1. adds discrete Laplace noise at epsilon_b = epsilon / 2 to every bin's count (the histogram
- *      is epsilon_b-DP: one value is in one bin) and chooses the bounds [L, U] from the bins whose
- *      noisy count reaches the threshold (dpagg_bounds_choose; beta = 1e-6);
+ * sum, in the quanta of the bin's upper edge (a value rounded once; the sums do not depend on the
+ * order of the rows).  The final function charges (normally done before the first row), then:
+ *   1. finds the lowest and the highest bin whose count plus discrete Laplace noise at
+ *      epsilon_b = epsilon / 2 reaches the threshold (the histogram is epsilon_b-DP: one value is
+ *      in one bin; dpagg_bounds_noisy_range draws only the noise that decides them; beta = 1e-6),
+ *      and from them the bounds [L, U], widened to contain 0;
  *   2. computes the sum clamped to [L, U] from the bins (a bin inside keeps its sum, a bin beyond
  *      a bound counts its values at the bound) in the quanta of S = max(|L|, |U|);
- *   3. releases it with the call's mechanism at (epsilon - epsilon_b, delta), calibrated for S
- *      (with the allowance of step 2's roundings).
- * dp_avg: step 2 centres the clamped values on m = (L + U)/2 (in the quanta of B = (U - L)/2),
- * and step 3 releases that centred sum (sensitivity B) and the count (sensitivity 1), each at half
- * of (epsilon - epsilon_b, delta), as dp_avg with bounds does; the answer is
- * m + S / max(C, 1), clamped to [L, U].
- * Values of magnitude below 2^-32 are kept as they are (within the zero bin, which may straddle a
- * bound of 0): each value still moves the sum by at most S.
+ *   3. releases it with the call's mechanism at (epsilon - epsilon_b, delta), calibrated for S.
+ * dp_avg: step 2 centres the clamped values on m = (L + U)/2 (in the quanta of B = (U - L)/2), and
+ * step 3 releases that centred sum (sensitivity B) and the count (sensitivity 1), each at half of
+ * (epsilon - epsilon_b, delta), as dp_avg with bounds does: m + S / max(C, 1), clamped to [L, U].
+ * Values below 2^-32 in magnitude stay as they are (the zero bin): each moves the sum by at most S.
  * The state and its transition, combine and (de)serialisation functions serve the variances
  * without bounds too (auto_variance.c), whose states also keep each bin's sum of squares
- * (auto_bounds.h); so do the plan's histogram part and the noisy histogram.
+ * (auto_bounds.h); so do the plan's histogram part and the noisy range.
  *
  * The charge is the call's (epsilon, delta), as two parts.  The sum's mechanism is the one asked
  * for (dpagg.default_mechanism); which one `auto` picks depends on S, chosen at the release, so
@@ -48,12 +45,10 @@
 
 #define ANAME "dp_sum"
 
-/* the squares of the variances' states do not grow dp_sum's and dp_avg's */
 StaticAssertDecl(sizeof(AState) == 232, "dp_sum's state without bounds is 232 bytes (palloc: a 256-byte chunk)");
 StaticAssertDecl(sizeof(AVState) == 368, "the variance's state without bounds is 368 bytes (SSPACE; a 512-byte chunk)");
 
-/* The share of epsilon that chooses the bounds, and the failure probability of the choice
- * (docs/automatic_bounds.md, "The threshold and the choice"). */
+/* epsilon's share that chooses the bounds; the choice's failure chance (automatic_bounds.md §2) */
 #define AUTO_BOUNDS_SHARE 0.5
 #define AUTO_BOUNDS_BETA 1e-6
 
@@ -495,12 +490,15 @@ dpagg_auto_state_of(FunctionCallInfo fcinfo, MemoryContext cxt, int kind)
 }
 
 /* Every bin's count, sum and (a variance's) sum of squares, 0 where none. */
+static void bad_apartial(const char *what) pg_attribute_noreturn();
+
 void
 dpagg_auto_state_bins(const AState *st, dpagg_auto_variance_bin *bins)
 {
 	const ABin *b;
 	const ASquares *q;
 	int			j = -1;
+	__int128	total = 0;
 
 	memset(bins, 0, sizeof(dpagg_auto_variance_bin) * DPAGG_BOUNDS_BINS);
 	while (astate_next(st, &j, &b, &q))
@@ -508,7 +506,10 @@ dpagg_auto_state_bins(const AState *st, dpagg_auto_variance_bin *bins)
 		bins[j].count = b->count;
 		bins[j].sum = dpagg_int128_get(b->sum_hi, b->sum_lo);
 		bins[j].squares = q ? dpagg_int128_get(q->hi, q->lo) : 0;
+		total += b->count;
 	}
+	if (total > PG_INT64_MAX)	/* bigint counts a merge was given by hand; rows cannot */
+		bad_apartial("the counts add up to more than a bigint holds");
 }
 
 static Datum
