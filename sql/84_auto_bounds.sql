@@ -153,6 +153,10 @@ SELECT expect_error($$SELECT dpagg_merge_auto_sum(120, 0, 5, 1, 0)$$);
 SELECT expect_error($$SELECT dpagg_merge_auto_sum(120, 1, 0.5, 1, 0)$$);
 -- ... and counts that each fit a bigint but together do not (no rows can make them).
 SELECT expect_error($$SELECT dpagg_merge_auto_sum(b, 4611686018427387904, 2::numeric ^ 113, 1, 0) FROM (VALUES (120), (121)) v(b)$$);
+-- ... and partials that pass those checks but add up to more than the release at this epsilon
+-- can represent (an attack review: the core's internal error, XX000, before).
+SELECT expect_error($$SELECT dpagg_merge_auto_sum(100, 68719476736, 68719476736::numeric * 4503599627370496, 1e9, 1e-6)$$);
+SELECT expect_error($$SELECT dpagg_merge_auto_avg(150, 68719476736, 68719476736::numeric * 4503599627370496, 1e9, 1e-6)$$);
 -- ... while the largest sums a count can make are taken.
 SELECT dpagg_merge_auto_sum(b, 2, 2 * 2::numeric ^ 52, 1e9, 0) > 0 AS top_taken,
        dpagg_merge_auto_sum(b, 2, 2::numeric ^ 52, 1e9, 0) > 0 AS bottom_taken,
