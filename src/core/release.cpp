@@ -115,7 +115,11 @@ __int128 grid_units(__int128 quanta, int log2q, int log2g) {
     int shift = log2q - log2g;
     const __int128 limit = max_quanta_for(log2q, log2g);
     if (quanta >= limit || quanta <= -limit)
-      throw Error(DPAGG_INTERNAL, "release: the true answer is out of the representable range");
+      // bad input, not an internal fault: every path over rows bounds its sums below this, but a
+      // merge given partial sums by hand can reach it (the glue reports it as 22023)
+      invalid("the answer is beyond what its release at this epsilon can represent",
+              "Rows cannot make such an answer; give dpagg's merges the partial sums their Citus "
+              "rewrite makes.");
     k = quanta * (static_cast<__int128>(1) << shift);
   }
   return k;

@@ -1131,25 +1131,14 @@ final_begin(FunctionCallInfo fcinfo, int kind, ScalarParams **p, DpState *scratc
 	return st;
 }
 
-/*
- * Noise for one calibrated part of a release (after the release has been charged).  An answer
- * beyond what the release's grid can represent (release.cpp) is refused as bad input, 22023: rows
- * cannot make one (every path bounds its sums), but partial sums given to a merge by hand can
- * (an attack review found the merges without bounds reaching the core's internal error).
- */
+/* Noise for one calibrated part of a release (after the release has been charged).  An answer
+ * beyond what the release's grid can represent is refused as bad input, 22023 (release.cpp). */
 double
 dpagg_draw(const dpagg_release_plan *plan, __int128 quanta)
 {
 	dpagg_error err;
 	double		out;
-	__int128	max = dpagg_release_max_quanta(plan);
 
-	if (quanta >= max || quanta <= -max)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("the answer is beyond what its release at this epsilon can represent"),
-				 errdetail("Rows cannot make such an answer; partial sums given to a merge by hand can."),
-				 errhint("Give dpagg's merges the partial sums their Citus rewrite makes.")));
 	if (dpagg_release_planned(plan, quanta, &out, &err) != DPAGG_OK)
 		dpagg_report(&err);
 	return out;
