@@ -224,10 +224,10 @@ param(Aggref *a, int i, Oid type)
 
 static void precheck(CitusCall *c);
 
-/* A variance's parameter, folded to a constant (or refused, as param does); NULL refused as the
- * variance refuses it on one node (variance.c, through dpagg_param_float8). */
+/* A float8 parameter, folded to a constant (or refused, as param does); NULL refused as the
+ * call's site refuses it on one node (dpagg_param_float8): the variances', those without bounds. */
 static Expr *
-variance_param(Aggref *a, int i, const char *what, const char *name)
+nonnull_param(Aggref *a, int i, const char *what, const char *name)
 {
 	Const	   *k = (Const *) param(a, i, TEXTOID);	/* TEXTOID: NULL checked here */
 
@@ -250,10 +250,10 @@ capture_variance(CitusCall *c, Aggref *a, const DpArgLayout *lo)
 	const char *name = dpagg_variance_form_name(a->aggfnoid);
 	Const	   *m = NULL;
 
-	c->epsilon = variance_param(a, lo->epsilon, "epsilon", name);
-	c->delta = variance_param(a, lo->delta, "delta", name);
-	c->lower = variance_param(a, lo->lower, "lower", name);
-	c->upper = variance_param(a, lo->upper, "upper", name);
+	c->epsilon = nonnull_param(a, lo->epsilon, "epsilon", name);
+	c->delta = nonnull_param(a, lo->delta, "delta", name);
+	c->lower = nonnull_param(a, lo->lower, "lower", name);
+	c->upper = nonnull_param(a, lo->upper, "upper", name);
 	if (lo->mechanism >= 0)
 	{
 		m = (Const *) param(a, lo->mechanism, TEXTOID);
@@ -298,8 +298,8 @@ capture_auto(CitusCall *c, Aggref *a, const DpArgLayout *lo)
 	const char *name = c->kind == DP_SITE_AUTO_VARIANCE ? dpagg_auto_variance_form_name(a->aggfnoid)
 		: dpagg_auto_is_avg(a->aggfnoid) ? "dp_avg" : "dp_sum";
 
-	c->epsilon = variance_param(a, lo->epsilon, "epsilon", name);
-	c->delta = variance_param(a, lo->delta, "delta", name);
+	c->epsilon = nonnull_param(a, lo->epsilon, "epsilon", name);
+	c->delta = nonnull_param(a, lo->delta, "delta", name);
 	dpagg_auto_precheck(a->aggfnoid, c->kind, DatumGetFloat8(((Const *) c->epsilon)->constvalue),
 						DatumGetFloat8(((Const *) c->delta)->constvalue));
 }
